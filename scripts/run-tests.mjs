@@ -1,0 +1,25 @@
+// Node 20's test runner does not expand globs, so the file list is built here.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function collect(directory) {
+  const files = [];
+  for (const entry of readdirSync(directory)) {
+    if (entry === 'node_modules' || entry.startsWith('.')) continue;
+    const path = join(directory, entry);
+    if (statSync(path).isDirectory()) files.push(...collect(path));
+    else if (entry.endsWith('.test.ts')) files.push(path);
+  }
+  return files;
+}
+
+const filter = process.argv.slice(2);
+const files = ['src', 'test'].flatMap((root) => collect(root)).sort()
+  .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)));
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+process.exit(result.status ?? 1);

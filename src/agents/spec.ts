@@ -1,0 +1,33 @@
+import type { Environment } from '../core/environment.ts';
+import type { Limits } from '../core/limits.ts';
+import type { Message } from '../core/message.ts';
+import type { Mode } from '../core/mode.ts';
+import type { Task } from '../core/task.ts';
+import type { Termination } from '../core/termination.ts';
+import type { Usage } from '../core/usage.ts';
+import type { GenerationSettings, LanguageModel } from '../models/spec.ts';
+
+export type AgentEvent =
+  | { type: 'model-call-end'; turn: number; usage: Usage }
+  | { type: 'tool-call-end'; name: string; ok: boolean };
+
+export type AgentContext = {
+  model: LanguageModel;
+  environment: Environment;
+  limits: Limits;
+  settings: GenerationSettings;
+  signal: AbortSignal;
+  emit(event: AgentEvent): void;
+};
+
+export type AgentOutcome = { termination: Termination; messages: Message[]; usage: Usage };
+
+/**
+ * A loop that drives a model against an environment. Model faults end as a termination (and are
+ * scored); a thrown error is infrastructure (the runner retries it and never scores it).
+ */
+export interface Agent {
+  readonly id: string;
+  readonly mode: Mode;
+  run(task: Task, context: AgentContext): Promise<AgentOutcome>;
+}

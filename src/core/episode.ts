@@ -1,0 +1,32 @@
+import type { Message } from './message.ts';
+import type { Mode } from './mode.ts';
+import type { Score } from './score.ts';
+import type { Termination } from './termination.ts';
+import type { Usage } from './usage.ts';
+
+/**
+ * `scored`: judged. `infrastructure-error`: not the model's fault (provider outage after retries,
+ * sandbox crash, our bug) — never scored, retried on resume. `cancelled`: the run was stopped.
+ */
+export type EpisodeStatus = 'scored' | 'infrastructure-error' | 'cancelled';
+
+/** One (task, model, mode, trial) attempt, as stored. */
+export type EpisodeRecord = {
+  schemaVersion: 1;
+  runId: string;
+  taskId: string;
+  model: string;
+  mode: Mode;
+  trial: number;
+  status: EpisodeStatus;
+  termination: Termination | null;
+  messages: Message[];
+  score: Score | null;
+  usage: Usage;
+  /** How many times it was attempted (infrastructure retries included). */
+  attempts: number;
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+  error: { code: string; message: string } | null;
+};

@@ -1,0 +1,26 @@
+import type { JsonObject, JsonValue } from './json.ts';
+import type { FailureCode } from './failure.ts';
+import type { Message } from './message.ts';
+import type { Task } from './task.ts';
+import type { Termination } from './termination.ts';
+
+/** The judgement of one episode. `value` is in [0, 1]; `passed` is the task's success criterion. */
+export type Score = {
+  value: number;
+  passed: boolean;
+  reason: string;
+  /** The main reason it failed; absent when it passed. */
+  failure?: FailureCode;
+  /** Counts per failure code inside the episode (e.g. per tool call), when a suite classifies more than one. */
+  failureCounts?: Partial<Record<FailureCode, number>>;
+  /** Suite-specific numbers the suite's summary aggregates (kept in the store, so reports can be rebuilt). */
+  details?: JsonObject;
+};
+
+export type ScoreInput = {
+  task: Task;
+  messages: Message[];
+  /** Environment.snapshotState() at the end of the episode. */
+  finalState: JsonValue;
+  termination: Termination;
+};

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import type { JsonObject, JsonValue } from './json.ts';
+import type { Limits } from './limits.ts';
+import { limitsSchema } from './limits.ts';
+import type { PromptMessage } from './message.ts';
+import { promptMessageSchema } from './message.ts';
+import type { Mode } from './mode.ts';
+import { modeSchema } from './mode.ts';
+import type { ToolSpec } from './tool.ts';
+import { toolSpecSchema } from './tool.ts';
+
+/**
+ * One self-contained, serialisable unit of evaluation. Same suite version + seed + params give a
+ * byte-identical task. `expected` is hidden ground truth: never shown to the model.
+ */
+export type Task = {
+  schemaVersion: 1;
+  /** Stable id: suite + seed + index for generated tasks, suite + source id for imported ones. */
+  id: string;
+  suite: { id: string; version: string };
+  seed: number;
+  /** The difficulty knobs (and data source) used to make it. */
+  params: JsonObject;
+  prompt: PromptMessage[];
+  tools: ToolSpec[];
+  /** Documentation and starter code for code tasks. */
+  docs?: string;
+  starter?: string;
+  /** Supported interaction modes; the first is the default. */
+  modes: Mode[];
+  expected: JsonValue;
+  limits: Limits;
+  /** Descriptive statistics (calls, depth, bindings, ...). */
+  stats: JsonObject;
+};
+
+export const taskSchema = z.object({
+  schemaVersion: z.literal(1),
+  id: z.string().min(1),
+  suite: z.object({ id: z.string().min(1), version: z.string().min(1) }),
+  seed: z.number().int(),
+  params: z.record(z.string(), z.unknown()),
+  prompt: z.array(promptMessageSchema),
+  tools: z.array(toolSpecSchema),
+  docs: z.string().optional(),
+  starter: z.string().optional(),
+  modes: z.array(modeSchema).min(1),
+  expected: z.unknown(),
+  limits: limitsSchema,
+  stats: z.record(z.string(), z.unknown()),
+});

@@ -1,0 +1,22 @@
+/** ToolForge's library API. The CLI is a thin layer over these exports. */
+export * from './core/json.ts';
+export * from './core/errors.ts';
+export * from './core/rng.ts';
+export * from './core/tool.ts';
+export * from './core/message.ts';
+export * from './core/limits.ts';
+export * from './core/mode.ts';
+export * from './core/failure.ts';
+export * from './core/score.ts';
+export * from './core/termination.ts';
+export * from './core/task.ts';
+export * from './core/environment.ts';
+export * from './core/usage.ts';
+export * from './core/episode.ts';
+export * from './core/react-format.ts';
+export type * from './models/spec.ts';
+export type * from './agents/spec.ts';
+export type * from './suites/spec.ts';
+export * from './suites/knob.ts';
+export * from './suites/registry.ts';
+export * from './models/builtin/scripted-model.ts';

@@ -1,0 +1,61 @@
+import { ConfigError } from '../core/errors.ts';
+import type { JsonObject, JsonValue } from '../core/json.ts';
+
+/** A difficulty or data knob a suite accepts through `--set name=value`. */
+export type Knob =
+  | { type: 'integer'; name: string; description: string; default: number; min?: number; max?: number }
+  | { type: 'number'; name: string; description: string; default: number; min?: number; max?: number }
+  | { type: 'boolean'; name: string; description: string; default: boolean }
+  | { type: 'string'; name: string; description: string; default: string | null }
+  | { type: 'enum'; name: string; description: string; default: string; values: readonly string[] };
+
+/**
+ * Parses `--set` strings (or already-typed values from a task file) against a suite's knobs and fills
+ * defaults. Unknown names and bad values throw a ConfigError naming the knob and what it accepts.
+ */
+export function resolveKnobs(suiteId: string, knobs: readonly Knob[], raw: Record<string, string | JsonValue>): JsonObject {
+  const byName = new Map(knobs.map((knob) => [knob.name, knob]));
+  for (const name of Object.keys(raw)) {
+    if (!byName.has(name)) {
+      throw new ConfigError('config.unknown-knob', `suite '${suiteId}' has no knob '${name}'`, {
+        fix: `use one of: ${knobs.map((knob) => knob.name).join(', ') || '(none)'} — see 'toolforge suites'`,
+      });
+    }
+  }
+  const resolved: JsonObject = {};
+  for (const knob of knobs) {
+    const value = raw[knob.name];
+    resolved[knob.name] = value === undefined ? knob.default : parseKnobValue(suiteId, knob, value);
+  }
+  return resolved;
+}
+
+function parseKnobValue(suiteId: string, knob: Knob, value: string | JsonValue): JsonValue {
+  const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);
+  const fail = (accepts: string): never => {
+    throw new ConfigError('config.invalid-knob', `suite '${suiteId}' knob '${knob.name}' cannot be '${text}'`, {
+      fix: `--set ${knob.name}=<${accepts}>`,
+    });
+  };
+  switch (knob.type) {
+    case 'integer':
+    case 'number': {
+      const number = typeof value === 'number' ? value : Number(text);
+      if (text === '' || !Number.isFinite(number)) return fail(knob.type);
+      if (knob.type === 'integer' && !Number.isInteger(number)) return fail('integer');
+      const range = `${knob.type} in [${knob.min ?? '-inf'}, ${knob.max ?? 'inf'}]`;
+      if (knob.min !== undefined && number < knob.min) return fail(range);
+      if (knob.max !== undefined && number > knob.max) return fail(range);
+      return number;
+    }
+    case 'boolean':
+      if (value === true || text === 'true' || text === '1') return true;
+      if (value === false || text === 'false' || text === '0') return false;
+      return fail('true|false');
+    case 'string':
+      return typeof value === 'string' ? value : text;
+    case 'enum':
+      if (!knob.values.includes(text)) return fail(knob.values.join('|'));
+      return text;
+  }
+}

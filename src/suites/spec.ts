@@ -1,0 +1,63 @@
+/**
+ * What a benchmark family provides. A new suite is one folder under src/suites/ plus one line in
+ * src/suites/registry.ts. Suites never import a vendor adapter: models reach them through the runner.
+ */
+import type { Agent } from '../agents/spec.ts';
+import type { Environment } from '../core/environment.ts';
+import type { JsonObject } from '../core/json.ts';
+import type { Mode } from '../core/mode.ts';
+import type { Score, ScoreInput } from '../core/score.ts';
+import type { Task } from '../core/task.ts';
+import type { EpisodeContext, LanguageModel, ModelSource } from '../models/spec.ts';
+import type { Knob } from './knob.ts';
+
+export type GenerateTasksRequest = {
+  seed: number;
+  /** How many tasks; undefined = the suite's default (all of an imported file, a default count for generators). */
+  count: number | undefined;
+  /** Knob values, already parsed with defaults filled (see resolveKnobs). */
+  params: JsonObject;
+  /** A model for optional model-written phrasing (`--set phrasing=model`); absent in offline runs. */
+  phrasingModel?: ModelSource;
+  signal?: AbortSignal;
+};
+
+/** A built-in model that needs no LLM: it reads the task (oracle, random, planner). */
+export type BuiltinModel = {
+  description: string;
+  create(episode: EpisodeContext): LanguageModel;
+};
+
+/** One scored episode, as the suite's summary sees it. */
+export type ScoredEpisode = { task: Task; trial: number; score: Score };
+
+export type ReportTable = { title: string; columns: string[]; rows: (string | number | null)[][] };
+
+export type SuiteSummary = {
+  /** Suite-specific metrics by camelCase name (e.g. avgCallsSuccess, f1Function). */
+  metrics: Record<string, number>;
+  /** Tables laid out as the paper lays them out (breakdowns etc.). */
+  tables: ReportTable[];
+};
+
+export interface Suite {
+  readonly id: string;
+  /** Bump whenever generated tasks or grading change. */
+  readonly version: string;
+  readonly title: string;
+  readonly description: string;
+  /** The paper file in shared/papers this suite implements. */
+  readonly paper: string;
+  readonly knobs: readonly Knob[];
+  /** Supported modes; the first is the default. */
+  readonly modes: readonly Mode[];
+  /** Default tasks count when the request leaves it undefined and the suite generates. */
+  readonly defaultCount: number;
+  generate(request: GenerateTasksRequest): Promise<Task[]>;
+  createEnvironment(task: Task, mode: Mode): Promise<Environment>;
+  /** A suite-specific agent for a mode; the runner falls back to the generic agent of that mode. */
+  createAgent?(mode: Mode): Agent | undefined;
+  score(input: ScoreInput & { mode: Mode }): Promise<Score>;
+  summarize(episodes: readonly ScoredEpisode[]): SuiteSummary;
+  readonly builtinModels: Readonly<Record<string, BuiltinModel>>;
+}
