@@ -20,3 +20,4 @@ export type * from './suites/spec.ts';
 export * from './suites/knob.ts';
 export * from './suites/registry.ts';
 export * from './models/builtin/scripted-model.ts';
+export * from './core/shared-data.ts';
