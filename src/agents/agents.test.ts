@@ -1,0 +1,283 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Environment } from '../core/environment.ts';
+import type { JsonValue } from '../core/json.ts';
+import type { Limits } from '../core/limits.ts';
+import type { AssistantMessage, Message } from '../core/message.ts';
+import { lastAssistantText } from '../core/message.ts';
+import { formatReactFinish, formatReactStep } from '../core/react-format.ts';
+import type { Task } from '../core/task.ts';
+import type { ToolCall, ToolResult, ToolSpec } from '../core/tool.ts';
+import { createToolCall } from '../core/tool.ts';
+import { createScriptedModel } from '../models/builtin/scripted-model.ts';
+import type { GenerateRequest, GenerateResult, LanguageModel } from '../models/spec.ts';
+import { reactCorrectionMessage } from './react.ts';
+import { createGenericAgent } from './registry.ts';
+import type { AgentEvent, AgentOutcome } from './spec.ts';
+
+const addTool: ToolSpec = {
+  name: 'add',
+  description: 'Adds two integers.',
+  inputSchema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] },
+};
+
+/** A tiny environment: one tool, a log of every call it was handed (including unparsable ones). */
+function createAddEnvironment(): Environment & { log: ToolCall[] } {
+  const log: ToolCall[] = [];
+  return {
+    log,
+    listTools: () => [addTool],
+    async callTool(call: ToolCall): Promise<ToolResult> {
+      log.push(call);
+      if (call.name !== 'add') return { ok: false, error: { code: 'tool.unknown', message: `no tool '${call.name}'` } };
+      const args = call.arguments;
+      if (!args || typeof args.a !== 'number' || typeof args.b !== 'number') {
+        return { ok: false, error: { code: 'arguments.invalid', message: 'a and b must be integers' } };
+      }
+      return { ok: true, output: { sum: args.a + args.b } };
+    },
+    snapshotState: async (): Promise<JsonValue> => log.map((call) => call.name),
+    dispose: async () => {},
+  };
+}
+
+function task(limits: Partial<Limits> = {}): Task {
+  return {
+    schemaVersion: 1,
+    id: 'test/1/0',
+    suite: { id: 'test', version: '1' },
+    seed: 1,
+    params: {},
+    prompt: [{ role: 'user', content: 'What is 2 + 3 + 4?' }],
+    tools: [addTool],
+    modes: ['calls', 'react'],
+    expected: 9,
+    limits: { maxTurns: 10, maxToolCalls: 10, timeLimitMs: 60_000, ...limits },
+    stats: {},
+  };
+}
+
+/** A model that replays fixed assistant messages, one per turn, and records what it was asked. */
+function replayingModel(turns: AssistantMessage[], usage = { inputTokens: 10, outputTokens: 2 }): LanguageModel & { requests: GenerateRequest[] } {
+  const requests: GenerateRequest[] = [];
+  let index = 0;
+  return {
+    specificationVersion: 'v1',
+    provider: 'test',
+    modelId: 'replaying',
+    requests,
+    async generate(request: GenerateRequest): Promise<GenerateResult> {
+      requests.push({ ...request, messages: [...request.messages] });
+      const message = turns[Math.min(index, turns.length - 1)];
+      index += 1;
+      return { message, finishReason: message.toolCalls.length > 0 ? 'tool-calls' : 'stop', usage, warnings: [], raw: { request: null, response: null } };
+    },
+  };
+}
+
+const calls = (...items: [string, string][]): AssistantMessage => ({
+  role: 'assistant',
+  content: '',
+  toolCalls: items.map(([name, text], index) => createToolCall(`c${index}`, name, text)),
+});
+const text = (content: string): AssistantMessage => ({ role: 'assistant', content, toolCalls: [] });
+
+async function run(mode: 'calls' | 'react' | 'sequence' | 'code', model: LanguageModel, environment: Environment, theTask = task(), signal = new AbortController().signal) {
+  const events: AgentEvent[] = [];
+  const outcome: AgentOutcome = await createGenericAgent(mode).run(theTask, {
+    model, environment, limits: theTask.limits, settings: {}, signal, emit: (event) => events.push(event),
+  });
+  return { outcome, events };
+}
+
+const toolMessages = (messages: Message[]) => messages.filter((message) => message.role === 'tool');
+
+describe('tool-loop agent (calls)', () => {
+  test('runs several calls per turn in order, then ends on an answer without calls', async () => {
+    const environment = createAddEnvironment();
+    const model = replayingModel([calls(['add', '{"a":2,"b":3}'], ['add', '{"a":5,"b":4}']), text('The answer is 9.')]);
+    const { outcome, events } = await run('calls', model, environment);
+    assert.equal(outcome.termination, 'final-answer');
+    assert.deepEqual(environment.log.map((call) => call.argumentsText), ['{"a":2,"b":3}', '{"a":5,"b":4}']);
+    assert.deepEqual(toolMessages(outcome.messages).map((message) => message.role === 'tool' && message.result),
+      [{ ok: true, output: { sum: 5 } }, { ok: true, output: { sum: 9 } }]);
+    assert.deepEqual(outcome.messages.map((message) => message.role), ['user', 'assistant', 'tool', 'tool', 'assistant']);
+    assert.equal(lastAssistantText(outcome.messages), 'The answer is 9.');
+    assert.deepEqual(outcome.usage, { inputTokens: 20, outputTokens: 4 });
+    assert.deepEqual(events.map((event) => event.type), ['model-call-end', 'tool-call-end', 'tool-call-end', 'model-call-end']);
+    // The second request carried the tool results; tools were offered natively.
+    assert.equal(model.requests[1].messages.length, 4);
+    assert.deepEqual(model.requests[0].tools, [addTool]);
+  });
+
+  test('a call with unparsable arguments reaches the environment but is answered arguments.invalid', async () => {
+    const environment = createAddEnvironment();
+    const model = replayingModel([calls(['add', '{"a":2,']), text('9')]);
+    const { outcome } = await run('calls', model, environment);
+    assert.equal(outcome.termination, 'final-answer');
+    assert.equal(environment.log.length, 1);
+    assert.equal(environment.log[0].arguments, undefined);
+    const [toolMessage] = toolMessages(outcome.messages);
+    assert.ok(toolMessage.role === 'tool' && !toolMessage.result.ok);
+    assert.equal(toolMessage.result.ok === false && toolMessage.result.error.code, 'arguments.invalid');
+  });
+
+  test('max-tool-calls: calls within the cap run, the one beyond it does not', async () => {
+    const environment = createAddEnvironment();
+    const model = replayingModel([calls(['add', '{"a":1,"b":1}'], ['add', '{"a":1,"b":2}'], ['add', '{"a":1,"b":3}'])]);
+    const { outcome } = await run('calls', model, environment, task({ maxToolCalls: 2 }));
+    assert.equal(outcome.termination, 'max-tool-calls');
+    assert.equal(environment.log.length, 2);
+  });
+
+  test('exactly the cap of calls then an answer is not a limit', async () => {
+    const environment = createAddEnvironment();
+    const model = replayingModel([calls(['add', '{"a":1,"b":1}'], ['add', '{"a":1,"b":2}']), text('3')]);
+    const { outcome } = await run('calls', model, environment, task({ maxToolCalls: 2 }));
+    assert.equal(outcome.termination, 'final-answer');
+  });
+
+  test('max-turns: a model that keeps calling stops after maxTurns generate calls', async () => {
+    const environment = createAddEnvironment();
+    const model = replayingModel([calls(['add', '{"a":1,"b":1}'])]);
+    const { outcome } = await run('calls', model, environment, task({ maxTurns: 3 }));
+    assert.equal(outcome.termination, 'max-turns');
+    assert.equal(model.requests.length, 3);
+    assert.equal(environment.log.length, 3);
+  });
+
+  test('time-limit: a model call aborted by the time budget ends the episode', async () => {
+    const environment = createAddEnvironment();
+    const hanging: LanguageModel = {
+      specificationVersion: 'v1', provider: 'test', modelId: 'hanging',
+      generate: (request) => new Promise((_, reject) => {
+        request.signal.addEventListener('abort', () => reject(request.signal.reason));
+      }),
+    };
+    const { outcome } = await run('calls', hanging, environment, task({ timeLimitMs: 5 }));
+    assert.equal(outcome.termination, 'time-limit');
+  });
+
+  test('a runner timeout signal is a time-limit; a plain abort is cancelled', async () => {
+    const timeout = new AbortController();
+    timeout.abort(new DOMException('timed out', 'TimeoutError'));
+    assert.equal((await run('calls', replayingModel([text('1')]), createAddEnvironment(), task(), timeout.signal)).outcome.termination, 'time-limit');
+    const cancel = new AbortController();
+    cancel.abort();
+    assert.equal((await run('calls', replayingModel([text('1')]), createAddEnvironment(), task(), cancel.signal)).outcome.termination, 'cancelled');
+  });
+
+  test('a thrown model error propagates (infrastructure)', async () => {
+    const failing: LanguageModel = {
+      specificationVersion: 'v1', provider: 'test', modelId: 'failing',
+      generate: async () => { throw new Error('503 from provider'); },
+    };
+    await assert.rejects(run('calls', failing, createAddEnvironment()), /503 from provider/);
+  });
+});
+
+describe('react agent', () => {
+  test('one action per turn, observations as user messages, Finish answer is the final content', async () => {
+    const environment = createAddEnvironment();
+    const model = replayingModel([
+      text(formatReactStep({ thought: 'add first', action: 'add', actionInput: { a: 2, b: 3 } })),
+      text(formatReactStep({ thought: 'then', action: 'add', actionInput: { a: 5, b: 4 } })),
+      text(formatReactFinish('done', '9')),
+    ]);
+    const { outcome } = await run('react', model, environment);
+    assert.equal(outcome.termination, 'final-answer');
+    assert.equal(environment.log.length, 2);
+    assert.equal(lastAssistantText(outcome.messages), '9');
+    const observations = outcome.messages.filter((message) => message.role === 'user' && message.content.startsWith('Observation: '));
+    assert.deepEqual(observations.map((message) => message.role === 'user' && message.content), ['Observation: {"sum":5}', 'Observation: {"sum":9}']);
+    // No native tools; the system prompt lists the tool with its schema.
+    assert.deepEqual(model.requests[0].tools, []);
+    const system = model.requests[0].messages[0];
+    assert.equal(system.role, 'system');
+    assert.ok(system.role === 'system' && system.content.includes('- add: Adds two integers.') && system.content.includes('"required":["a","b"]'));
+    assert.deepEqual(outcome.usage, { inputTokens: 30, outputTokens: 6 });
+  });
+
+  test('three unparsable outputs in a row end with output-unparsable, each counted as a turn with a correction', async () => {
+    const environment = createAddEnvironment();
+    const model = replayingModel([text('I think it is nine'), text('hmm'), text('still no format')]);
+    const { outcome } = await run('react', model, environment);
+    assert.equal(outcome.termination, 'output-unparsable');
+    assert.equal(model.requests.length, 3);
+    assert.equal(outcome.messages.filter((message) => message.role === 'user' && message.content === reactCorrectionMessage).length, 2);
+  });
+
+  test('a parsable output resets the unparsable streak', async () => {
+    const environment = createAddEnvironment();
+    const model = replayingModel([
+      text('nope'), text('nope'),
+      text(formatReactStep({ thought: '', action: 'add', actionInput: { a: 1, b: 1 } })),
+      text('nope'), text('nope'),
+      text(formatReactFinish('', '2')),
+    ]);
+    const { outcome } = await run('react', model, environment);
+    assert.equal(outcome.termination, 'final-answer');
+    assert.equal(lastAssistantText(outcome.messages), '2');
+  });
+
+  test('an Action Input that is not JSON reaches the environment and is observed as arguments.invalid', async () => {
+    const environment = createAddEnvironment();
+    const model = replayingModel([text('Thought: x\nAction: add\nAction Input: a=1, b=2'), text(formatReactFinish('', '3'))]);
+    const { outcome } = await run('react', model, environment);
+    assert.equal(environment.log.length, 1);
+    assert.equal(environment.log[0].arguments, undefined);
+    const observation = outcome.messages.find((message) => message.role === 'user' && message.content.startsWith('Observation: '));
+    assert.ok(observation?.role === 'user' && observation.content.includes('"code":"arguments.invalid"'));
+  });
+
+  test('limits: max-tool-calls and max-turns', async () => {
+    const step = text(formatReactStep({ thought: '', action: 'add', actionInput: { a: 1, b: 1 } }));
+    const capped = createAddEnvironment();
+    assert.equal((await run('react', replayingModel([step]), capped, task({ maxToolCalls: 2 }))).outcome.termination, 'max-tool-calls');
+    assert.equal(capped.log.length, 2);
+    const turns = createAddEnvironment();
+    assert.equal((await run('react', replayingModel([step]), turns, task({ maxTurns: 4 }))).outcome.termination, 'max-turns');
+    assert.equal(turns.log.length, 4);
+  });
+
+  test('works with a scripted model speaking react', async () => {
+    const environment = createAddEnvironment();
+    const model = createScriptedModel({
+      modelId: 'scripted', mode: 'react',
+      policy: (state) => {
+        if (state.history.length === 0) return { type: 'calls', calls: [{ name: 'add', arguments: { a: 2, b: 3 } }] };
+        const last = state.history[state.history.length - 1].result;
+        const sum = last?.ok && typeof last.output === 'object' && last.output !== null && !Array.isArray(last.output) ? Number(last.output.sum) : 0;
+        if (state.history.length === 1) return { type: 'calls', calls: [{ name: 'add', arguments: { a: sum, b: 4 } }] };
+        return { type: 'answer', text: String(sum) };
+      },
+    });
+    const { outcome } = await run('react', model, environment);
+    assert.equal(outcome.termination, 'final-answer');
+    assert.equal(lastAssistantText(outcome.messages), '9');
+  });
+});
+
+describe('single-turn agent (sequence, code)', () => {
+  for (const mode of ['sequence', 'code'] as const) {
+    test(`${mode}: one generate call without tools, the output is the final message`, async () => {
+      const environment = createAddEnvironment();
+      const model = replayingModel([text('const x = 1;'), text('never asked')]);
+      const { outcome, events } = await run(mode, model, environment);
+      assert.equal(outcome.termination, 'final-answer');
+      assert.equal(model.requests.length, 1);
+      assert.deepEqual(model.requests[0].tools, []);
+      assert.equal(model.requests[0].toolChoice, 'none');
+      assert.equal(lastAssistantText(outcome.messages), 'const x = 1;');
+      assert.deepEqual(events.map((event) => event.type), ['model-call-end']);
+      assert.equal(environment.log.length, 0);
+    });
+  }
+
+  test('agent ids and modes', () => {
+    assert.deepEqual(['calls', 'react', 'sequence', 'code'].map((mode) => {
+      const agent = createGenericAgent(mode as 'calls');
+      return [agent.id, agent.mode];
+    }), [['tool-loop', 'calls'], ['react', 'react'], ['single-turn', 'sequence'], ['single-turn', 'code']]);
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * The limits every generic agent enforces: model turns, tool calls and wall-clock time. Time is a
+ * signal (the runner's cancellation combined with a timer for `limits.timeLimitMs`), so an in-flight
+ * model call is aborted when the budget runs out instead of the episode overrunning it.
+ */
+import type { Limits } from '../core/limits.ts';
+import type { Termination } from '../core/termination.ts';
+
+export type EpisodeBudget = {
+  /** Aborts when the time limit passes or the runner cancels; pass it to the model and the environment. */
+  readonly signal: AbortSignal;
+  /** Why the episode must stop now, or undefined while it may go on. */
+  stopReason(): Termination | undefined;
+  dispose(): void;
+};
+
+export function startEpisodeBudget(limits: Limits, outerSignal: AbortSignal): EpisodeBudget {
+  const timer = new AbortController();
+  // A timer, not a clock read: only the wall-clock budget depends on time, never generation or scoring.
+  const handle = setTimeout(() => timer.abort(new DOMException('episode time limit reached', 'TimeoutError')), limits.timeLimitMs);
+  const signal = AbortSignal.any([outerSignal, timer.signal]);
+  return {
+    signal,
+    stopReason() {
+      if (timer.signal.aborted) return 'time-limit';
+      if (outerSignal.aborted) return terminationForAbort(outerSignal.reason);
+      return undefined;
+    },
+    dispose() {
+      clearTimeout(handle);
+    },
+  };
+}
+
+/**
+ * The runner may pass a timeout signal (AbortSignal.timeout gives a TimeoutError): that is the time
+ * limit. Any other abort is the run being stopped.
+ */
+function terminationForAbort(reason: unknown): Termination {
+  return reason instanceof DOMException && reason.name === 'TimeoutError' ? 'time-limit' : 'cancelled';
+}

@@ -1,0 +1,18 @@
+import type { Mode } from '../core/mode.ts';
+import type { Agent } from './spec.ts';
+import { createReactAgent } from './react.ts';
+import { createSingleTurnAgent } from './single-turn.ts';
+import { createToolLoopAgent } from './tool-loop.ts';
+
+/** The agent the runner uses for a mode when a suite brings none of its own. */
+export function createGenericAgent(mode: Mode): Agent {
+  switch (mode) {
+    case 'calls':
+      return createToolLoopAgent();
+    case 'react':
+      return createReactAgent();
+    case 'sequence':
+    case 'code':
+      return createSingleTurnAgent(mode);
+  }
+}

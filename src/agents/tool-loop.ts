@@ -1,0 +1,68 @@
+/**
+ * Mode `calls`: native function calling, multi-turn. Each turn the model may emit several calls;
+ * they run in order and each result goes back as a `tool` message. The episode ends when the model
+ * answers without calls ('final-answer'), or when a limit is hit:
+ * - 'max-turns' before a generate call that would exceed `limits.maxTurns`;
+ * - 'max-tool-calls' when the model emits a call beyond `limits.maxToolCalls` (that call and the
+ *   rest of its turn are not executed; the calls within the cap are);
+ * - 'time-limit' / 'cancelled' when the episode signal aborts (see episode-budget.ts).
+ * A thrown model error propagates: it is infrastructure, not a model fault.
+ */
+import type { Message } from '../core/message.ts';
+import type { Task } from '../core/task.ts';
+import type { Termination } from '../core/termination.ts';
+import type { Usage } from '../core/usage.ts';
+import { addUsage, emptyUsage } from '../core/usage.ts';
+import type { Agent, AgentContext, AgentOutcome } from './spec.ts';
+import { startEpisodeBudget } from './episode-budget.ts';
+import { executeCall } from './execute-call.ts';
+
+export function createToolLoopAgent(): Agent {
+  return { id: 'tool-loop', mode: 'calls', run: runToolLoop };
+}
+
+async function runToolLoop(task: Task, context: AgentContext): Promise<AgentOutcome> {
+  const { model, environment, limits } = context;
+  const budget = startEpisodeBudget(limits, context.signal);
+  const messages: Message[] = [...task.prompt];
+  const tools = environment.listTools();
+  let usage: Usage = emptyUsage;
+  let turns = 0;
+  let toolCalls = 0;
+  const finish = (termination: Termination): AgentOutcome => ({ termination, messages, usage });
+
+  try {
+    for (;;) {
+      const stopped = budget.stopReason();
+      if (stopped) return finish(stopped);
+      if (turns >= limits.maxTurns) return finish('max-turns');
+      let result;
+      try {
+        result = await model.generate({ messages: [...messages], tools, toolChoice: 'auto', settings: context.settings, signal: budget.signal });
+      } catch (error) {
+        // An abort we caused (time limit, cancellation) ends the episode; anything else is infrastructure.
+        const reason = budget.stopReason();
+        if (reason) return finish(reason);
+        throw error;
+      }
+      turns += 1;
+      usage = addUsage(usage, result.usage);
+      context.emit({ type: 'model-call-end', turn: turns, usage: result.usage });
+      messages.push(result.message);
+      if (result.message.toolCalls.length === 0) {
+        return finish(result.finishReason === 'content-filter' ? 'content-filter' : 'final-answer');
+      }
+      for (const call of result.message.toolCalls) {
+        if (toolCalls >= limits.maxToolCalls) return finish('max-tool-calls');
+        const stoppedBeforeCall = budget.stopReason();
+        if (stoppedBeforeCall) return finish(stoppedBeforeCall);
+        toolCalls += 1;
+        const toolResult = await executeCall(environment, call, budget.signal);
+        context.emit({ type: 'tool-call-end', name: call.name, ok: toolResult.ok });
+        messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, result: toolResult });
+      }
+    }
+  } finally {
+    budget.dispose();
+  }
+}
