@@ -1,0 +1,5 @@
+export * from './wilson-interval.ts';
+export * from './pass-at-k.ts';
+export * from './mean-and-deviation.ts';
+export * from './failure-breakdown.ts';
+export * from './paired-comparison.ts';
