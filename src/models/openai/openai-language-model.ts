@@ -1,0 +1,133 @@
+/**
+ * OpenAI Chat Completions behind LanguageModel. Also the engine of openai-compatible/ (vLLM, Ollama,
+ * llama.cpp server, LM Studio, OpenRouter), which adds the legacy completions endpoint for base models.
+ */
+import type OpenAI from 'openai';
+import type { AssistantMessage } from '../../core/message.ts';
+import { createToolCall } from '../../core/tool.ts';
+import type { Usage } from '../../core/usage.ts';
+import type { ProviderErrorContext } from '../provider-error-mapping.ts';
+import { invalidResponseError, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
+import { completionIgnoredWarning } from '../provider-warning.ts';
+import type { GenerateRequest, GenerateResult, LanguageModel } from '../spec.ts';
+import { convertToOpenAIMessages, prepareOpenAITools } from './convert-to-openai-messages.ts';
+import { mapOpenAIFinishReason, openAIChatResponseSchema, openAICompletionResponseSchema } from './openai-response.ts';
+
+export type OpenAILanguageModelConfig = {
+  provider: 'openai' | 'openai-compatible';
+  modelId: string;
+  /** undefined: send no Authorization header (local servers need none). */
+  apiKey: string | undefined;
+  apiKeyVariable: string | undefined;
+  baseUrl: string | undefined;
+  /** OpenAI renamed max_tokens; most compatible servers only know the old name. */
+  maxTokensField: 'max_completion_tokens' | 'max_tokens';
+  /** Whether `completion: true` goes to /v1/completions (else it is answered as chat with a warning). */
+  supportsCompletion: boolean;
+};
+
+export function createOpenAILanguageModel(config: OpenAILanguageModelConfig): LanguageModel {
+  let client: Promise<OpenAI> | undefined;
+  const context: ProviderErrorContext = {
+    provider: config.provider, modelId: config.modelId, apiKeyVariable: config.apiKeyVariable, baseUrl: config.baseUrl,
+  };
+  // Loaded on first use so that runs with other providers never pay for this SDK.
+  const getClient = (): Promise<OpenAI> => (client ??= import('openai').then(({ default: OpenAIClient }) => new OpenAIClient({
+    apiKey: config.apiKey ?? 'no-key',
+    baseURL: config.baseUrl,
+    maxRetries: 0,
+    ...(config.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
+  })));
+
+  return {
+    specificationVersion: 'v1',
+    provider: config.provider,
+    modelId: config.modelId,
+    async generate(request: GenerateRequest): Promise<GenerateResult> {
+      const openai = await getClient();
+      return request.completion && config.supportsCompletion
+        ? complete(openai, request, config, context)
+        : chat(openai, request, config, context);
+    },
+  };
+}
+
+async function chat(openai: OpenAI, request: GenerateRequest, config: OpenAILanguageModelConfig, context: ProviderErrorContext): Promise<GenerateResult> {
+  const { settings } = request;
+  const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+    model: config.modelId,
+    messages: convertToOpenAIMessages(request.messages),
+    ...prepareOpenAITools(request.tools, request.toolChoice),
+    ...samplingParameters(request),
+  };
+  if (settings.maxOutputTokens !== undefined) body[config.maxTokensField] = settings.maxOutputTokens;
+  let response: unknown;
+  try {
+    response = (await openai.chat.completions.create(body, { signal: request.signal }).withResponse()).data;
+  } catch (error) {
+    throw toProviderError(error, context, request.signal);
+  }
+  const parsed = openAIChatResponseSchema.safeParse(response);
+  if (!parsed.success) throw invalidResponseError(context, summarizeIssues(parsed.error.issues));
+  const [choice] = parsed.data.choices;
+  // Ids are only missing from some local servers; a per-turn index keeps them unique and deterministic.
+  const turn = request.messages.filter((message) => message.role === 'assistant').length;
+  const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => createToolCall(
+    call.id ?? `call_${turn}_${index}`,
+    call.function.name,
+    typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments ?? {}),
+  ));
+  const reasoning = choice.message.reasoning_content ?? choice.message.reasoning ?? undefined;
+  const message: AssistantMessage = { role: 'assistant', content: choice.message.content ?? '', toolCalls, ...(reasoning ? { reasoning } : {}) };
+  return {
+    message,
+    finishReason: toolCalls.length > 0 && choice.finish_reason === 'stop' ? 'tool-calls' : mapOpenAIFinishReason(choice.finish_reason),
+    usage: usageOf(parsed.data.usage),
+    warnings: completionIgnoredWarning(config.provider, request),
+    raw: { request: body, response },
+  };
+}
+
+/** A plain continuation of the last user message through /v1/completions, for base models. */
+async function complete(openai: OpenAI, request: GenerateRequest, config: OpenAILanguageModelConfig, context: ProviderErrorContext): Promise<GenerateResult> {
+  const { settings } = request;
+  const lastUser = [...request.messages].reverse().find((message) => message.role === 'user');
+  const body: OpenAI.CompletionCreateParamsNonStreaming = {
+    model: config.modelId,
+    prompt: lastUser?.content ?? '',
+    ...samplingParameters(request),
+    ...(settings.maxOutputTokens !== undefined ? { max_tokens: settings.maxOutputTokens } : {}),
+  };
+  let response: unknown;
+  try {
+    response = (await openai.completions.create(body, { signal: request.signal }).withResponse()).data;
+  } catch (error) {
+    throw toProviderError(error, context, request.signal);
+  }
+  const parsed = openAICompletionResponseSchema.safeParse(response);
+  if (!parsed.success) throw invalidResponseError(context, summarizeIssues(parsed.error.issues));
+  const [choice] = parsed.data.choices;
+  return {
+    message: { role: 'assistant', content: choice.text, toolCalls: [] },
+    finishReason: mapOpenAIFinishReason(choice.finish_reason),
+    usage: usageOf(parsed.data.usage),
+    warnings: request.tools.length > 0
+      ? [{ type: 'other', message: `${config.provider} completion requests carry no tools: ${request.tools.length} tool(s) were not sent` }]
+      : [],
+    raw: { request: body, response },
+  };
+}
+
+function samplingParameters(request: GenerateRequest): { temperature?: number; top_p?: number; seed?: number; stop?: string[] } {
+  const { temperature, topP, seed, stop } = request.settings;
+  return {
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(topP !== undefined ? { top_p: topP } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    ...(stop !== undefined && stop.length > 0 ? { stop } : {}),
+  };
+}
+
+function usageOf(usage: { prompt_tokens?: number | null; completion_tokens?: number | null } | null | undefined): Usage {
+  return { inputTokens: usage?.prompt_tokens ?? 0, outputTokens: usage?.completion_tokens ?? 0 };
+}

@@ -1,0 +1,146 @@
+/**
+ * Turns whatever a vendor SDK threw into a ProviderError whose `isRetryable` tells the runner what to
+ * do: rate limits, server errors, dropped connections and garbage bodies are retried; every other 4xx is
+ * our request's fault and retrying it would only burn quota. Adapters never retry on their own.
+ */
+import { ProviderError } from '../core/errors.ts';
+
+/** What the message needs to say which provider failed and how to fix it. */
+export type ProviderErrorContext = {
+  provider: string;
+  modelId: string;
+  /** The environment variable the key came from (none for keyless local servers). */
+  apiKeyVariable: string | undefined;
+  baseUrl: string | undefined;
+};
+
+/** An HTTP error answer, however the SDK exposed it. */
+export type HttpFailure = {
+  status: number;
+  /** Retry-After header value, when the response had one. */
+  retryAfter: string | null | undefined;
+  /** The vendor's own error text, quoted in our message. */
+  detail: string;
+};
+
+const connectionErrorCodes = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
+  'UND_ERR_SOCKET', 'UND_ERR_CLOSED',
+]);
+const timeoutErrorCodes = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Seconds to wait from a Retry-After value: delta-seconds or an HTTP date (relative to `nowMs`). */
+export function parseRetryAfter(value: string | null | undefined, nowMs: number = Date.now()): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+  const dateMs = Date.parse(trimmed);
+  if (Number.isNaN(dateMs)) return undefined;
+  return Math.max(0, Math.ceil((dateMs - nowMs) / 1000));
+}
+
+export function providerErrorFromHttpFailure(failure: HttpFailure, context: ProviderErrorContext, cause?: unknown): ProviderError {
+  const { status } = failure;
+  const where = `${context.provider} returned HTTP ${status} for model '${context.modelId}'${failure.detail ? `: ${failure.detail}` : ''}`;
+  if (status === 429) {
+    const retryAfterSeconds = parseRetryAfter(failure.retryAfter);
+    return new ProviderError('provider.rate-limited', `${where} (rate limited)`, {
+      statusCode: status, isRetryable: true, retryAfterSeconds, cause,
+      fix: 'wait and retry (the runner backs off automatically), or lower --concurrency',
+    });
+  }
+  if (status >= 500 || status === 408) {
+    // 529 is Anthropic's "overloaded"; 408 is a server-side timeout. Both pass with time.
+    return new ProviderError('provider.server-error', `${where} (server error)`, {
+      statusCode: status, isRetryable: true, retryAfterSeconds: parseRetryAfter(failure.retryAfter), cause,
+      fix: `the ${context.provider} service is failing; the runner retries, or resume the run later with --resume`,
+    });
+  }
+  return new ProviderError('provider.request-rejected', `${where} (request rejected)`, {
+    statusCode: status, isRetryable: false, cause, fix: rejectionFix(status, context),
+  });
+}
+
+function rejectionFix(status: number, context: ProviderErrorContext): string {
+  if (status === 401 || status === 403) {
+    return context.apiKeyVariable
+      ? `check the API key in ${context.apiKeyVariable} (it is missing, invalid or lacks access to '${context.modelId}')`
+      : `the server at ${context.baseUrl ?? 'the base URL'} wants credentials: set OPENAI_API_KEY to the key it expects`;
+  }
+  if (status === 404) {
+    return `check the model id '${context.modelId}'${context.baseUrl ? ` and the base URL ${context.baseUrl}` : ''}`;
+  }
+  return `the request was refused as sent; check the model id '${context.modelId}' supports tools and these settings`;
+}
+
+/**
+ * The error an adapter rethrows for anything its SDK threw: a cancelled request stays the abort error
+ * (the runner stopped it, nothing failed); HTTP answers are classified by status; the rest by transport.
+ */
+export function toProviderError(error: unknown, context: ProviderErrorContext, signal: AbortSignal, retryAfter?: string | null): unknown {
+  if (signal.aborted) return error;
+  const failure = httpFailureOf(error, retryAfter);
+  return failure ? providerErrorFromHttpFailure(failure, context, error) : providerErrorFromUnknown(error, context);
+}
+
+/** openai and @anthropic-ai/sdk errors carry `status` and `headers`; @google/genai's only `status`. */
+function httpFailureOf(error: unknown, retryAfter: string | null | undefined): HttpFailure | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { status, headers } = error as Error & { status?: unknown; headers?: unknown };
+  if (typeof status !== 'number') return undefined;
+  const headerValue = headers instanceof Headers ? headers.get('retry-after') : undefined;
+  return { status, retryAfter: headerValue ?? retryAfter, detail: error.message };
+}
+
+/** Transport failures (nothing usable came back) and everything else an SDK may throw. */
+export function providerErrorFromUnknown(error: unknown, context: ProviderErrorContext): ProviderError {
+  if (error instanceof ProviderError) return error;
+  const where = `${context.provider} model '${context.modelId}'${context.baseUrl ? ` at ${context.baseUrl}` : ''}`;
+  const kind = transportKind(error);
+  if (kind === 'timeout') {
+    return new ProviderError('provider.timeout', `request to ${where} timed out`, {
+      isRetryable: true, cause: error, fix: 'the runner retries; check the server is not overloaded',
+    });
+  }
+  if (kind === 'connection') {
+    return new ProviderError('provider.connection', `could not connect to ${where}: ${describe(error)}`, {
+      isRetryable: true, cause: error, fix: context.baseUrl ? `check the server at ${context.baseUrl} is running` : 'check the network connection',
+    });
+  }
+  if (error instanceof SyntaxError) return invalidResponseError(context, `the body is not valid JSON (${error.message})`, error);
+  return new ProviderError('provider.invalid-response', `unexpected failure calling ${where}: ${describe(error)}`, {
+    isRetryable: false, cause: error, fix: 'this looks like a bug or an incompatible server; report it with the message above',
+  });
+}
+
+export function invalidResponseError(context: ProviderErrorContext, issue: string, cause?: unknown): ProviderError {
+  return new ProviderError('provider.invalid-response', `${context.provider} sent an invalid response for model '${context.modelId}': ${issue}`, {
+    isRetryable: true, cause,
+    fix: context.baseUrl ? `check ${context.baseUrl} speaks the ${context.provider} API` : 'the runner retries; if it persists the API changed',
+  });
+}
+
+function transportKind(error: unknown): 'timeout' | 'connection' | undefined {
+  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (typeof current !== 'object') break;
+    const { name, code, message } = current as { name?: unknown; code?: unknown; message?: unknown };
+    if (name === 'APIConnectionTimeoutError' || name === 'TimeoutError' || (typeof code === 'string' && timeoutErrorCodes.has(code))) return 'timeout';
+    if (typeof code === 'string' && connectionErrorCodes.has(code)) return 'connection';
+    if (name === 'APIConnectionError' || (name === 'TypeError' && message === 'fetch failed')) return 'connection';
+  }
+  return undefined;
+}
+
+function describe(error: unknown): string {
+  const messages: string[] = [];
+  for (let current: unknown = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (current instanceof Error) messages.push(current.message);
+    else { messages.push(String(current)); break; }
+  }
+  return messages.join(': ');
+}
+
+/** "choices.0.message: Invalid input" for the first few issues of a failed response parse. */
+export function summarizeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues.slice(0, 3).map((issue) => `${issue.path.map(String).join('.') || '(body)'}: ${issue.message}`).join('; ');
+}

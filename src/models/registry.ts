@@ -1,0 +1,90 @@
+/**
+ * Model references (`provider/model-id`) to ModelSources. Adding a provider is one folder and one
+ * line in `providers`. Everything a reference needs (key, base URL, replay file) is checked here, so
+ * a bad reference fails before any episode runs. `builtin/<name>` is resolved by the runner through
+ * the suite (`suite.builtinModels`), never here.
+ */
+import { ConfigError } from '../core/errors.ts';
+import { createAnthropicLanguageModel } from './anthropic/anthropic-language-model.ts';
+import { createGoogleLanguageModel } from './google/google-language-model.ts';
+import { createOpenAICompatibleLanguageModel } from './openai-compatible/openai-compatible-language-model.ts';
+import { createOpenAILanguageModel } from './openai/openai-language-model.ts';
+import { createReplayModelSource } from './replay/replay-model-source.ts';
+import type { LanguageModel, ModelReference, ModelSource } from './spec.ts';
+
+export type ModelSourceOptions = {
+  /** Overrides the provider's endpoint; required for openai-compatible. */
+  baseUrl?: string;
+  /** Where API keys are read from (default process.env). */
+  env?: Record<string, string | undefined>;
+};
+
+type ProviderContext = { reference: ModelReference; baseUrl: string | undefined; env: Record<string, string | undefined> };
+
+const providers: Record<string, (context: ProviderContext) => ModelSource> = {
+  openai: (context) => sharedModel(context, createOpenAILanguageModel({ provider: 'openai', modelId: context.reference.modelId, apiKey: requireApiKey(context, ['OPENAI_API_KEY']).value, apiKeyVariable: 'OPENAI_API_KEY', baseUrl: context.baseUrl, maxTokensField: 'max_completion_tokens', supportsCompletion: false })),
+  'openai-compatible': (context) => sharedModel(context, createOpenAICompatibleLanguageModel({ modelId: context.reference.modelId, baseUrl: requireBaseUrl(context), apiKey: nonEmpty(context.env.OPENAI_API_KEY) })),
+  anthropic: (context) => sharedModel(context, createAnthropicLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['ANTHROPIC_API_KEY']).value, baseUrl: context.baseUrl })),
+  google: (context) => { const key = requireApiKey(context, ['GEMINI_API_KEY', 'GOOGLE_API_KEY']); return sharedModel(context, createGoogleLanguageModel({ modelId: context.reference.modelId, apiKey: key.value, apiKeyVariable: key.variable, baseUrl: context.baseUrl })); },
+  replay: (context) => createReplayModelSource(context.reference.modelId, context.reference.ref),
+};
+
+/** Valid prefixes, for error messages and `--help` (builtin/ is listed though the runner handles it). */
+export const modelProviderPrefixes: readonly string[] = [...Object.keys(providers), 'builtin'].map((provider) => `${provider}/`);
+
+/** Splits `provider/model-id` at the first slash (model ids and replay paths may contain more). */
+export function parseModelReference(ref: string): ModelReference {
+  const slash = ref.indexOf('/');
+  const provider = slash === -1 ? '' : ref.slice(0, slash);
+  const modelId = slash === -1 ? '' : ref.slice(slash + 1);
+  if (provider === '' || modelId === '') {
+    throw new ConfigError('config.unknown-model', `model reference '${ref}' is not of the form <provider>/<model-id>`, {
+      fix: `use one of ${modelProviderPrefixes.join(', ')} followed by a model id, e.g. openai/gpt-4.1`,
+    });
+  }
+  return { provider, modelId, ref };
+}
+
+export function createModelSource(ref: string, options: ModelSourceOptions = {}): ModelSource {
+  const reference = parseModelReference(ref);
+  if (reference.provider === 'builtin') {
+    throw new ConfigError('config.unknown-model', `'${ref}' is a built-in model: it is resolved through the suite, not the model registry`, {
+      fix: 'pass builtin/<name> to the runner (toolforge run --model builtin/oracle); createModelSource only builds network and replay models',
+    });
+  }
+  const create = Object.hasOwn(providers, reference.provider) ? providers[reference.provider] : undefined;
+  if (create === undefined) {
+    throw new ConfigError('config.unknown-model', `unknown model provider '${reference.provider}' in '${ref}'`, {
+      fix: `use one of ${modelProviderPrefixes.join(', ')}`,
+    });
+  }
+  return create({ reference, baseUrl: nonEmpty(options.baseUrl), env: options.env ?? process.env });
+}
+
+/** Network models are stateless per request: one instance serves every episode. */
+function sharedModel(context: ProviderContext, model: LanguageModel): ModelSource {
+  return { ref: context.reference.ref, forEpisode: () => model };
+}
+
+function requireApiKey(context: ProviderContext, variables: readonly string[]): { variable: string; value: string } {
+  for (const variable of variables) {
+    const value = nonEmpty(context.env[variable]);
+    if (value !== undefined) return { variable, value };
+  }
+  throw new ConfigError('config.missing-api-key', `${context.reference.ref} needs an API key in ${variables.join(' or ')}, which is not set`, {
+    fix: `export ${variables[0]}=<your key>${context.reference.provider === 'openai' ? ' (or use openai-compatible/<model> --base-url for a local server that needs no key)' : ''}`,
+  });
+}
+
+function requireBaseUrl(context: ProviderContext): string {
+  if (context.baseUrl === undefined) {
+    throw new ConfigError('config.invalid', `${context.reference.ref} needs --base-url: openai-compatible has no default server`, {
+      fix: 'pass the server\'s OpenAI-style endpoint, e.g. --base-url http://127.0.0.1:8000/v1 (vLLM) or http://127.0.0.1:11434/v1 (Ollama)',
+    });
+  }
+  return context.baseUrl;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
