@@ -1,0 +1,21 @@
+/** Number formatting shared by every report format, so the table, CSV and HTML agree. */
+
+export function formatPercent(fraction: number): string {
+  return `${(fraction * 100).toFixed(1)}%`;
+}
+
+export function formatInterval(interval: readonly number[]): string {
+  return `[${formatPercent(interval[0])}, ${formatPercent(interval[1])}]`;
+}
+
+/** Integers as they are; other numbers to 4 significant decimals without trailing zeros. */
+export function formatNumber(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  if (!Number.isFinite(value)) return String(value);
+  return String(Number(value.toFixed(4)));
+}
+
+export function formatCell(value: string | number | null): string {
+  if (value === null) return '';
+  return typeof value === 'number' ? formatNumber(value) : value;
+}

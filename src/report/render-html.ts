@@ -1,0 +1,97 @@
+import type { ReportTable } from '../suites/spec.ts';
+import { failureChart, passRateChart } from './charts.ts';
+import { formatCell, formatInterval, formatNumber, formatPercent } from './format-figure.ts';
+import type { RunReport } from './run-report.ts';
+import { taskResults } from './task-results.ts';
+
+/**
+ * A static, self-contained HTML report: inline CSS and inline SVG charts, no scripts, no external
+ * requests. Identical data gives identical bytes (no timestamps other than the runs' own).
+ */
+export function renderHtml(reports: readonly RunReport[], options: { title?: string } = {}): string {
+  const title = options.title ?? 'ToolForge report';
+  const summaries = reports.map((report) => report.summary);
+  const body: string[] = [`<h1>${escapeHtml(title)}</h1>`];
+  if (reports.length === 0) {
+    body.push('<p>No runs recorded.</p>');
+  } else {
+    body.push('<section><h2>Runs</h2>', htmlTable({
+      title: '',
+      columns: ['run', 'suite', 'model', 'mode', 'started', 'tasks', 'trials', 'episodes', 'infrastructure errors', 'pass rate', '95% CI'],
+      rows: summaries.map((summary, index) => [summary.runId, summary.suite, summary.model, summary.mode, reports[index].startedAt,
+        summary.tasks, summary.trials, summary.episodes, summary.infrastructureErrors, formatPercent(summary.passRate),
+        formatInterval(summary.passRateCI95)]),
+    }), '<h3>Pass rate</h3>', `<figure>${passRateChart(summaries)}</figure>`);
+    const failures = failureChart(summaries);
+    body.push('<h3>Failures</h3>', failures ? `<figure>${failures}</figure>` : '<p>No failed episodes.</p>', '</section>');
+    for (const report of reports) body.push(runSection(report));
+  }
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${style}</style>`,
+    '</head>',
+    '<body>',
+    ...body,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+function runSection(report: RunReport): string {
+  const { summary } = report;
+  const parts = [
+    `<section id="run-${escapeHtml(summary.runId)}">`,
+    `<h2>Run ${escapeHtml(summary.runId)}</h2>`,
+    `<p>Suite <b>${escapeHtml(summary.suite)}</b>, model <b>${escapeHtml(summary.model)}</b>, mode <b>${escapeHtml(summary.mode)}</b>: `
+      + `${summary.tasks} tasks × ${summary.trials} trials = ${summary.episodes} episodes, `
+      + `${summary.infrastructureErrors} infrastructure errors (not scored). `
+      + `Pass rate <b>${formatPercent(summary.passRate)}</b>, 95% CI ${formatInterval(summary.passRateCI95)}.</p>`,
+  ];
+  const metricNames = Object.keys(summary.metrics);
+  if (metricNames.length > 0) {
+    parts.push(htmlTable({ title: 'Suite metrics', columns: ['metric', 'value'], rows: metricNames.map((name) => [name, summary.metrics[name]]) }));
+  }
+  const failures = Object.entries(summary.failures).filter(([, count]) => count > 0);
+  parts.push(failures.length === 0
+    ? '<p>No failed episodes.</p>'
+    : htmlTable({ title: 'Failures', columns: ['failure', 'episodes'], rows: failures }));
+  for (const table of summary.tables) parts.push(htmlTable(table));
+  const tasks = taskResults(report.episodes);
+  parts.push(`<details><summary>Per-task results (${tasks.length} tasks)</summary>`, htmlTable({
+    title: '',
+    columns: ['task', 'scored', 'passed', 'mean score', 'failures', 'infrastructure errors'],
+    rows: tasks.map((task) => [task.taskId, task.scored, task.passed, task.meanScore === null ? null : formatNumber(task.meanScore),
+      task.failures.join(', '), task.infrastructureErrors]),
+  }), '</details>', '</section>');
+  return parts.join('\n');
+}
+
+function htmlTable(table: ReportTable): string {
+  const caption = table.title ? `<caption>${escapeHtml(table.title)}</caption>` : '';
+  const head = `<tr>${table.columns.map((column) => `<th>${escapeHtml(column)}</th>`).join('')}</tr>`;
+  const rows = table.rows.map((row) => `<tr>${table.columns.map((_, index) => {
+    const value = row[index] ?? null;
+    return `<td${typeof value === 'number' ? ' class="number"' : ''}>${escapeHtml(formatCell(value))}</td>`;
+  }).join('')}</tr>`);
+  return `<table>${caption}<thead>${head}</thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
+}
+
+const style = [
+  'body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:64rem;padding:0 1rem;color:#1b1b1b}',
+  'table{border-collapse:collapse;margin:0.75rem 0;font-size:0.9rem}',
+  'caption{text-align:left;font-weight:600;padding:0.25rem 0}',
+  'th,td{border-bottom:1px solid #ddd;padding:0.25rem 0.6rem;text-align:left}',
+  'td.number{text-align:right;font-variant-numeric:tabular-nums}',
+  'section{margin-bottom:2.5rem}',
+  'figure{margin:0.5rem 0}',
+].join('');

@@ -1,0 +1,41 @@
+import type { ReportTable } from '../suites/spec.ts';
+import { formatInterval, formatPercent } from './format-figure.ts';
+import type { ReportSummary, RunReport } from './run-report.ts';
+import { textTable } from './text-table.ts';
+
+/** The console report of one run: headline figures, suite metrics, failures, the suite's own tables. */
+export function renderRunTable(summary: ReportSummary): string {
+  const sections: string[] = [];
+  sections.push([
+    `run ${summary.runId}: suite ${summary.suite}, model ${summary.model}, mode ${summary.mode}`,
+    `${summary.tasks} tasks x ${summary.trials} trials = ${summary.episodes} episodes`
+      + ` (${summary.infrastructureErrors} infrastructure errors, not scored)`,
+    `pass rate ${formatPercent(summary.passRate)}  95% CI ${formatInterval(summary.passRateCI95)}`,
+  ].join('\n'));
+  const metricNames = Object.keys(summary.metrics);
+  if (metricNames.length > 0) {
+    sections.push(textTable({ columns: ['metric', 'value'], rows: metricNames.map((name) => [name, summary.metrics[name]]) }));
+  }
+  const failures = Object.entries(summary.failures).filter(([, count]) => count > 0);
+  sections.push(failures.length === 0
+    ? 'failures: none'
+    : textTable({ columns: ['failure', 'episodes'], rows: failures.map(([code, count]) => [code, count]) }));
+  for (const table of summary.tables) sections.push(titledTable(table));
+  return `${sections.join('\n\n')}\n`;
+}
+
+/** Several runs: an overview line per run, then each run's report. */
+export function renderTable(reports: readonly RunReport[]): string {
+  if (reports.length === 0) return 'no runs recorded\n';
+  if (reports.length === 1) return renderRunTable(reports[0].summary);
+  const overview = textTable({
+    columns: ['run', 'suite', 'model', 'mode', 'episodes', 'pass rate', '95% CI'],
+    rows: reports.map(({ summary }) => [summary.runId, summary.suite, summary.model, summary.mode, summary.episodes,
+      formatPercent(summary.passRate), formatInterval(summary.passRateCI95)]),
+  });
+  return [`${overview}\n`, ...reports.map((report) => renderRunTable(report.summary))].join('\n');
+}
+
+function titledTable(table: ReportTable): string {
+  return `${table.title}\n${textTable(table)}`;
+}
