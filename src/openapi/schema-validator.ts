@@ -1,0 +1,50 @@
+/**
+ * JSON-Schema validation of values against an OpenAPI document's schemas with ajv. ajv compiles
+ * from the bundled document (`$ref`s kept), because a dereferenced circular schema graph overflows
+ * its compiler; OpenAPI keywords ajv does not know (example, xml, discriminator...) are ignored
+ * (strict: false).
+ */
+import { Ajv } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { JsonValue } from '../core/json.ts';
+import type { OpenApiDocument } from './document.ts';
+
+// ajv-formats is CommonJS with a `default` export; under NodeNext the namespace object is what we get.
+const addFormats = (addFormatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
+
+export type SchemaCheck = { valid: true } | { valid: false; errors: string[] };
+
+export type SchemaValidator = {
+  /** Validates a value against the schema at `pointer` (an encoded JSON pointer into the bundled document). */
+  check(pointer: string, value: JsonValue): SchemaCheck;
+};
+
+const documentId = 'openapi';
+
+export function createSchemaValidator(document: OpenApiDocument): SchemaValidator {
+  const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, validateFormats: true, logger: false });
+  addFormats(ajv);
+  // OpenAPI's own format names that ajv-formats lacks are plain strings/numbers to us.
+  for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password', 'google-datetime', 'google-fieldmask', 'google-duration']) {
+    ajv.addFormat(format, true);
+  }
+  ajv.addSchema({ ...document.bundled, $id: documentId } as object);
+  const compiled = new Map<string, ValidateFunction>();
+  return {
+    check(pointer, value) {
+      let validate = compiled.get(pointer);
+      if (!validate) {
+        try {
+          validate = ajv.compile({ $ref: `${documentId}${pointer}` });
+        } catch (error) {
+          return { valid: false, errors: [`schema at ${pointer} cannot be compiled: ${(error as Error).message}`] };
+        }
+        compiled.set(pointer, validate);
+      }
+      if (validate(value)) return { valid: true };
+      const errors = validate.errors ?? [];
+      return { valid: false, errors: errors.map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}`) };
+    },
+  };
+}
