@@ -1,8 +1,10 @@
 import { ConfigError } from '../core/errors.ts';
 import type { Suite } from './spec.ts';
+import { funcgenSuite } from './funcgen/index.ts';
 
 /** Every suite, by id. A new suite is one folder plus one line here. */
 const suites: readonly Suite[] = [
+  funcgenSuite,
 ];
 
 export function listSuites(): readonly Suite[] {

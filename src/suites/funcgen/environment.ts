@@ -1,0 +1,119 @@
+/**
+ * The function executor (paper sections 3.4 and 4.6). Every call is logged and classified by the
+ * paper's four predicates, in order:
+ *   1. tool.unknown                  — no function of that name;
+ *   2. arguments.invalid             — arguments not a JSON object, wrong number/names of inputs, or a non-integer value;
+ *   3. arguments.value-not-yet-known — a value the model has not seen (prompt inputs and outputs returned so far);
+ *   4. arguments.incorrect-value     — every value was seen, but one is not the right value for its parameter.
+ * Otherwise the call is `correct` (calls to irrelevant functions with their right inputs are not faults).
+ *
+ * Results: 1 and 2 are errors (the function cannot run). 3 and 4 fail silently, as in the paper: the
+ * function returns `{"<out>": <wrong value>}`, a 3-digit value derived from the inputs. Only exactly the
+ * right inputs give the right value. With `restate`, every result also carries `known_values`, every
+ * variable value the model has seen (latest value per name, wrong ones included).
+ */
+import type { Environment } from '../../core/environment.ts';
+import type { FailureCode } from '../../core/failure.ts';
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { hashString } from '../../core/rng.ts';
+import type { ToolCall, ToolResult, ToolSpec } from '../../core/tool.ts';
+import type { FuncgenFunction, FuncgenTaskView } from './funcgen-task.ts';
+
+export type CallClassification = 'correct' | Extract<FailureCode,
+  'tool.unknown' | 'arguments.invalid' | 'arguments.value-not-yet-known' | 'arguments.incorrect-value'>;
+
+/** The four call faults, in the paper's order (Table 3). */
+export const callFaults = ['tool.unknown', 'arguments.invalid', 'arguments.value-not-yet-known', 'arguments.incorrect-value'] as const;
+
+export type CallLogEntry = {
+  name: string;
+  argumentsText: string;
+  classification: CallClassification;
+  /** Role of the called function; null when it does not exist. */
+  role: FuncgenFunction['role'] | null;
+  /** The value returned; null when the call was answered with an error. */
+  output: number | null;
+};
+
+export type FuncgenState = { calls: CallLogEntry[]; knownValues: Record<string, number> };
+
+/** The wrong answer of a function to wrong inputs: deterministic in the inputs, 3 digits, never the right value. */
+export function wrongOutput(salt: number, functionName: string, values: readonly number[], rightValue: number): number {
+  const value = 100 + (hashString(`${salt}/${functionName}/${values.join(',')}`) % 900);
+  return value === rightValue ? 100 + ((value - 100 + 1) % 900) : value;
+}
+
+export class FuncgenEnvironment implements Environment {
+  private readonly functions: Map<string, FuncgenFunction>;
+  private readonly log: CallLogEntry[] = [];
+  /** Every value the model has seen, for predicate 3. */
+  private readonly seenValues = new Set<number>();
+  /** Latest value per variable name, in discovery order, for `restate`. */
+  private readonly knownValues = new Map<string, number>();
+
+  constructor(private readonly view: FuncgenTaskView, private readonly tools: ToolSpec[]) {
+    this.functions = new Map(view.expected.functions.map((fn) => [fn.name, fn]));
+    for (const input of view.expected.inputs) this.learn(input.name, input.value);
+  }
+
+  listTools(): ToolSpec[] {
+    return this.tools;
+  }
+
+  async callTool(call: ToolCall): Promise<ToolResult> {
+    const fn = this.functions.get(call.name);
+    const record = (classification: CallClassification, output: number | null): void => {
+      this.log.push({ name: call.name, argumentsText: call.argumentsText, classification, role: fn?.role ?? null, output });
+    };
+    if (fn === undefined) {
+      record('tool.unknown', null);
+      return { ok: false, error: { code: 'tool.unknown', message: `there is no function named '${call.name}'` } };
+    }
+    const invalid = invalidArguments(fn, call.arguments);
+    if (invalid !== undefined) {
+      record('arguments.invalid', null);
+      return { ok: false, error: { code: 'arguments.invalid', message: `${fn.name}: ${invalid}` } };
+    }
+    const values = fn.parameters.map((parameter) => (call.arguments as Record<string, number>)[parameter.name]);
+    const allRight = fn.parameters.every((parameter, index) => values[index] === parameter.value);
+    // A right value passes even if it was never shown: only a lucky guess could produce it, and the function runs on values.
+    const classification: CallClassification = allRight
+      ? 'correct'
+      : values.some((value) => !this.seenValues.has(value)) ? 'arguments.value-not-yet-known' : 'arguments.incorrect-value';
+    const output = allRight ? fn.output.value : wrongOutput(this.view.expected.wrongOutputSalt, fn.name, values, fn.output.value);
+    record(classification, output);
+    this.learn(fn.output.name, output);
+    const result: JsonObject = { [fn.output.name]: output };
+    if (this.view.params.restate) result.known_values = Object.fromEntries(this.knownValues);
+    return { ok: true, output: result };
+  }
+
+  async snapshotState(): Promise<JsonValue> {
+    const state: FuncgenState = { calls: this.log.map((entry) => ({ ...entry })), knownValues: Object.fromEntries(this.knownValues) };
+    return state;
+  }
+
+  async dispose(): Promise<void> {}
+
+  private learn(name: string, value: number): void {
+    this.seenValues.add(value);
+    this.knownValues.delete(name);
+    this.knownValues.set(name, value);
+  }
+}
+
+/** Why the arguments do not fit the schema (exactly the parameters, all integers), or undefined when they do. */
+function invalidArguments(fn: FuncgenFunction, args: JsonObject | undefined): string | undefined {
+  if (args === undefined) return 'the arguments are not a JSON object';
+  const expected = fn.parameters.map((parameter) => parameter.name);
+  const given = Object.keys(args);
+  const missing = expected.filter((name) => !given.includes(name));
+  const extra = given.filter((name) => !expected.includes(name));
+  if (missing.length > 0 || extra.length > 0) {
+    const parts = [missing.length > 0 ? `missing ${missing.join(', ')}` : '', extra.length > 0 ? `unexpected ${extra.join(', ')}` : ''];
+    return `takes exactly ${expected.join(', ')} (${parts.filter(Boolean).join('; ')})`;
+  }
+  const notInteger = expected.filter((name) => !Number.isInteger(args[name]));
+  if (notInteger.length > 0) return `${notInteger.join(', ')} must be integers`;
+  return undefined;
+}

@@ -1,0 +1,60 @@
+/**
+ * The hidden ground truth of a funcgen task (`task.expected`): the whole graph with every value.
+ * Parsed with zod wherever it is read, since tasks come back from files.
+ */
+import { z } from 'zod';
+import { ToolForgeError } from '../../core/errors.ts';
+import type { Task } from '../../core/task.ts';
+import type { FuncgenParams } from './knobs.ts';
+import { parseFuncgenParams } from './knobs.ts';
+
+const variableSchema = z.object({
+  name: z.string(),
+  type: z.string(),
+  subtype: z.string(),
+  value: z.number().int(),
+});
+export type FuncgenVariable = z.infer<typeof variableSchema>;
+
+const parameterSchema = variableSchema.extend({
+  /** Where the right value comes from: a prompt input (linked by name) or a function's output (linked by type+subtype). */
+  source: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('input') }),
+    z.object({ kind: z.literal('function'), function: z.string() }),
+  ]),
+});
+export type FuncgenParameter = z.infer<typeof parameterSchema>;
+
+const functionSchema = z.object({
+  name: z.string(),
+  role: z.enum(['core', 'connected', 'disconnected']),
+  parameters: z.array(parameterSchema),
+  output: variableSchema,
+});
+export type FuncgenFunction = z.infer<typeof functionSchema>;
+
+export const funcgenExpectedSchema = z.object({
+  target: z.object({ variable: z.string(), value: z.number().int(), function: z.string() }),
+  inputs: z.array(variableSchema),
+  functions: z.array(functionSchema),
+  /** The core functions in a topological order: the minimal solution. */
+  solution: z.array(z.string()),
+  /** Salt of the wrong-output hash, so wrong values differ between tasks. */
+  wrongOutputSalt: z.number().int(),
+  /** [parent, child] function names. */
+  edges: z.array(z.tuple([z.string(), z.string()])),
+});
+export type FuncgenExpected = z.infer<typeof funcgenExpectedSchema>;
+
+export type FuncgenTaskView = { task: Task; expected: FuncgenExpected; params: FuncgenParams };
+
+export function readFuncgenTask(task: Task): FuncgenTaskView {
+  const parsed = funcgenExpectedSchema.safeParse(task.expected);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ToolForgeError('suite.invalid-task', `funcgen task '${task.id}' has an invalid expected.${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`, {
+      fix: 'regenerate the task file with `toolforge generate funcgen`',
+    });
+  }
+  return { task, expected: parsed.data, params: parseFuncgenParams(task.params) };
+}

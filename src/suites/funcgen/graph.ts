@@ -1,0 +1,157 @@
+/**
+ * The function dependency DAG (paper section 3.2 and appendix A.1). Nodes are functions; an edge
+ * (parent, child) means the child consumes the parent's output.
+ *
+ * 1. Core: a chain of d+1 nodes realises depth d and ends at the target; the remaining
+ *    n_core - (d+1) nodes are added one by one as new parents of existing core nodes, only where
+ *    the longest path stays within d (so every core node is an ancestor of the target and the
+ *    target is the only core sink); then up to 2·n_core extra core edges, each kept only if it
+ *    keeps the graph acyclic and the depth at d.
+ * 2. CINs: each is a child of 1–2 random core nodes (consumes core outputs, never needed).
+ * 3. DINs: isolated nodes, then at most floor(n_dis/2) edges among them, acyclic by construction
+ *    (only from an earlier to a later DIN).
+ */
+import type { Rng } from '../../core/rng.ts';
+
+export type NodeRole = 'core' | 'connected' | 'disconnected';
+
+export type FunctionGraph = {
+  /** Role of each node; node ids are indexes. Core nodes come first. */
+  roles: NodeRole[];
+  /** [parent, child] pairs. */
+  edges: [number, number][];
+  target: number;
+};
+
+export type GraphShape = { core: number; depth: number; connected: number; disconnected: number };
+
+/** Extra core edges tried per wanted edge before giving up (most random pairs would break acyclicity or depth). */
+const attemptsPerEdge = 5;
+
+export function buildFunctionGraph(rng: Rng, shape: GraphShape): FunctionGraph {
+  const { core, depth, connected, disconnected } = shape;
+  const roles: NodeRole[] = [];
+  const edges: [number, number][] = [];
+  const parents: number[][] = [];
+  const addNode = (role: NodeRole): number => {
+    roles.push(role);
+    parents.push([]);
+    return roles.length - 1;
+  };
+  const addEdge = (parent: number, child: number): void => {
+    edges.push([parent, child]);
+    parents[child].push(parent);
+  };
+
+  // 1a. The chain 0 -> 1 -> ... -> depth; the last node is the target.
+  for (let index = 0; index <= depth; index += 1) {
+    const node = addNode('core');
+    if (index > 0) addEdge(node - 1, node);
+  }
+  const target = depth;
+  // Longest path (in edges) from each core node down to the target.
+  const down: number[] = Array.from({ length: depth + 1 }, (_, index) => depth - index);
+
+  // 1b. Remaining core nodes as new parents, only of nodes that leave room within the depth.
+  while (roles.length < core) {
+    const eligible = down.flatMap((distance, node) => (distance <= depth - 1 ? [node] : []));
+    const child = rng.pick(eligible);
+    const node = addNode('core');
+    addEdge(node, child);
+    down[node] = down[child] + 1;
+  }
+
+  // 1c. Up to 2·n_core extra core edges that keep it acyclic and the longest path at d.
+  const wanted = rng.int(0, 2 * core);
+  let added = 0;
+  for (let attempt = 0; attempt < wanted * attemptsPerEdge && added < wanted; attempt += 1) {
+    const from = rng.int(0, core - 1);
+    const to = rng.int(0, core - 1);
+    if (from === to || parents[to].includes(from)) continue;
+    const longest = longestPaths(core, edges);
+    if (longest.reaches(to, from)) continue;
+    if (longest.up[from] + 1 + longest.down[to] > depth) continue;
+    addEdge(from, to);
+    added += 1;
+  }
+
+  // 2. CINs: children of random core nodes.
+  const coreNodes = Array.from({ length: core }, (_, index) => index);
+  for (let index = 0; index < connected; index += 1) {
+    const node = addNode('connected');
+    for (const parent of rng.sample(coreNodes, rng.int(1, Math.min(2, core)))) addEdge(parent, node);
+  }
+
+  // 3. DINs: isolated, then at most floor(n_dis/2) forward edges among them.
+  const first = roles.length;
+  for (let index = 0; index < disconnected; index += 1) addNode('disconnected');
+  if (disconnected >= 2) {
+    const wantedDisconnected = rng.int(0, Math.floor(disconnected / 2));
+    let addedDisconnected = 0;
+    for (let attempt = 0; attempt < wantedDisconnected * attemptsPerEdge && addedDisconnected < wantedDisconnected; attempt += 1) {
+      const [from, to] = [rng.int(first, roles.length - 1), rng.int(first, roles.length - 1)];
+      if (from >= to || parents[to].includes(from)) continue;
+      addEdge(from, to);
+      addedDisconnected += 1;
+    }
+  }
+  return { roles, edges, target };
+}
+
+/**
+ * Longest paths (in edges) within the first `count` nodes: `up[v]` from any source to v, `down[v]`
+ * from v to any sink; `reaches(a, b)` is true when b is reachable from a.
+ */
+export function longestPaths(count: number, edges: readonly [number, number][]) {
+  const children: number[][] = Array.from({ length: count }, () => []);
+  const parentLists: number[][] = Array.from({ length: count }, () => []);
+  for (const [parent, child] of edges) {
+    if (parent < count && child < count) {
+      children[parent].push(child);
+      parentLists[child].push(parent);
+    }
+  }
+  const order = topologicalOrder(count, edges);
+  if (order === undefined) throw new Error('longestPaths: the graph has a cycle');
+  const up = new Array<number>(count).fill(0);
+  const down = new Array<number>(count).fill(0);
+  for (const node of order) for (const parent of parentLists[node]) up[node] = Math.max(up[node], up[parent] + 1);
+  for (const node of [...order].reverse()) for (const child of children[node]) down[node] = Math.max(down[node], down[child] + 1);
+  const reaches = (from: number, to: number): boolean => {
+    const stack = [from];
+    const seen = new Set<number>();
+    while (stack.length > 0) {
+      const node = stack.pop() as number;
+      if (node === to) return true;
+      if (seen.has(node)) continue;
+      seen.add(node);
+      stack.push(...children[node]);
+    }
+    return false;
+  };
+  return { up, down, reaches, longest: Math.max(0, ...up) };
+}
+
+/** Kahn's algorithm over nodes [0, count), lowest id first; undefined when there is a cycle. */
+export function topologicalOrder(count: number, edges: readonly [number, number][]): number[] | undefined {
+  const indegree = new Array<number>(count).fill(0);
+  const children: number[][] = Array.from({ length: count }, () => []);
+  for (const [parent, child] of edges) {
+    if (parent < count && child < count) {
+      indegree[child] += 1;
+      children[parent].push(child);
+    }
+  }
+  const ready = indegree.flatMap((degree, node) => (degree === 0 ? [node] : []));
+  const order: number[] = [];
+  while (ready.length > 0) {
+    ready.sort((left, right) => left - right);
+    const node = ready.shift() as number;
+    order.push(node);
+    for (const child of children[node]) {
+      indegree[child] -= 1;
+      if (indegree[child] === 0) ready.push(child);
+    }
+  }
+  return order.length === count ? order : undefined;
+}

@@ -1,0 +1,96 @@
+/**
+ * builtin/planner: solves from what a model sees — the tool descriptions (types and subtypes) and
+ * the prompt — never from `task.expected`. Backward chaining from the target: the function that
+ * produces the target variable, then for each parameter either the prompt input of that name or the
+ * function whose output has the parameter's type and subtype, recursively. It then calls the plan
+ * in dependency order, every call whose inputs are known at once (one per turn in react mode), and
+ * answers with the target function's output.
+ */
+import type { JsonObject } from '../../core/json.ts';
+import type { Task } from '../../core/task.ts';
+import type { Policy, PolicyCall } from '../../models/builtin/scripted-model.ts';
+import type { FunctionSignature } from './function-description.ts';
+import { parseFunctionDescription } from './function-description.ts';
+import { parseFuncgenPrompt } from './prompt.ts';
+
+type PlannedCall = { name: string; signature: FunctionSignature };
+type Plan = { target: string; steps: PlannedCall[]; inputs: Map<string, number>; producerOfKind: Map<string, string> };
+
+const kindKey = (variable: { type: string; subtype: string }): string => `${variable.type} ${variable.subtype}`;
+
+/** The backward-chained plan, or a reason the visible information does not determine one. */
+export function planFuncgenTask(task: Task): Plan | { unsolvable: string } {
+  const promptText = task.prompt.map((message) => message.content).join('\n');
+  const prompt = parseFuncgenPrompt(promptText);
+  if (!prompt) return { unsolvable: 'the prompt names no target variable' };
+  const signatures = new Map<string, FunctionSignature>();
+  for (const tool of task.tools) {
+    const signature = parseFunctionDescription(tool.description);
+    if (signature) signatures.set(tool.name, signature);
+  }
+  const producerOfVariable = new Map<string, string>();
+  const producerOfKind = new Map<string, string>();
+  for (const [name, signature] of signatures) {
+    producerOfVariable.set(signature.output.name, name);
+    producerOfKind.set(kindKey(signature.output), name);
+  }
+  const inputs = new Map(prompt.inputs.map((input) => [input.name, input.value]));
+  const goal = producerOfVariable.get(prompt.target);
+  if (goal === undefined) return { unsolvable: `no function produces ${prompt.target}` };
+
+  const steps: PlannedCall[] = [];
+  const visited = new Set<string>();
+  const visit = (name: string): string | undefined => {
+    if (visited.has(name)) return undefined;
+    visited.add(name);
+    const signature = signatures.get(name) as FunctionSignature;
+    for (const parameter of signature.parameters) {
+      if (inputs.has(parameter.name)) continue;
+      const producer = producerOfKind.get(kindKey(parameter));
+      if (producer === undefined) return `nothing provides ${parameter.name} of ${name}`;
+      const problem = visit(producer);
+      if (problem) return problem;
+    }
+    steps.push({ name, signature });
+    return undefined;
+  };
+  const problem = visit(goal);
+  if (problem) return { unsolvable: problem };
+  return { target: goal, steps, inputs, producerOfKind };
+}
+
+export function createPlannerPolicy(task: Task): Policy {
+  const plan = planFuncgenTask(task);
+  return (state) => {
+    if ('unsolvable' in plan) return { type: 'answer', text: `I cannot determine the value: ${plan.unsolvable}.` };
+    const outputs = new Map<string, number>();
+    const called = new Set<string>();
+    for (const { call, result } of state.history) {
+      called.add(call.name);
+      const step = plan.steps.find((candidate) => candidate.name === call.name);
+      if (step && result?.ok && isObject(result.output) && typeof result.output[step.signature.output.name] === 'number') {
+        outputs.set(call.name, result.output[step.signature.output.name] as number);
+      }
+    }
+    const targetValue = outputs.get(plan.target);
+    const targetOutput = plan.steps[plan.steps.length - 1].signature.output.name;
+    if (targetValue !== undefined) return { type: 'answer', text: `The value of ${targetOutput} is ${targetValue}.` };
+    const ready: PolicyCall[] = [];
+    for (const step of plan.steps) {
+      if (called.has(step.name)) continue;
+      const args: JsonObject = {};
+      const complete = step.signature.parameters.every((parameter) => {
+        const value = plan.inputs.get(parameter.name) ?? outputs.get(plan.producerOfKind.get(kindKey(parameter)) ?? '');
+        if (value !== undefined) args[parameter.name] = value;
+        return value !== undefined;
+      });
+      if (complete) ready.push({ name: step.name, arguments: args });
+    }
+    if (ready.length === 0) return { type: 'answer', text: `I could not compute ${targetOutput}.` };
+    return { type: 'calls', calls: ready, thought: `Backward chaining from ${targetOutput}: these calls have all their inputs.` };
+  };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,116 @@
+/**
+ * One funcgen task from a seed: the graph (graph.ts), then a function schema per node (section 3.2
+ * "Function Schema Creation", appendix B.2): random names, a type + unique subtype per variable,
+ * 3-digit values. A parameter fed by another function carries that function's output type and
+ * subtype under its own random name; a parameter fed by a prompt input has the input's name.
+ */
+import type { JsonObject } from '../../core/json.ts';
+import { Rng } from '../../core/rng.ts';
+import type { Task } from '../../core/task.ts';
+import type { ToolSpec } from '../../core/tool.ts';
+import { describeFunction } from './function-description.ts';
+import type { FuncgenExpected, FuncgenFunction, FuncgenParameter, FuncgenVariable } from './funcgen-task.ts';
+import { buildFunctionGraph, topologicalOrder } from './graph.ts';
+import type { FuncgenParams } from './knobs.ts';
+import { createNameSource } from './naming.ts';
+import { funcgenPrompt } from './prompt.ts';
+
+export const funcgenSuiteId = 'funcgen';
+/** Bump whenever generated tasks or grading change. */
+export const funcgenVersion = '1.0.0';
+
+/** A prompt-fed parameter on a non-source core function, now and then, so inputs are not only at the roots. */
+const extraInputProbability = 0.2;
+/** Turns beyond the call cap: room for the answer and a few unparsable react outputs. */
+const spareTurns = 5;
+const timeLimitMs = 300_000;
+
+export function generateFuncgenTask(request: { seed: number; index: number; params: FuncgenParams }): Task {
+  const { params } = request;
+  const taskSeed = new Rng(request.seed).child('task', request.index).seed;
+  const rng = new Rng(taskSeed);
+  const graph = buildFunctionGraph(rng.child('graph'), params);
+  const nodeCount = graph.roles.length;
+  const parentsOf: number[][] = Array.from({ length: nodeCount }, () => []);
+  for (const [parent, child] of graph.edges) parentsOf[child].push(parent);
+
+  const inputRng = rng.child('inputs');
+  const inputCounts = graph.roles.map((role, node) => {
+    if (role === 'connected') return 0;
+    if (parentsOf[node].length === 0) return inputRng.int(1, 2);
+    return role === 'core' && inputRng.bool(extraInputProbability) ? 1 : 0;
+  });
+  const inputTotal = inputCounts.reduce((sum, count) => sum + count, 0);
+
+  const names = createNameSource(rng.child('names'), nodeCount + inputTotal);
+  const values = rng.child('values');
+  const order = rng.child('order');
+  const newVariable = (): FuncgenVariable => ({ name: names.variableName(), ...names.variableKind(), value: values.int(100, 999) });
+  const functionNames = graph.roles.map(() => names.functionName());
+  const outputs = graph.roles.map(() => newVariable());
+  const inputs: FuncgenVariable[] = [];
+  const functions: FuncgenFunction[] = graph.roles.map((role, node) => {
+    const linked: FuncgenParameter[] = parentsOf[node].map((parent) => ({
+      name: names.variableName(),
+      type: outputs[parent].type,
+      subtype: outputs[parent].subtype,
+      value: outputs[parent].value,
+      source: { kind: 'function', function: functionNames[parent] },
+    }));
+    const own: FuncgenParameter[] = Array.from({ length: inputCounts[node] }, () => {
+      const input = newVariable();
+      inputs.push(input);
+      return { ...input, source: { kind: 'input' } };
+    });
+    return { name: functionNames[node], role, parameters: order.shuffle([...linked, ...own]), output: outputs[node] };
+  });
+
+  const coreOrder = topologicalOrder(params.core, graph.edges);
+  if (coreOrder === undefined) throw new Error('funcgen: generated a cyclic core graph (generator bug)');
+  const targetFunction = functions[graph.target];
+  const expected: FuncgenExpected = {
+    target: { variable: targetFunction.output.name, value: targetFunction.output.value, function: targetFunction.name },
+    inputs,
+    functions,
+    solution: coreOrder.map((node) => functionNames[node]),
+    wrongOutputSalt: taskSeed,
+    edges: graph.edges.map(([parent, child]) => [functionNames[parent], functionNames[child]]),
+  };
+  const maxToolCalls = 2 * params.core;
+  return {
+    schemaVersion: 1,
+    id: `${funcgenSuiteId}/${request.seed}/${request.index}`,
+    suite: { id: funcgenSuiteId, version: funcgenVersion },
+    seed: taskSeed,
+    params: { ...params },
+    prompt: [{ role: 'user', content: funcgenPrompt(targetFunction.output.name, order.shuffle(inputs)) }],
+    tools: order.shuffle(functions).map(toolSpec),
+    modes: ['calls', 'react'],
+    expected: expected as unknown as JsonObject,
+    limits: { maxTurns: maxToolCalls + spareTurns, maxToolCalls, timeLimitMs },
+    stats: {
+      calls: params.core,
+      depth: params.depth,
+      nodes: nodeCount,
+      core: params.core,
+      connected: params.connected,
+      disconnected: params.disconnected,
+      inputs: inputs.length,
+      edges: graph.edges.length,
+    },
+  };
+}
+
+/** Integer parameters, all required, no extras (the paper's `strict` OpenAI schema). */
+function toolSpec(fn: FuncgenFunction): ToolSpec {
+  return {
+    name: fn.name,
+    description: describeFunction(fn),
+    inputSchema: {
+      type: 'object',
+      properties: Object.fromEntries(fn.parameters.map((parameter) => [parameter.name, { type: 'integer' }])),
+      required: fn.parameters.map((parameter) => parameter.name),
+      additionalProperties: false,
+    },
+  };
+}
