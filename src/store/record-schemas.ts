@@ -1,0 +1,106 @@
+/**
+ * zod schemas for what crosses the store's file boundary (JSONL import). Our own database rows are
+ * written by this code and read back without re-validation; imported files are anyone's.
+ */
+import { z } from 'zod';
+import { failureCodeSchema } from '../core/failure.ts';
+import { modeSchema } from '../core/mode.ts';
+import { terminationSchema } from '../core/termination.ts';
+import { taskSchema } from '../core/task.ts';
+
+const jsonObjectSchema = z.record(z.string(), z.unknown());
+
+export const generationSettingsSchema = z.object({
+  temperature: z.number().optional(),
+  topP: z.number().optional(),
+  maxOutputTokens: z.number().int().optional(),
+  seed: z.number().int().optional(),
+  stop: z.array(z.string()).optional(),
+});
+
+export const provenanceSchema = z.object({
+  toolforgeVersion: z.string(),
+  git: z.object({ commit: z.string(), isDirty: z.boolean() }).nullable(),
+  nodeVersion: z.string(),
+  platform: z.string(),
+  suite: z.object({ id: z.string(), version: z.string() }),
+  model: z.object({ ref: z.string(), baseUrl: z.string().nullable(), settings: generationSettingsSchema }),
+  seed: z.number().int(),
+  params: jsonObjectSchema,
+  mode: modeSchema.nullable(),
+  trials: z.number().int().positive(),
+  cliArgs: z.array(z.string()),
+});
+
+export const storedRunSchema = z.object({
+  schemaVersion: z.literal(1),
+  id: z.string().regex(/^[A-Za-z0-9._-]+$/, 'run ids use letters, digits, ".", "_" and "-"'),
+  createdAt: z.string(),
+  suite: z.object({ id: z.string().min(1), version: z.string().min(1) }),
+  model: z.string().min(1),
+  baseUrl: z.string().nullable(),
+  mode: modeSchema.nullable(),
+  trials: z.number().int().positive(),
+  concurrency: z.number().int().positive(),
+  seed: z.number().int(),
+  params: jsonObjectSchema,
+  settings: generationSettingsSchema,
+  provenance: provenanceSchema,
+  status: z.enum(['running', 'finished', 'cancelled', 'failed']),
+  taskCount: z.number().int().nonnegative(),
+});
+
+const toolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  argumentsText: z.string(),
+  arguments: jsonObjectSchema.optional(),
+  parseError: z.string().optional(),
+});
+
+const toolResultSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), output: z.unknown() }),
+  z.object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) }),
+]);
+
+export const messageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('system'), content: z.string() }),
+  z.object({ role: z.literal('user'), content: z.string() }),
+  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(toolCallSchema), reasoning: z.string().optional() }),
+  z.object({ role: z.literal('tool'), toolCallId: z.string(), toolName: z.string(), result: toolResultSchema }),
+]);
+
+export const scoreSchema = z.object({
+  value: z.number().min(0).max(1),
+  passed: z.boolean(),
+  reason: z.string(),
+  failure: failureCodeSchema.optional(),
+  failureCounts: z.partialRecord(failureCodeSchema, z.number()).optional(),
+  details: jsonObjectSchema.optional(),
+});
+
+export const episodeRecordSchema = z.object({
+  schemaVersion: z.literal(1),
+  runId: z.string(),
+  taskId: z.string().min(1),
+  model: z.string(),
+  mode: modeSchema,
+  trial: z.number().int().nonnegative(),
+  status: z.enum(['scored', 'infrastructure-error', 'cancelled']),
+  termination: terminationSchema.nullable(),
+  messages: z.array(messageSchema),
+  score: scoreSchema.nullable(),
+  usage: z.object({ inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative() }),
+  attempts: z.number().int().positive(),
+  startedAt: z.string(),
+  endedAt: z.string(),
+  durationMs: z.number().nonnegative(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+
+/** One line of a run's JSONL export: the run header first, then its tasks, then its episodes. */
+export const exportLineSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('run'), run: storedRunSchema }),
+  z.object({ type: z.literal('task'), ordinal: z.number().int().nonnegative(), task: taskSchema }),
+  z.object({ type: z.literal('episode'), episode: episodeRecordSchema }),
+]);

@@ -1,0 +1,42 @@
+import type { JsonObject } from '../core/json.ts';
+import type { Mode } from '../core/mode.ts';
+import type { GenerationSettings } from '../models/spec.ts';
+
+/** `running` also covers a run whose process was killed: `resumeEvaluation` finishes it. */
+export type RunStatus = 'running' | 'finished' | 'cancelled' | 'failed';
+
+/** Where a run's numbers came from, so a result can be traced and reproduced. */
+export type Provenance = {
+  toolforgeVersion: string;
+  /** Null outside a git checkout (e.g. an npm install). */
+  git: { commit: string; isDirty: boolean } | null;
+  nodeVersion: string;
+  platform: string;
+  suite: { id: string; version: string };
+  model: { ref: string; baseUrl: string | null; settings: GenerationSettings };
+  seed: number;
+  params: JsonObject;
+  /** Null when each task ran in its own default mode. */
+  mode: Mode | null;
+  trials: number;
+  cliArgs: string[];
+};
+
+/** One evaluation run: one model on a fixed list of tasks, each tried `trials` times. */
+export type StoredRun = {
+  schemaVersion: 1;
+  id: string;
+  createdAt: string;
+  suite: { id: string; version: string };
+  model: string;
+  baseUrl: string | null;
+  mode: Mode | null;
+  trials: number;
+  concurrency: number;
+  seed: number;
+  params: JsonObject;
+  settings: GenerationSettings;
+  provenance: Provenance;
+  status: RunStatus;
+  taskCount: number;
+};

@@ -1,0 +1,153 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ConfigError } from '../../src/core/errors.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { createRunId } from '../../src/store/run-id.ts';
+import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { sampleEpisode, sampleRun, temporaryDirectory } from './test-helpers.ts';
+
+const tasks = await createFakeSuite().generate({ seed: 7, count: 2, params: {} });
+
+describe('results store', () => {
+  test('creates the parent folder, uses WAL, and round-trips a run, its tasks and episodes', () => {
+    const path = join(temporaryDirectory(), 'nested', 'deeper', 'results.db');
+    const store = openResultsStore(path);
+    store.createRun(sampleRun('run-a'), tasks);
+    store.saveEpisode(sampleEpisode('run-a', tasks[1].id, 0));
+    store.saveEpisode(sampleEpisode('run-a', tasks[0].id, 1));
+    store.saveEpisode(sampleEpisode('run-a', tasks[0].id, 0, { score: { value: 0, passed: false, reason: 'no', failure: 'result.wrong' } }));
+    store.close();
+
+    const reopened = openResultsStore(path);
+    const run = reopened.getRun('run-a');
+    assert.equal(run.status, 'running');
+    assert.equal(run.taskCount, 2);
+    assert.deepEqual(run.settings, { temperature: 0 });
+    assert.deepEqual(run.provenance.cliArgs, ['run', 'fake-sum']);
+    assert.deepEqual(reopened.listTasks('run-a'), tasks);
+    const episodes = reopened.listEpisodes('run-a');
+    // Task order, then trial.
+    assert.deepEqual(episodes.map((episode) => [episode.taskId, episode.trial]), [[tasks[0].id, 0], [tasks[0].id, 1], [tasks[1].id, 0]]);
+    assert.deepEqual(episodes[1], sampleEpisode('run-a', tasks[0].id, 1));
+    assert.deepEqual(reopened.countEpisodes('run-a'), { scored: 3, 'infrastructure-error': 0, cancelled: 0 });
+    reopened.close();
+
+    const raw = new Database(path, { readonly: true });
+    assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
+    assert.deepEqual(raw.prepare('SELECT version FROM schema_version').all(), [{ version: 1 }]);
+    assert.deepEqual(raw.prepare('SELECT passed, value, failure FROM episodes ORDER BY task_id, trial').all(),
+      [{ passed: 0, value: 0, failure: 'result.wrong' }, { passed: 1, value: 1, failure: null }, { passed: 1, value: 1, failure: null }]);
+    raw.close();
+  });
+
+  test('an infrastructure-error row is replaced by its scored retry, but a scored row is never overwritten', () => {
+    const store = openResultsStore(':memory:');
+    store.createRun(sampleRun('run-b'), tasks);
+    const infrastructure = sampleEpisode('run-b', tasks[0].id, 0, {
+      status: 'infrastructure-error', termination: null, messages: [], score: null, attempts: 5, error: { code: 'provider.server-error', message: 'HTTP 503' },
+    });
+    assert.equal(store.saveEpisode(infrastructure), true);
+    assert.deepEqual(store.countEpisodes('run-b'), { scored: 0, 'infrastructure-error': 1, cancelled: 0 });
+    assert.equal(store.saveEpisode(sampleEpisode('run-b', tasks[0].id, 0, { attempts: 2 })), true);
+    assert.equal(store.saveEpisode(sampleEpisode('run-b', tasks[0].id, 0, { score: { value: 0, passed: false, reason: 'late duplicate' } })), false);
+    const [only] = store.listEpisodes('run-b');
+    assert.equal(only.status, 'scored');
+    assert.equal(only.attempts, 2);
+    assert.equal(only.score?.passed, true);
+    assert.equal(store.listEpisodes('run-b').length, 1);
+    store.close();
+  });
+
+  test('lists runs newest first, filters by suite, finds the latest, and names recent runs for an unknown id', () => {
+    const store = openResultsStore(':memory:');
+    store.createRun(sampleRun('old', { createdAt: '2026-01-01T00:00:00.000Z' }), tasks);
+    store.createRun(sampleRun('new', { createdAt: '2026-01-03T00:00:00.000Z' }), tasks);
+    store.createRun(sampleRun('other', { createdAt: '2026-01-02T00:00:00.000Z', suite: { id: 'other-suite', version: '1' } }), []);
+    assert.deepEqual(store.listRuns().map((run) => run.id), ['new', 'other', 'old']);
+    assert.deepEqual(store.listRuns({ suiteId: 'fake-sum' }).map((run) => run.id), ['new', 'old']);
+    assert.equal(store.latestRun()?.id, 'new');
+    assert.equal(store.latestRun({ suiteId: 'other-suite' })?.id, 'other');
+    store.setRunStatus('old', 'finished');
+    assert.equal(store.getRun('old').status, 'finished');
+    assert.throws(() => store.getRun('missing'), (error: unknown) =>
+      error instanceof ConfigError && error.code === 'store.unknown-run' && /missing/.test(error.message) && /new, other, old/.test(error.message));
+    store.deleteRun('other');
+    assert.equal(store.findRun('other'), undefined);
+    store.close();
+  });
+
+  test('export then import into another database gives the same run, byte for byte', () => {
+    const directory = temporaryDirectory();
+    const source = openResultsStore(join(directory, 'a.db'));
+    source.createRun(sampleRun('run-c'), tasks);
+    source.saveEpisode(sampleEpisode('run-c', tasks[0].id, 0));
+    source.saveEpisode(sampleEpisode('run-c', tasks[1].id, 1, { status: 'infrastructure-error', termination: null, score: null, messages: [], error: { code: 'internal', message: 'boom' } }));
+    source.setRunStatus('run-c', 'finished');
+    const exported = source.exportRun('run-c');
+    const lines = exported.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string });
+    assert.deepEqual(lines.map((line) => line.type), ['run', 'task', 'task', 'episode', 'episode']);
+
+    const target = openResultsStore(join(directory, 'b.db'));
+    const imported = target.importRun(exported, 'run-c.jsonl');
+    assert.deepEqual(imported, source.getRun('run-c'));
+    assert.deepEqual(target.listEpisodes('run-c'), source.listEpisodes('run-c'));
+    assert.equal(target.exportRun('run-c'), exported);
+
+    assert.throws(() => target.importRun(exported, 'run-c.jsonl'), (error: unknown) =>
+      error instanceof ConfigError && error.code === 'input.invalid' && /already in/.test(error.message) && /--db/.test(error.message));
+    assert.equal(target.listEpisodes('run-c').length, 2);
+    source.close();
+    target.close();
+  });
+
+  test('import names the line and field of a bad record and writes nothing', () => {
+    const store = openResultsStore(':memory:');
+    store.createRun(sampleRun('run-d'), tasks);
+    store.saveEpisode(sampleEpisode('run-d', tasks[0].id, 0));
+    const exported = store.exportRun('run-d');
+    store.deleteRun('run-d');
+    const lines = exported.trimEnd().split('\n');
+    const badEpisode = JSON.parse(lines[3]) as { episode: { score: { value: number } } };
+    badEpisode.episode.score.value = 2;
+    const cases: [string, RegExp][] = [
+      [[lines[0], lines[1], lines[2], JSON.stringify(badEpisode)].join('\n'), /bad\.jsonl:4: field 'episode\.score\.value'/],
+      [[lines[0], '{not json', lines[2]].join('\n'), /bad\.jsonl:2: not valid JSON/],
+      [[lines[1], lines[0]].join('\n'), /bad\.jsonl:1: a task line before the run header/],
+      [[lines[0], lines[1]].join('\n'), /header says 2 task\(s\) but the file holds 1/],
+      [[lines[0], lines[1], lines[2], lines[3], lines[3]].join('\n'), /bad\.jsonl:5: episode .* appears twice/],
+      ['', /no run header/],
+    ];
+    for (const [text, pattern] of cases) {
+      assert.throws(() => store.importRun(text, 'bad.jsonl'), (error: unknown) => error instanceof ConfigError && error.code === 'input.invalid' && pattern.test(error.message), String(pattern));
+    }
+    assert.deepEqual(store.listRuns(), []);
+    store.close();
+  });
+
+  test('a corrupt file, a foreign database and a directory are refused with store.invalid naming the fix', () => {
+    const directory = temporaryDirectory();
+    const corrupt = join(directory, 'corrupt.db');
+    writeFileSync(corrupt, 'this is not a database, just text that is long enough to have a header'.repeat(20));
+    const foreign = join(directory, 'foreign.db');
+    const other = new Database(foreign);
+    other.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
+    other.close();
+    for (const path of [corrupt, foreign, directory]) {
+      assert.throws(() => openResultsStore(path), (error: unknown) =>
+        error instanceof ConfigError && error.code === 'store.invalid' && error.message.includes(path) && /--db <other path>/.test(error.message), path);
+    }
+    // The foreign database was left untouched.
+    const check = new Database(foreign, { readonly: true });
+    assert.deepEqual(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all(), [{ name: 'customers' }]);
+    check.close();
+    assert.equal(existsSync(join(directory, 'corrupt.db')), true);
+  });
+
+  test('run ids are readable: suite, UTC date and time, four hex digits', () => {
+    assert.equal(createRunId('fake-sum', new Date('2026-03-04T05:06:07Z'), 'a1b2'), 'fake-sum-20260304-050607-a1b2');
+    assert.match(createRunId('nestful'), /^nestful-\d{8}-\d{6}-[0-9a-f]{4}$/);
+  });
+});
