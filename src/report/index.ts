@@ -6,3 +6,4 @@ export * from './render-table.ts';
 export * from './render-json.ts';
 export * from './render-csv.ts';
 export * from './render-html.ts';
+export * from './load-run-report.ts';

@@ -1,0 +1,167 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { resolve } from 'node:path';
+import { ConfigError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { Mode } from '../../core/mode.ts';
+import { modes } from '../../core/mode.ts';
+import type { Task } from '../../core/task.ts';
+import { createModelSource, parseModelReference } from '../../models/registry.ts';
+import type { GenerationSettings } from '../../models/spec.ts';
+import { renderRunTable } from '../../report/render-table.ts';
+import { summaryObject } from '../../report/run-report.ts';
+import { generateTasks } from '../../runner/generate-tasks.ts';
+import { readTasksFile } from '../../runner/read-tasks-file.ts';
+import { resolveModelSource } from '../../runner/resolve-model-source.ts';
+import { resumeEvaluation, runEvaluation } from '../../runner/run-evaluation.ts';
+import type { RunSummary } from '../../runner/summarize-run.ts';
+import { resolveKnobs } from '../../suites/knob.ts';
+import { getSuite } from '../../suites/registry.ts';
+import type { Suite } from '../../suites/spec.ts';
+import type { CliIo } from '../cli-io.ts';
+import { openExistingStore, withStore } from '../open-store.ts';
+import { collectSetting, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, resolveDatabasePath } from '../option-parsers.ts';
+import { createProgressDisplay } from '../progress-display.ts';
+
+type RunFlags = {
+  model?: string;
+  tasks?: string;
+  seed?: number;
+  count?: number;
+  set?: Record<string, string>;
+  mode?: Mode;
+  trials?: number;
+  concurrency?: number;
+  db?: string;
+  resume?: string;
+  baseUrl?: string;
+  temperature?: number;
+  maxOutputTokens?: number;
+  json?: boolean;
+};
+
+export function registerRunCommand(program: Command, io: CliIo, argv: readonly string[]): void {
+  program
+    .command('run')
+    .description('generate (or read) tasks, run a model on them, score and store every episode, print a report')
+    .argument('[suite]', "suite id (see 'toolforge suites'); optional with --resume")
+    .option('--model <ref>', 'builtin/oracle|random|planner, openai/<m>, anthropic/<m>, google/<m>, openai-compatible/<m>, replay/<file.jsonl>')
+    .option('--tasks <file>', "run the tasks in this JSONL file (from 'toolforge generate') instead of generating")
+    .option('--seed <n>', 'generation seed (default 0)', parseNonNegativeInteger)
+    .option('--count <n>', "how many tasks to generate (default: the suite's default count)", parsePositiveInteger)
+    .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)
+    .addOption(new Option('--mode <mode>', "interaction mode (default: each task's first mode)").choices(modes))
+    .option('--trials <n>', 'attempts per task (default 1; pass@k for k <= n)', parsePositiveInteger)
+    .option('--concurrency <n>', 'episodes in flight (default 4)', parsePositiveInteger)
+    .option('--db <file>', 'results database (default .toolforge/results.db)')
+    .option('--resume <run>', 'finish a stored run: rerun its missing and infrastructure-error episodes')
+    .option('--base-url <url>', 'the endpoint for openai-compatible/ models (or to override a provider)')
+    .option('--temperature <t>', 'sampling temperature', parseFiniteNumber)
+    .option('--max-output-tokens <n>', 'output token cap per model call', parsePositiveInteger)
+    .option('--json', 'print one JSON summary object on stdout and nothing else')
+    .action(async (suiteId: string | undefined, flags: RunFlags) => {
+      const cliArgs = [...argv];
+      const summary = flags.resume
+        ? await resume(suiteId, flags.resume, flags, io)
+        : await startRun(suiteId, flags, io, cliArgs);
+      printSummary(summary, flags, io);
+    });
+}
+
+async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<RunSummary> {
+  if (!suiteId) {
+    throw new ConfigError('config.invalid', 'no suite given', {
+      fix: "name one: 'toolforge run funcgen --model builtin/planner' (see 'toolforge suites'), or continue a run with 'toolforge run --resume <run>'",
+    });
+  }
+  const suite = getSuite(suiteId);
+  if (!flags.model) {
+    throw new ConfigError('config.invalid', 'no model given', {
+      fix: `pass --model <ref>, e.g. --model builtin/planner (no API key needed) or --model openai/gpt-4.1 (reads OPENAI_API_KEY)`,
+    });
+  }
+  if (flags.mode && !suite.modes.includes(flags.mode)) {
+    throw new ConfigError('config.unsupported-mode', `suite '${suite.id}' does not support mode '${flags.mode}'`, {
+      fix: `use --mode ${suite.modes.join('|')} (or leave it out for ${suite.modes[0]})`,
+    });
+  }
+  checkModel(suite, flags.model, flags.baseUrl, io);
+  const seed = flags.seed ?? 0;
+  let tasks: Task[];
+  let params: JsonObject;
+  if (flags.tasks) {
+    if (flags.count !== undefined || flags.set !== undefined) {
+      throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count and --set have nothing to change', {
+        fix: 'drop --count/--set to run the file as it is, or drop --tasks to generate new tasks',
+      });
+    }
+    tasks = await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id });
+    params = tasks[0].params as JsonObject;
+  } else {
+    params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
+    tasks = await generateTasks(suite, { seed, count: flags.count, params });
+  }
+  const progress = createProgressDisplay(io);
+  try {
+    return await runEvaluation({
+      suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
+      concurrency: flags.concurrency, dbPath: resolveDatabasePath(flags.db, io.cwd), settings: settingsOf(flags),
+      seed: flags.tasks ? (flags.seed ?? tasks[0].seed) : seed, params, cliArgs, onProgress: progress.listener,
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+async function resume(suiteId: string | undefined, runId: string, flags: RunFlags, io: CliIo): Promise<RunSummary> {
+  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens'] as const)
+    .filter((name) => flags[name] !== undefined);
+  if (fixed.length > 0) {
+    const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
+    throw new ConfigError('config.invalid', `--resume continues run '${runId}' with its own model, tasks and settings; ${names} cannot change them`, {
+      fix: `drop ${names}, or start a new run without --resume`,
+    });
+  }
+  const dbPath = resolveDatabasePath(flags.db, io.cwd);
+  await withStore(openExistingStore(dbPath), (store) => {
+    const run = store.getRun(runId);
+    if (suiteId !== undefined && suiteId !== run.suite.id) {
+      throw new ConfigError('config.invalid', `run '${runId}' is a ${run.suite.id} run, not ${suiteId}`, {
+        fix: `use 'toolforge run --resume ${runId}' (or 'toolforge run ${run.suite.id} --resume ${runId}')`,
+      });
+    }
+  });
+  const progress = createProgressDisplay(io);
+  try {
+    return await resumeEvaluation({ runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, onProgress: progress.listener });
+  } finally {
+    progress.stop();
+  }
+}
+
+/** Fails on a bad model reference or a missing API key before any task is generated. */
+function checkModel(suite: Suite, ref: string, baseUrl: string | undefined, io: CliIo): void {
+  if (parseModelReference(ref).provider === 'builtin') resolveModelSource(suite, ref);
+  else createModelSource(ref, { baseUrl, env: io.env });
+}
+
+function settingsOf(flags: RunFlags): GenerationSettings {
+  const settings: GenerationSettings = {};
+  if (flags.temperature !== undefined) settings.temperature = flags.temperature;
+  if (flags.maxOutputTokens !== undefined) settings.maxOutputTokens = flags.maxOutputTokens;
+  return settings;
+}
+
+function printSummary(summary: RunSummary, flags: RunFlags, io: CliIo): void {
+  if (flags.json) {
+    io.stdout(`${JSON.stringify(summaryObject(summary))}\n`);
+    return;
+  }
+  const database = flags.db ? ` --db ${flags.db}` : '';
+  const unfinished = summary.infrastructureErrors + summary.missingEpisodes;
+  io.stdout([
+    renderRunTable(summary),
+    unfinished > 0 ? `${unfinished} episodes not scored; finish them with: toolforge run --resume ${summary.runId}${database}\n` : '',
+    `\nstored in ${resolveDatabasePath(flags.db, io.cwd)}; full report: toolforge report ${summary.runId} --format html --out report.html${database}\n`,
+  ].join(''));
+}

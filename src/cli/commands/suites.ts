@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import type { Knob } from '../../suites/knob.ts';
+import { listSuites } from '../../suites/registry.ts';
+import type { CliIo } from '../cli-io.ts';
+
+export function registerSuitesCommand(program: Command, io: CliIo): void {
+  program
+    .command('suites')
+    .description('list the suites: ids, modes, knobs with their defaults, built-in models')
+    .option('--json', 'print the list as JSON')
+    .action((options: { json?: boolean }) => {
+      const suites = listSuites();
+      if (options.json) {
+        io.stdout(`${JSON.stringify(suites.map((suite) => ({
+          id: suite.id, version: suite.version, title: suite.title, description: suite.description, paper: suite.paper,
+          modes: [...suite.modes], defaultCount: suite.defaultCount, knobs: suite.knobs.map((knob) => ({ ...knob })),
+          builtinModels: Object.keys(suite.builtinModels).map((name) => `builtin/${name}`),
+        })), null, 2)}\n`);
+        return;
+      }
+      if (suites.length === 0) {
+        io.stdout('no suites registered\n');
+        return;
+      }
+      const blocks = suites.map((suite) => [
+        `${suite.id} (version ${suite.version}): ${suite.title}`,
+        `  ${suite.description}`,
+        `  paper: ${suite.paper}`,
+        `  modes: ${suite.modes.join(', ')} (default ${suite.modes[0]})`,
+        `  default count: ${suite.defaultCount}`,
+        `  built-in models: ${Object.keys(suite.builtinModels).map((name) => `builtin/${name}`).join(', ') || '(none)'}`,
+        `  knobs (--set name=value):`,
+        ...suite.knobs.map((knob) => `    ${knob.name}=${describeKnob(knob)}  ${knob.description}`),
+      ].join('\n'));
+      io.stdout(`${blocks.join('\n\n')}\n`);
+    });
+}
+
+function describeKnob(knob: Knob): string {
+  switch (knob.type) {
+    case 'integer':
+    case 'number': {
+      const range = knob.min !== undefined || knob.max !== undefined ? ` in [${knob.min ?? '-inf'}, ${knob.max ?? 'inf'}]` : '';
+      return `${knob.default} (${knob.type}${range})`;
+    }
+    case 'boolean':
+      return `${knob.default} (true|false)`;
+    case 'string':
+      return `${knob.default ?? '(unset)'} (string)`;
+    case 'enum':
+      return `${knob.default} (${knob.values.join('|')})`;
+  }
+}

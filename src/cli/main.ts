@@ -1,0 +1,66 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError, ToolForgeError } from '../core/errors.ts';
+import type { CliIo } from './cli-io.ts';
+import { processIo } from './cli-io.ts';
+import { registerExportCommand } from './commands/export.ts';
+import { registerGenerateCommand } from './commands/generate.ts';
+import { registerImportCommand } from './commands/import.ts';
+import { registerReportCommand } from './commands/report.ts';
+import { registerRunCommand } from './commands/run.ts';
+import { registerRunsCommand } from './commands/runs.ts';
+import { registerSuitesCommand } from './commands/suites.ts';
+import { toolforgeVersion } from './toolforge-version.ts';
+
+/** Exit codes: 0 success, 2 bad input (usage or configuration: the message says the fix), 1 a bug or crash. */
+export const exitCodes = { success: 0, failure: 1, badInput: 2 } as const;
+
+/** `argv` is recorded with each run as provenance. */
+export function createProgram(io: CliIo, argv: readonly string[] = []): Command {
+  const program = new Command('toolforge')
+    .description('Generate fresh, executable tool-calling benchmarks, run models on them, score them with deterministic oracles.')
+    .version(toolforgeVersion, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
+    .exitOverride();
+  registerSuitesCommand(program, io);
+  registerGenerateCommand(program, io);
+  registerRunCommand(program, io, argv);
+  registerReportCommand(program, io);
+  registerRunsCommand(program, io);
+  registerExportCommand(program, io);
+  registerImportCommand(program, io);
+  // Subcommands inherit the output routing and the exit override; they are set on each explicitly.
+  for (const command of program.commands) {
+    command.configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) }).exitOverride();
+  }
+  return program;
+}
+
+/** Runs the CLI on `argv` (without the node and script paths) and returns the exit code. */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const program = createProgram(io, argv);
+  if (argv.length === 0) {
+    io.stdout(program.helpInformation());
+    return exitCodes.success;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCodes.success;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander already printed its message; help and version end with exit code 0.
+      return error.exitCode === 0 ? exitCodes.success : exitCodes.badInput;
+    }
+    if (error instanceof ToolForgeError) {
+      io.stderr(`error: ${error.message}\n`);
+      return isUserError(error) ? exitCodes.badInput : exitCodes.failure;
+    }
+    io.stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return exitCodes.failure;
+  }
+}
+
+/** Configuration, input files and the results file are the user's to fix; suite bugs and outages are not. */
+function isUserError(error: ToolForgeError): boolean {
+  return error instanceof ConfigError || /^(config|input|store)\./.test(error.code);
+}

@@ -1,0 +1,50 @@
+import cliProgress from 'cli-progress';
+import type { RunProgressEvent, RunProgressListener } from '../runner/run-progress.ts';
+import type { CliIo } from './cli-io.ts';
+
+/**
+ * A progress bar on stderr when stderr is a terminal; off a terminal nothing but retry notices,
+ * so logs and `--json` stdout stay clean.
+ */
+export function createProgressDisplay(io: CliIo): { listener: RunProgressListener; stop(): void } {
+  if (!io.isStderrTty) {
+    return {
+      listener: (event) => {
+        if (event.type === 'episode-retry') io.stderr(`${retryLine(event)}\n`);
+      },
+      stop: () => {},
+    };
+  }
+  const bars = new cliProgress.MultiBar({
+    stream: process.stderr,
+    format: '{runId} {bar} {value}/{total} episodes | passed {passed} | {duration_formatted}',
+    hideCursor: true,
+    clearOnComplete: false,
+  }, cliProgress.Presets.shades_classic);
+  let bar: cliProgress.SingleBar | undefined;
+  let passed = 0;
+  return {
+    listener: (event) => {
+      switch (event.type) {
+        case 'run-start':
+          bar = bars.create(event.plannedEpisodes, 0, { runId: event.runId, passed });
+          break;
+        case 'episode-retry':
+          bars.log(`${retryLine(event)}\n`);
+          break;
+        case 'episode-end':
+          if (event.passed) passed += 1;
+          bar?.update(event.completedEpisodes, { passed });
+          break;
+        case 'run-end':
+          bars.stop();
+          break;
+      }
+    },
+    stop: () => bars.stop(),
+  };
+}
+
+function retryLine(event: Extract<RunProgressEvent, { type: 'episode-retry' }>): string {
+  return `retrying ${event.taskId} trial ${event.trial} in ${Math.round(event.delayMs / 1000)} s (attempt ${event.failedAttempt} failed: ${event.error})`;
+}
