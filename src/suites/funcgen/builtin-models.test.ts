@@ -1,0 +1,102 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Mode } from '../../core/mode.ts';
+import type { Task } from '../../core/task.ts';
+import { runBuiltinEpisode } from './episode-harness.ts';
+import { funcgenSuite } from './index.ts';
+import { paperKnobGrid } from './paper-grid.ts';
+import { planFuncgenTask } from './planner-policy.ts';
+import { generateFuncgenTask } from './task-generator.ts';
+
+/**
+ * Agent runs use one task per setting of the paper grid (230 tasks: every core size, depth and
+ * irrelevant split), rather than the 1,150 of the structural test, to keep the suite fast.
+ */
+const gridTasks: Task[] = paperKnobGrid().map((params, setting) => generateFuncgenTask({ seed: 2024, index: setting, params }));
+
+async function passRate(tasks: readonly Task[], mode: Mode, builtin: string): Promise<{ passed: number; failedIds: string[] }> {
+  let passed = 0;
+  const failedIds: string[] = [];
+  for (const task of tasks) {
+    const { score } = await runBuiltinEpisode(task, mode, builtin);
+    if (score.passed) passed += 1;
+    else failedIds.push(task.id);
+  }
+  return { passed, failedIds };
+}
+
+describe('funcgen built-in models through the real agent, environment and scorer', () => {
+  for (const builtin of ['oracle', 'planner']) {
+    test(`${builtin} passes 100% of the paper grid (230 tasks) in calls mode, with exactly the minimum calls and no faults`, async () => {
+      for (const task of gridTasks) {
+        const { score, outcome, state } = await runBuiltinEpisode(task, 'calls', builtin);
+        assert.equal(score.passed, true, `${builtin} failed ${task.id}: ${score.reason}`);
+        assert.equal(outcome.termination, 'final-answer');
+        assert.equal(state.calls.length, task.stats.calls);
+        assert.deepEqual(score.failureCounts, {});
+        assert.equal(score.failure, undefined);
+      }
+    });
+
+    test(`${builtin} passes 100% of the paper grid in react mode`, async () => {
+      const result = await passRate(gridTasks, 'react', builtin);
+      assert.deepEqual(result.failedIds, []);
+      assert.equal(result.passed, gridTasks.length);
+    });
+  }
+
+  test('oracle and planner still pass with restate=true (results carry known_values)', async () => {
+    const tasks = paperKnobGrid(true).filter((_, setting) => setting % 10 === 0)
+      .map((params, index) => generateFuncgenTask({ seed: 77, index, params }));
+    for (const mode of ['calls', 'react'] as const) {
+      assert.equal((await passRate(tasks, mode, 'oracle')).passed, tasks.length);
+      assert.equal((await passRate(tasks, mode, 'planner')).passed, tasks.length);
+    }
+  });
+
+  test('oracle calls everything in one turn; planner goes layer by layer (several calls per turn)', async () => {
+    const task = generateFuncgenTask({ seed: 11, index: 0, params: { core: 10, depth: 3, connected: 5, disconnected: 5, restate: false } });
+    const oracle = await runBuiltinEpisode(task, 'calls', 'oracle');
+    const oracleTurns = oracle.outcome.messages.filter((message) => message.role === 'assistant');
+    assert.deepEqual(oracleTurns.map((message) => message.role === 'assistant' && message.toolCalls.length), [10, 0]);
+    const planner = await runBuiltinEpisode(task, 'calls', 'planner');
+    const plannerTurns = planner.outcome.messages.filter((message) => message.role === 'assistant');
+    // One turn per dependency layer (at most depth + 1), then the answer.
+    assert.ok(plannerTurns.length >= 2 && plannerTurns.length <= task.params.depth as number + 2);
+    assert.ok(plannerTurns.some((message) => message.role === 'assistant' && message.toolCalls.length > 1));
+  });
+
+  test('the planner uses visible information only: it solves the task with `expected` removed', () => {
+    const task = generateFuncgenTask({ seed: 5, index: 3, params: { core: 20, depth: 9, connected: 20, disconnected: 20, restate: false } });
+    const plan = planFuncgenTask({ ...task, expected: null });
+    assert.ok(!('unsolvable' in plan));
+    assert.equal(plan.steps.length, 20);
+    // Hiding a producer's description makes it unsolvable rather than guessing.
+    const broken = planFuncgenTask({ ...task, expected: null, tools: task.tools.map((tool) => ({ ...tool, description: 'opaque' })) });
+    assert.ok('unsolvable' in broken);
+  });
+
+  test('random passes at most 5% over the grid, in both modes, and produces classified faults', async () => {
+    for (const mode of ['calls', 'react'] as const) {
+      const episodes = [];
+      for (const task of gridTasks) {
+        const { score } = await runBuiltinEpisode(task, mode, 'random');
+        episodes.push({ task, trial: 0, score });
+      }
+      const passed = episodes.filter((episode) => episode.score.passed).length;
+      assert.ok(passed <= 0.05 * gridTasks.length, `random ${mode} passed ${passed}/${gridTasks.length}`);
+      const summary = funcgenSuite.summarize(episodes);
+      assert.ok(summary.metrics.callErrors > 0);
+      assert.ok(summary.metrics.shareValueNotYetKnown > 0 && summary.metrics.shareIncorrectValue > 0);
+    }
+  });
+
+  test('random is deterministic per task and trial', async () => {
+    const task = gridTasks[40];
+    const first = await runBuiltinEpisode(task, 'calls', 'random', 0);
+    const again = await runBuiltinEpisode(task, 'calls', 'random', 0);
+    assert.equal(JSON.stringify(first.outcome.messages), JSON.stringify(again.outcome.messages));
+    const other = await runBuiltinEpisode(task, 'calls', 'random', 1);
+    assert.notEqual(JSON.stringify(first.outcome.messages), JSON.stringify(other.outcome.messages));
+  });
+});

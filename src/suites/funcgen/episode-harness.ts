@@ -1,0 +1,32 @@
+/**
+ * Test support: one funcgen episode through the real pieces (agent + environment + scorer), without
+ * the runner, for any LanguageModel.
+ */
+import { createGenericAgent } from '../../agents/registry.ts';
+import type { Mode } from '../../core/mode.ts';
+import type { Score } from '../../core/score.ts';
+import type { Task } from '../../core/task.ts';
+import type { AgentOutcome } from '../../agents/spec.ts';
+import type { LanguageModel } from '../../models/spec.ts';
+import type { FuncgenState } from './environment.ts';
+import { funcgenSuite } from './index.ts';
+
+export type EpisodeRun = { outcome: AgentOutcome; state: FuncgenState; score: Score };
+
+export async function runFuncgenEpisode(task: Task, mode: Mode, model: LanguageModel): Promise<EpisodeRun> {
+  const environment = await funcgenSuite.createEnvironment(task, mode);
+  try {
+    const outcome = await createGenericAgent(mode).run(task, {
+      model, environment, limits: task.limits, settings: {}, signal: new AbortController().signal, emit: () => {},
+    });
+    const finalState = await environment.snapshotState();
+    const score = await funcgenSuite.score({ task, messages: outcome.messages, finalState, termination: outcome.termination, mode });
+    return { outcome, state: finalState as FuncgenState, score };
+  } finally {
+    await environment.dispose();
+  }
+}
+
+export async function runBuiltinEpisode(task: Task, mode: Mode, builtin: string, trial = 0): Promise<EpisodeRun> {
+  return runFuncgenEpisode(task, mode, funcgenSuite.builtinModels[builtin].create({ task, trial, mode }));
+}
