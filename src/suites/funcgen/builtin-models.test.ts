@@ -62,7 +62,7 @@ describe('funcgen built-in models through the real agent, environment and scorer
     const planner = await runBuiltinEpisode(task, 'calls', 'planner');
     const plannerTurns = planner.outcome.messages.filter((message) => message.role === 'assistant');
     // One turn per dependency layer (at most depth + 1), then the answer.
-    assert.ok(plannerTurns.length >= 2 && plannerTurns.length <= task.params.depth as number + 2);
+    assert.ok(plannerTurns.length >= 2 && plannerTurns.length <= Number(task.stats.depth) + 2);
     assert.ok(plannerTurns.some((message) => message.role === 'assistant' && message.toolCalls.length > 1));
   });
 
