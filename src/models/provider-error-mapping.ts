@@ -120,15 +120,18 @@ export function invalidResponseError(context: ProviderErrorContext, issue: strin
   });
 }
 
+/** Looks down the cause chain; a timeout anywhere wins over the generic "fetch failed" around it. */
 function transportKind(error: unknown): 'timeout' | 'connection' | undefined {
+  let kind: 'connection' | undefined;
   for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
     if (typeof current !== 'object') break;
     const { name, code, message } = current as { name?: unknown; code?: unknown; message?: unknown };
     if (name === 'APIConnectionTimeoutError' || name === 'TimeoutError' || (typeof code === 'string' && timeoutErrorCodes.has(code))) return 'timeout';
-    if (typeof code === 'string' && connectionErrorCodes.has(code)) return 'connection';
-    if (name === 'APIConnectionError' || (name === 'TypeError' && message === 'fetch failed')) return 'connection';
+    if ((typeof code === 'string' && connectionErrorCodes.has(code)) || name === 'APIConnectionError' || (name === 'TypeError' && message === 'fetch failed')) {
+      kind = 'connection';
+    }
   }
-  return undefined;
+  return kind;
 }
 
 function describe(error: unknown): string {

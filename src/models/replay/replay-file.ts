@@ -7,11 +7,16 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
 
-const replayToolCallSchema = z.union([
-  z.strictObject({ id: z.string().min(1).optional(), name: z.string(), arguments: z.record(z.string(), z.unknown()) }),
+const replayToolCallSchema = z.strictObject({
+  id: z.string().min(1).optional(),
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
   // The raw text as the model emitted it, so malformed recorded calls replay as malformed.
-  z.strictObject({ id: z.string().min(1).optional(), name: z.string(), argumentsText: z.string() }),
-]);
+  argumentsText: z.string().optional(),
+}).refine((call) => (call.arguments === undefined) !== (call.argumentsText === undefined), {
+  message: 'give exactly one of "arguments" (an object) or "argumentsText" (the raw text)',
+  path: ['arguments'],
+});
 
 const replayTurnSchema = z.strictObject({
   content: z.string().default(''),

@@ -59,7 +59,7 @@ function createReplayLanguageModel(path: string, entry: ReplayEntry | undefined,
         toolCalls: turn.toolCalls.map((call, index) => createToolCall(
           call.id ?? `replay_${turnIndex}_${index}`,
           call.name,
-          'argumentsText' in call ? call.argumentsText : JSON.stringify(call.arguments as JsonObject),
+          call.argumentsText ?? JSON.stringify(call.arguments as JsonObject),
         )),
         ...(turn.reasoning !== undefined ? { reasoning: turn.reasoning } : {}),
       };
