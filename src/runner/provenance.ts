@@ -1,0 +1,58 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JsonObject } from '../core/json.ts';
+import type { Mode } from '../core/mode.ts';
+import { repositoryRoot } from '../core/shared-data.ts';
+import type { GenerationSettings } from '../models/spec.ts';
+import type { Provenance } from '../store/stored-run.ts';
+import type { Suite } from '../suites/spec.ts';
+
+export type ProvenanceInput = {
+  suite: Suite;
+  modelRef: string;
+  baseUrl: string | null;
+  settings: GenerationSettings;
+  seed: number;
+  params: JsonObject;
+  mode: Mode | null;
+  trials: number;
+  cliArgs: string[];
+};
+
+/** Everything needed to trace a run's numbers back to code, data and configuration. */
+export function collectProvenance(input: ProvenanceInput): Provenance {
+  return {
+    toolforgeVersion: toolforgeVersion(),
+    git: gitState(),
+    nodeVersion: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    suite: { id: input.suite.id, version: input.suite.version },
+    model: { ref: input.modelRef, baseUrl: input.baseUrl, settings: input.settings },
+    seed: input.seed,
+    params: input.params,
+    mode: input.mode,
+    trials: input.trials,
+    cliArgs: input.cliArgs,
+  };
+}
+
+function toolforgeVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+}
+
+/** The checkout's commit and whether tracked files differ from it; null when not a git checkout or no git. */
+function gitState(): Provenance['git'] {
+  const git = (args: string[]): string => execFileSync('git', args, {
+    cwd: repositoryRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000,
+  }).trim();
+  try {
+    const commit = git(['rev-parse', 'HEAD']);
+    const changes = git(['status', '--porcelain', '--untracked-files=no']);
+    return { commit, isDirty: changes.length > 0 };
+  } catch {
+    // No git binary, not a checkout, or no commit yet: provenance says so rather than failing the run.
+    return null;
+  }
+}

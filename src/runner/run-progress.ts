@@ -1,0 +1,32 @@
+import type { EpisodeStatus } from '../core/episode.ts';
+import type { RunStatus } from '../store/stored-run.ts';
+
+/** What the runner reports while it works (the CLI draws its progress bar from these). */
+export type RunProgressEvent =
+  | {
+    type: 'run-start';
+    runId: string;
+    /** Episodes this invocation will run. */
+    plannedEpisodes: number;
+    /** Episodes already scored earlier (resume), not run again. */
+    alreadyScoredEpisodes: number;
+    /** tasks x trials. */
+    totalEpisodes: number;
+  }
+  | { type: 'episode-retry'; runId: string; taskId: string; trial: number; failedAttempt: number; delayMs: number; error: string }
+  | {
+    type: 'episode-end';
+    runId: string;
+    taskId: string;
+    trial: number;
+    status: EpisodeStatus;
+    /** Null when not scored. */
+    passed: boolean | null;
+    attempts: number;
+    /** Episodes of this invocation ended so far, this one included. */
+    completedEpisodes: number;
+    plannedEpisodes: number;
+  }
+  | { type: 'run-end'; runId: string; status: RunStatus };
+
+export type RunProgressListener = (event: RunProgressEvent) => void;

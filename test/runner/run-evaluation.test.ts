@@ -1,0 +1,325 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ConfigError, ProviderError } from '../../src/core/errors.ts';
+import type { LanguageModel } from '../../src/models/spec.ts';
+import { createScriptedModel } from '../../src/models/builtin/scripted-model.ts';
+import { resumeEvaluation, runEvaluation } from '../../src/runner/run-evaluation.ts';
+import type { RunOptions } from '../../src/runner/run-evaluation.ts';
+import type { RunProgressEvent } from '../../src/runner/run-progress.ts';
+import { summarizeRun } from '../../src/runner/summarize-run.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import type { BuiltinModel } from '../../src/suites/spec.ts';
+import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { recordingRetry, temporaryDirectory } from './test-helpers.ts';
+
+/** Throws `error` on the first `failures` generate calls of each episode, then answers like the oracle. */
+function flakyModel(failures: number, error: () => Error, oracle: BuiltinModel): BuiltinModel & { calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  return {
+    calls,
+    description: 'fails, then answers',
+    create(episode) {
+      const inner = oracle.create(episode);
+      const key = `${episode.task.id}/${episode.trial}`;
+      return {
+        ...inner,
+        async generate(request) {
+          const count = (calls.get(key) ?? 0) + 1;
+          calls.set(key, count);
+          if (count <= failures) throw error();
+          return inner.generate(request);
+        },
+      } satisfies LanguageModel;
+    },
+  };
+}
+
+const serverError = (): ProviderError => new ProviderError('provider.server-error', 'HTTP 500: upstream failed', { statusCode: 500, isRetryable: true });
+
+async function baseOptions(overrides: Partial<RunOptions> & { suite?: RunOptions['suite'] } = {}): Promise<RunOptions> {
+  const suite = overrides.suite ?? createFakeSuite();
+  const tasks = await suite.generate({ seed: 11, count: 3, params: {} });
+  return { suite, tasks, modelRef: 'builtin/oracle', seed: 11, params: {}, store: openResultsStore(':memory:'), ...overrides };
+}
+
+describe('runEvaluation', () => {
+  test('the oracle scores every task of every trial, with provenance and progress events', async () => {
+    const events: RunProgressEvent[] = [];
+    const options = await baseOptions({ trials: 2, concurrency: 3, cliArgs: ['run', 'fake-sum', '--trials', '2'], onProgress: (event) => events.push(event) });
+    const summary = await runEvaluation(options);
+    assert.equal(summary.passRate, 1);
+    assert.equal(summary.episodes, 6);
+    assert.equal(summary.passed, 6);
+    assert.equal(summary.tasks, 3);
+    assert.equal(summary.trials, 2);
+    assert.equal(summary.mode, 'calls');
+    assert.equal(summary.status, 'finished');
+    assert.equal(summary.infrastructureErrors, 0);
+    assert.equal(summary.missingEpisodes, 0);
+    assert.deepEqual(summary.passRateCI95.map((value) => Math.round(value * 1e4) / 1e4), [0.6097, 1]);
+    assert.equal(summary.metrics.passAt1, 1);
+    assert.equal(summary.metrics.passAt2, 1);
+    assert.equal(summary.metrics.passHat2, 1);
+    assert.equal(summary.metrics.meanToolCalls, 1);
+    assert.equal(summary.tables[0].title, 'Episodes by outcome');
+    assert.equal(Object.values(summary.failures).reduce((sum, count) => sum + count, 0), 0);
+
+    const store = options.store!;
+    const run = store.getRun(summary.runId);
+    assert.match(run.id, /^fake-sum-\d{8}-\d{6}-[0-9a-f]{4}$/);
+    assert.equal(run.provenance.toolforgeVersion, '0.1.0');
+    assert.equal(run.provenance.nodeVersion, process.version);
+    assert.deepEqual(run.provenance.cliArgs, ['run', 'fake-sum', '--trials', '2']);
+    assert.deepEqual(run.provenance.suite, { id: 'fake-sum', version: '1' });
+    assert.equal(run.provenance.seed, 11);
+    assert.ok(run.provenance.git === null || /^[0-9a-f]{40}$/.test(run.provenance.git.commit));
+    assert.deepEqual(store.listTasks(run.id), options.tasks);
+
+    assert.deepEqual(events[0], { type: 'run-start', runId: run.id, plannedEpisodes: 6, alreadyScoredEpisodes: 0, totalEpisodes: 6 });
+    const ends = events.filter((event) => event.type === 'episode-end');
+    assert.deepEqual(ends.map((event) => event.completedEpisodes), [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(events.at(-1), { type: 'run-end', runId: run.id, status: 'finished' });
+    // Every environment was created fresh and disposed.
+    const suite = options.suite as ReturnType<typeof createFakeSuite>;
+    assert.equal(suite.counters.environmentsCreated, 6);
+    assert.equal(suite.counters.environmentsDisposed, 6);
+  });
+
+  test('a wrong model is scored as failing, with failures counted by code', async () => {
+    const summary = await runEvaluation(await baseOptions({ modelRef: 'builtin/wrong', trials: 2 }));
+    assert.equal(summary.passRate, 0);
+    assert.equal(summary.failures['result.wrong'], 6);
+    assert.equal(summary.metrics.passAt2, 0);
+    assert.deepEqual(summary.passRateCI95.map((value) => Math.round(value * 1e4) / 1e4), [0, 0.3903]);
+  });
+
+  test('the react mode runs through the generic react agent', async () => {
+    const summary = await runEvaluation(await baseOptions({ mode: 'react' }));
+    assert.equal(summary.mode, 'react');
+    assert.equal(summary.passRate, 1);
+  });
+
+  test('at most `concurrency` episodes are in flight', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const suite = createFakeSuite();
+    const gated: BuiltinModel = {
+      description: 'tracks concurrency',
+      create(episode) {
+        const inner = suite.builtinModels.oracle.create(episode);
+        return {
+          ...inner,
+          async generate(request) {
+            inFlight += 1;
+            peak = Math.max(peak, inFlight);
+            await new Promise((resolve) => setImmediate(resolve));
+            inFlight -= 1;
+            return inner.generate(request);
+          },
+        };
+      },
+    };
+    const withGated = createFakeSuite({ extraModels: { gated } });
+    const tasks = await withGated.generate({ seed: 3, count: 5, params: {} });
+    const summary = await runEvaluation({ suite: withGated, tasks, modelRef: 'builtin/gated', trials: 2, concurrency: 2, seed: 3, params: {}, store: openResultsStore(':memory:') });
+    assert.equal(summary.passRate, 1);
+    assert.equal(peak, 2);
+  });
+
+  test('a retryable provider error is retried with backoff: scored once, attempts 3', async () => {
+    const oracle = createFakeSuite().builtinModels.oracle;
+    const flaky = flakyModel(2, serverError, oracle);
+    const suite = createFakeSuite({ extraModels: { flaky } });
+    const retry = recordingRetry();
+    const events: RunProgressEvent[] = [];
+    const options = await baseOptions({ suite, modelRef: 'builtin/flaky', retry: { ...retry.policy, baseDelayMs: 1000 }, concurrency: 1, onProgress: (event) => events.push(event) });
+    const summary = await runEvaluation(options);
+    assert.equal(summary.passRate, 1);
+    assert.equal(summary.episodes, 3);
+    const episodes = options.store!.listEpisodes(summary.runId);
+    assert.deepEqual(episodes.map((episode) => [episode.status, episode.attempts]), [['scored', 3], ['scored', 3], ['scored', 3]]);
+    // Equal jitter with random() = 0.5: 3/4 of 1000 * 2^(attempt-1).
+    assert.deepEqual(retry.sleeps, [750, 1500, 750, 1500, 750, 1500]);
+    assert.equal(events.filter((event) => event.type === 'episode-retry').length, 6);
+  });
+
+  test('Retry-After from the provider is honoured', async () => {
+    const oracle = createFakeSuite().builtinModels.oracle;
+    const limited = flakyModel(1, () => new ProviderError('provider.rate-limited', 'HTTP 429', { statusCode: 429, isRetryable: true, retryAfterSeconds: 7 }), oracle);
+    const suite = createFakeSuite({ extraModels: { limited } });
+    const retry = recordingRetry();
+    const summary = await runEvaluation(await baseOptions({ suite, modelRef: 'builtin/limited', retry: retry.policy }));
+    assert.equal(summary.passRate, 1);
+    assert.deepEqual(retry.sleeps, [7000, 7000, 7000]);
+  });
+
+  test('retries run out: the episode is an infrastructure error, not scored and not in the pass rate', async () => {
+    const oracle = createFakeSuite().builtinModels.oracle;
+    const down = flakyModel(100, serverError, oracle);
+    const suite = createFakeSuite({ extraModels: { down } });
+    const retry = recordingRetry(3);
+    const options = await baseOptions({ suite, modelRef: 'builtin/down', retry: retry.policy });
+    const summary = await runEvaluation(options);
+    assert.equal(summary.episodes, 0);
+    assert.equal(summary.infrastructureErrors, 3);
+    assert.equal(summary.passRate, 0);
+    assert.deepEqual(summary.passRateCI95, [0, 1]);
+    assert.equal(summary.failures.infrastructure, 0);
+    const [first] = options.store!.listEpisodes(summary.runId);
+    assert.equal(first.status, 'infrastructure-error');
+    assert.equal(first.attempts, 3);
+    assert.equal(first.score, null);
+    assert.deepEqual(first.error, { code: 'provider.server-error', message: 'HTTP 500: upstream failed' });
+    assert.equal(retry.sleeps.length, 6);
+  });
+
+  test('a non-retryable error is recorded at once as an infrastructure error', async () => {
+    const retry = recordingRetry();
+    const options = await baseOptions({ modelRef: 'builtin/server-error', retry: retry.policy });
+    const summary = await runEvaluation(options);
+    assert.equal(summary.infrastructureErrors, 3);
+    assert.equal(summary.episodes, 0);
+    assert.deepEqual(retry.sleeps, []);
+    const episodes = options.store!.listEpisodes(summary.runId);
+    assert.deepEqual(episodes.map((episode) => [episode.status, episode.attempts, episode.error?.code]),
+      Array.from({ length: 3 }, () => ['infrastructure-error', 1, 'provider.request-rejected']));
+  });
+
+  test('resume runs only the missing and infrastructure-error episodes, never a scored one again', async () => {
+    const directory = temporaryDirectory();
+    const dbPath = join(directory, 'results.db');
+    const oracle = createFakeSuite().builtinModels.oracle;
+    // Fails every call of trial 1 of every task during the first run; the same model then recovers.
+    let isOutage = true;
+    const calls: string[] = [];
+    const patchy: BuiltinModel = {
+      description: 'down for trial 1 during an outage',
+      create(episode) {
+        const inner = oracle.create(episode);
+        return {
+          ...inner,
+          async generate(request) {
+            calls.push(`${episode.task.id}/${episode.trial}`);
+            if (isOutage && episode.trial === 1) throw new ProviderError('provider.request-rejected', 'HTTP 400', { isRetryable: false });
+            return inner.generate(request);
+          },
+        };
+      },
+    };
+    const suite = createFakeSuite({ extraModels: { patchy } });
+    const tasks = await suite.generate({ seed: 5, count: 3, params: {} });
+    const first = await runEvaluation({ suite, tasks, modelRef: 'builtin/patchy', trials: 2, seed: 5, params: {}, dbPath });
+    assert.equal(first.episodes, 3);
+    assert.equal(first.infrastructureErrors, 3);
+
+    // Also drop one scored episode to stand for one lost in a crash.
+    const store = openResultsStore(dbPath);
+    const kept = store.listEpisodes(first.runId, { status: 'scored' }).filter((episode) => episode.taskId !== tasks[2].id);
+    assert.equal(kept.length, 2);
+    store.close();
+    const Database = (await import('better-sqlite3')).default;
+    const database = new Database(dbPath);
+    database.prepare('DELETE FROM episodes WHERE task_id = ? AND trial = 0').run(tasks[2].id);
+    database.close();
+
+    isOutage = false;
+    calls.length = 0;
+    const events: RunProgressEvent[] = [];
+    const resumed = await resumeEvaluation({ runId: first.runId, dbPath, suite, onProgress: (event) => events.push(event) });
+    assert.equal(resumed.episodes, 6);
+    assert.equal(resumed.infrastructureErrors, 0);
+    assert.equal(resumed.passRate, 1);
+    assert.equal(resumed.status, 'finished');
+    assert.deepEqual(events[0], { type: 'run-start', runId: first.runId, plannedEpisodes: 4, alreadyScoredEpisodes: 2, totalEpisodes: 6 });
+    // Two generate calls per oracle episode: 4 episodes rerun.
+    assert.deepEqual([...new Set(calls)].sort(), [`${tasks[0].id}/1`, `${tasks[1].id}/1`, `${tasks[2].id}/0`, `${tasks[2].id}/1`].sort());
+    const after = openResultsStore(dbPath);
+    const rows = after.listEpisodes(first.runId);
+    assert.equal(rows.length, 6);
+    assert.deepEqual(rows.filter((episode) => kept.some((old) => old.taskId === episode.taskId && old.trial === episode.trial)), kept);
+
+    // A second resume has nothing to do.
+    calls.length = 0;
+    const again = await resumeEvaluation({ runId: first.runId, store: after, suite });
+    assert.equal(again.episodes, 6);
+    assert.deepEqual(calls, []);
+    after.close();
+  });
+
+  test('cancellation records nothing half-done and marks the run cancelled; resume finishes it', async () => {
+    const controller = new AbortController();
+    const suite = createFakeSuite({ slowDelayMs: 10_000 });
+    const options = await baseOptions({ suite, modelRef: 'builtin/slow', concurrency: 2, signal: controller.signal });
+    const store = options.store!;
+    const running = runEvaluation({ ...options, onProgress: (event) => { if (event.type === 'run-start') setImmediate(() => controller.abort()); } });
+    const summary = await running;
+    assert.equal(summary.status, 'cancelled');
+    assert.equal(summary.episodes, 0);
+    assert.equal(summary.missingEpisodes, 3);
+    assert.deepEqual(store.listEpisodes(summary.runId), []);
+    assert.equal(suite.counters.environmentsDisposed, suite.counters.environmentsCreated);
+    const fast = createFakeSuite({ slowDelayMs: 0 });
+    const resumed = await resumeEvaluation({ runId: summary.runId, store, suite: fast });
+    assert.equal(resumed.status, 'finished');
+    assert.equal(resumed.passRate, 1);
+  });
+
+  test('bad configuration fails before a run is recorded', async () => {
+    const options = await baseOptions();
+    const store = options.store!;
+    const cases: [Partial<RunOptions>, string, RegExp][] = [
+      [{ modelRef: 'builtin/nope' }, 'config.unknown-model', /builtin\/oracle, builtin\/wrong/],
+      [{ modelRef: 'nonsense' }, 'config.unknown-model', /provider/],
+      [{ trials: 0 }, 'config.invalid', /--trials/],
+      [{ concurrency: 1.5 }, 'config.invalid', /--concurrency/],
+      [{ tasks: [] }, 'config.invalid', /no tasks/],
+      [{ mode: 'code' }, 'config.unsupported-mode', /--mode calls\|react/],
+      [{ tasks: [{ ...options.tasks[0], suite: { id: 'nestful', version: '1' } }] }, 'input.invalid', /belongs to suite 'nestful'/],
+      [{ tasks: [{ ...options.tasks[0], suite: { id: 'fake-sum', version: '0' } }] }, 'input.invalid', /regenerate/],
+      [{ tasks: [options.tasks[0], options.tasks[0]] }, 'input.invalid', /appears twice/],
+    ];
+    for (const [override, code, pattern] of cases) {
+      await assert.rejects(runEvaluation({ ...options, ...override }), (error: unknown) =>
+        error instanceof ConfigError && error.code === code && pattern.test(error.message), `${code} ${pattern}`);
+    }
+    assert.deepEqual(store.listRuns(), []);
+  });
+
+  test('resume refuses a run made with another suite version, and an unknown run', async () => {
+    const options = await baseOptions();
+    const summary = await runEvaluation(options);
+    await assert.rejects(resumeEvaluation({ runId: summary.runId, store: options.store, suite: createFakeSuite({ version: '2' }) }),
+      (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid' && /version 1/.test(error.message));
+    await assert.rejects(resumeEvaluation({ runId: 'nope', store: options.store, suite: options.suite }),
+      (error: unknown) => error instanceof ConfigError && error.code === 'store.unknown-run');
+  });
+
+  test('summarizeRun computes pass@k and pass^k per task from the stored episodes', async () => {
+    // Task 0 passes trials 0 and 2, task 1 only trial 1, task 2 all three: per-task (n=3) c = 2, 1, 3.
+    const suite = createFakeSuite();
+    const tasks = await suite.generate({ seed: 9, count: 3, params: {} });
+    const passes: Record<string, number[]> = { [tasks[0].id]: [0, 2], [tasks[1].id]: [1], [tasks[2].id]: [0, 1, 2] };
+    const mixed: BuiltinModel = {
+      description: 'passes chosen trials',
+      create: (episode) => passes[episode.task.id].includes(episode.trial)
+        ? suite.builtinModels.oracle.create(episode)
+        : createScriptedModel({ modelId: 'mixed', mode: episode.mode, policy: () => ({ type: 'answer', text: '-1' }) }),
+    };
+    const withMixed = createFakeSuite({ extraModels: { mixed } });
+    const store = openResultsStore(':memory:');
+    const summary = await runEvaluation({ suite: withMixed, tasks, modelRef: 'builtin/mixed', trials: 3, seed: 9, params: {}, store });
+    const close = (actual: number, expected: number): void => assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} != ${expected}`);
+    close(summary.passRate, 6 / 9);
+    close(summary.metrics.passAt1, (2 / 3 + 1 / 3 + 1) / 3);
+    // pass@2: 1 - C(n-c,2)/C(3,2): c=2 -> 1, c=1 -> 1 - 1/3, c=3 -> 1.
+    close(summary.metrics.passAt2, (1 + 2 / 3 + 1) / 3);
+    close(summary.metrics.passAt3, 1);
+    // pass^2: C(c,2)/C(3,2): c=2 -> 1/3, c=1 -> 0, c=3 -> 1.
+    close(summary.metrics.passHat2, (1 / 3 + 0 + 1) / 3);
+    close(summary.metrics.passHat3, 1 / 3);
+    close(summary.metrics.meanScore, 6 / 9);
+    assert.equal(summary.failures['result.wrong'], 3);
+    assert.deepEqual(summarizeRun(store, summary.runId, withMixed), summary);
+  });
+});
