@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
-import { runModelProviderCases } from '../conformance/model-provider.cases.ts';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { ProviderError } from '../../src/core/errors.ts';
+import { createToolCall } from '../../src/core/tool.ts';
+import { createModelSource } from '../../src/models/registry.ts';
+import type { LanguageModel } from '../../src/models/spec.ts';
+import { episodeTask, generateRequest, runModelProviderCases, toolExchangeMessages } from '../conformance/model-provider.cases.ts';
 import { startAnthropicFakeServer } from '../fakes/anthropic-server.ts';
+import type { VendorFakeServer } from '../fakes/fake-reply.ts';
 
 const anthropicTools = [
   { name: 'get_weather', description: 'Current weather in a city.', input_schema: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['c', 'f'] } }, required: ['city'] } },
@@ -58,4 +64,52 @@ runModelProviderCases({
     assert.ok(sent === apiKey || sent === `Bearer ${apiKey}`, `no credentials in ${JSON.stringify(request.headers)}`);
     assert.ok(request.headers['anthropic-version']);
   },
+});
+
+describe('anthropic specifics', () => {
+  let server: VendorFakeServer;
+  beforeEach(async () => { server = await startAnthropicFakeServer(); });
+  afterEach(async () => { await server.close(); });
+  const model = (): LanguageModel => createModelSource('anthropic/test-model', { baseUrl: server.baseUrl, env: { ANTHROPIC_API_KEY: 'k' } })
+    .forEpisode({ task: episodeTask(), trial: 0, mode: 'calls' });
+
+  test('529 overloaded is a retryable server error', async () => {
+    server.reply({ type: 'http-error', status: 529, message: 'Overloaded' });
+    await assert.rejects(model().generate(generateRequest([{ role: 'user', content: 'q' }])), (error: unknown) => {
+      assert.ok(error instanceof ProviderError);
+      assert.deepEqual([error.code, error.isRetryable, error.statusCode], ['provider.server-error', true, 529]);
+      return true;
+    });
+  });
+
+  test('a user message after tool results joins their user turn; text and calls share the assistant turn', async () => {
+    server.reply({ type: 'message', text: 'ok' });
+    const messages = [
+      ...toolExchangeMessages.slice(0, 2),
+      { role: 'assistant' as const, content: 'Checking.', toolCalls: [createToolCall('call_a', 'get_weather', '{"city": Par')] },
+      toolExchangeMessages[3],
+      { role: 'user' as const, content: 'Be brief.' },
+    ];
+    await model().generate(generateRequest(messages, { toolChoice: 'required' }));
+    const body = server.requests[0].body as { messages: unknown[]; tool_choice: unknown };
+    assert.deepEqual(body.messages.slice(1), [
+      // A call whose text did not parse goes back with an empty input object.
+      { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'call_a', name: 'get_weather', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_a', content: '{"temperature":18,"unit":"c"}' }, { type: 'text', text: 'Be brief.' }] },
+    ]);
+    assert.deepEqual(body.tool_choice, { type: 'any' });
+  });
+
+  test('thinking blocks become reasoning; refusal maps to content-filter; no tools sends no tool fields', async () => {
+    server.reply({
+      type: 'raw', status: 200,
+      body: JSON.stringify({ id: 'm', type: 'message', role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 's' }, { type: 'text', text: 'No.' }], stop_reason: 'refusal', usage: { input_tokens: 4, output_tokens: 1 } }),
+    });
+    const result = await model().generate(generateRequest([{ role: 'user', content: 'q' }], { tools: [] }));
+    assert.deepEqual(result.message, { role: 'assistant', content: 'No.', toolCalls: [], reasoning: 'hmm' });
+    assert.equal(result.finishReason, 'content-filter');
+    const body = server.requests[0].body as Record<string, unknown>;
+    assert.equal('tools' in body, false);
+    assert.equal('tool_choice' in body, false);
+  });
 });

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
-import { runModelProviderCases } from '../conformance/model-provider.cases.ts';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { ProviderError } from '../../src/core/errors.ts';
+import { createModelSource } from '../../src/models/registry.ts';
+import type { LanguageModel } from '../../src/models/spec.ts';
+import { episodeTask, generateRequest, runModelProviderCases } from '../conformance/model-provider.cases.ts';
+import type { VendorFakeServer } from '../fakes/fake-reply.ts';
 import { startGoogleFakeServer } from '../fakes/google-server.ts';
 
 const googleTools = [{
@@ -53,4 +58,63 @@ runModelProviderCases({
   assertAuthentication(request, apiKey) {
     assert.equal(request.headers['x-goog-api-key'], apiKey);
   },
+});
+
+describe('google specifics', () => {
+  let server: VendorFakeServer;
+  beforeEach(async () => { server = await startGoogleFakeServer(); });
+  afterEach(async () => { await server.close(); });
+  const model = (env: Record<string, string> = { GEMINI_API_KEY: 'k' }): LanguageModel => createModelSource('google/test-model', { baseUrl: server.baseUrl, env })
+    .forEpisode({ task: episodeTask(), trial: 0, mode: 'calls' });
+
+  test('ids Gemini did not send are made up per turn and never sent back', async () => {
+    server.reply({ type: 'message', toolCalls: [{ id: 'ignored', name: 'get_weather', argumentsText: '{"city":"Paris"}' }] }, { type: 'message', text: 'done' });
+    const gemini = model();
+    const first = await gemini.generate(generateRequest([{ role: 'user', content: 'q' }], { toolChoice: 'required' }));
+    const [call] = first.message.toolCalls;
+    assert.equal(call.id, 'gemini_call_0_0');
+    await gemini.generate(generateRequest([
+      { role: 'user', content: 'q' }, first.message,
+      { role: 'tool', toolCallId: call.id, toolName: 'get_weather', result: { ok: true, output: 'sunny' } },
+    ]));
+    const [firstBody, secondBody] = server.requests.map((request) => request.body as { contents: unknown[]; toolConfig: unknown });
+    assert.deepEqual(firstBody.toolConfig, { functionCallingConfig: { mode: 'ANY' } });
+    assert.deepEqual(secondBody.contents.slice(1), [
+      { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: 'sunny' } } }] },
+    ]);
+  });
+
+  test('thought parts become reasoning and thought tokens count as output', async () => {
+    server.reply({
+      type: 'raw', status: 200,
+      body: JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'plan', thought: true }, { text: 'Answer.' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, thoughtsTokenCount: 5 } }),
+    });
+    const result = await model().generate(generateRequest([{ role: 'user', content: 'q' }]));
+    assert.deepEqual(result.message, { role: 'assistant', content: 'Answer.', toolCalls: [], reasoning: 'plan' });
+    assert.deepEqual(result.usage, { inputTokens: 9, outputTokens: 7 });
+  });
+
+  test('a malformed function call is finish reason error and a blocked prompt an empty content-filter answer', async () => {
+    server.reply(
+      { type: 'raw', status: 200, body: JSON.stringify({ candidates: [{ content: { role: 'model', parts: [] }, finishReason: 'MALFORMED_FUNCTION_CALL' }] }) },
+      { type: 'raw', status: 200, body: JSON.stringify({ promptFeedback: { blockReason: 'SAFETY' } }) },
+    );
+    const malformed = await model().generate(generateRequest([{ role: 'user', content: 'q' }]));
+    assert.deepEqual([malformed.finishReason, malformed.message.content, malformed.message.toolCalls], ['error', '', []]);
+    const blocked = await model().generate(generateRequest([{ role: 'user', content: 'q' }]));
+    assert.deepEqual([blocked.finishReason, blocked.message.content], ['content-filter', '']);
+  });
+
+  test('GOOGLE_API_KEY works when GEMINI_API_KEY is unset, and a 403 then names it', async () => {
+    server.reply({ type: 'message', text: 'hi' }, { type: 'http-error', status: 403, message: 'API key not valid' });
+    const google = model({ GOOGLE_API_KEY: 'g-key' });
+    assert.equal((await google.generate(generateRequest([{ role: 'user', content: 'q' }]))).message.content, 'hi');
+    assert.equal(server.requests[0].headers['x-goog-api-key'], 'g-key');
+    await assert.rejects(google.generate(generateRequest([{ role: 'user', content: 'q' }])), (error: unknown) => {
+      assert.ok(error instanceof ProviderError);
+      assert.match(error.message, /GOOGLE_API_KEY/);
+      return true;
+    });
+  });
 });
