@@ -1,0 +1,282 @@
+/**
+ * Per-sample NESTFUL judgement with the official scorer's semantics (reference section 1.4):
+ * - grounding: labels are replaced by their producer's function name (`$var_1.result$` ->
+ *   `$multiply.result$`), for the gold always and for the prediction when its text mentions `label`;
+ * - function names and `"arg = value"` parameter strings (Python `str()` forms, last call per function
+ *   name wins) go to the corpus-level F1 (see nestful-metrics.ts);
+ * - partial accuracy: calls as `name(sorted "k = v" strings)`, lists aligned greedily by name when their
+ *   lengths differ, then the share of equal positions; full match = partial accuracy 1;
+ * - win: the raw (ungrounded) prediction executed, last call's output compared with the gold answer.
+ */
+import type { FailureCode } from '../../core/failure.ts';
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject } from '../../core/json.ts';
+import type { CallGraphStats } from './call-graph.ts';
+import { analyzeCallGraph } from './call-graph.ts';
+import type { ExecutionOutcome } from './execute-calls.ts';
+import { answerMatches, executeCallSequence } from './execute-calls.ts';
+import { copyFloatMarks, isFloatLiteral, parseLenientJson } from './lenient-json.ts';
+import type { NestfulTool } from './nestful-sample.ts';
+import { resultPseudoCall } from './nestful-sample.ts';
+import { parseCallList } from './parse-call-list.ts';
+import { pythonFloatDecimals, pythonRound, pythonStr } from './python-format.ts';
+
+/** What the scorer needs of a sample. */
+export type NestfulReference = {
+  outputJson: string;
+  goldAnswerJson: string | null;
+  tools: readonly NestfulTool[];
+  /** Whether the win rate can be computed (all tools executable and the gold reproduces the answer). */
+  executable: boolean;
+};
+
+/** The per-episode details the corpus summary aggregates (JSON, stored with the score). */
+export type SampleEvaluation = {
+  parsed: boolean;
+  goldNames: string[];
+  predictedNames: string[];
+  /** One row per function name in either list: [predicted "arg = value" strings, gold ones]. */
+  parameterRows: [string[], string[]][];
+  partialAccuracy: number;
+  fullMatch: boolean;
+  executable: boolean;
+  win: boolean;
+  failure: FailureCode | null;
+  reason: string;
+  predictedAnswer?: JsonValue;
+  depth: number;
+  dependencies: number;
+  pattern: string;
+};
+
+type PreparedReference = {
+  goldCalls: JsonObject[];
+  goldGrounded: JsonObject[];
+  goldAnswer: JsonValue;
+  goldDecimals: number | undefined;
+  stats: CallGraphStats;
+  toolNames: Set<string>;
+};
+
+const preparedCache = new Map<string, PreparedReference>();
+
+function prepareReference(reference: NestfulReference): PreparedReference {
+  const key = `${reference.outputJson}\u0000${reference.goldAnswerJson}\u0000${reference.tools.map((tool) => tool.name).join(',')}`;
+  const cached = preparedCache.get(key);
+  if (cached) return cached;
+  const parsedOutput = parseLenientJson(reference.outputJson);
+  if (!parsedOutput.ok || !Array.isArray(parsedOutput.value)) throw new Error(`nestful: gold output is not a JSON list: ${reference.outputJson.slice(0, 80)}`);
+  const goldCalls = parsedOutput.value.filter(isJsonObject).filter((call) => call.name !== resultPseudoCall);
+  let goldAnswer: JsonValue = null;
+  let goldDecimals: number | undefined;
+  if (reference.goldAnswerJson !== null) {
+    const parsedAnswer = parseLenientJson(reference.goldAnswerJson);
+    if (parsedAnswer.ok) {
+      goldAnswer = parsedAnswer.value;
+      if (parsedAnswer.isFloat && typeof goldAnswer === 'number') goldDecimals = pythonFloatDecimals(goldAnswer);
+    }
+  }
+  const prepared: PreparedReference = {
+    goldCalls,
+    goldGrounded: groundCalls(parsedOutput.value.filter(isJsonObject)),
+    goldAnswer,
+    goldDecimals,
+    stats: analyzeCallGraph(goldCalls),
+    toolNames: new Set(reference.tools.map((tool) => tool.name)),
+  };
+  if (preparedCache.size > 50_000) preparedCache.clear();
+  preparedCache.set(key, prepared);
+  return prepared;
+}
+
+export function referenceStats(reference: NestfulReference): CallGraphStats & { goldAnswer: JsonValue; goldDecimals: number | undefined } {
+  const prepared = prepareReference(reference);
+  return { ...prepared.stats, goldAnswer: prepared.goldAnswer, goldDecimals: prepared.goldDecimals };
+}
+
+function labelMatches(label: string, value: string): boolean {
+  if (!value.startsWith('$var')) return false;
+  const dot = value.indexOf('.');
+  if (dot < 0) return false;
+  return value.slice(0, dot).replaceAll('$', '') === label;
+}
+
+/** The official grounding: every label in a reference replaced by the producing function's name. */
+export function groundCalls(calls: readonly JsonObject[]): JsonObject[] {
+  const producers = new Map<string, string>();
+  for (const call of calls) {
+    if (call.name === 'varResult' || call.name === resultPseudoCall) continue;
+    if (typeof call.label === 'string') producers.set(call.label.replaceAll('$', ''), String(call.name));
+  }
+  const grounded: JsonObject[] = [];
+  for (const call of calls) {
+    if (call.name === resultPseudoCall) continue;
+    const source = isJsonObject(call.arguments) ? call.arguments : isJsonObject(call.parameters) ? call.parameters : {};
+    const argumentsOut: JsonObject = {};
+    for (const [name, original] of Object.entries(source)) {
+      let value = original;
+      for (const [label, producer] of producers) {
+        if (typeof value === 'string' && labelMatches(label, value)) {
+          value = value.split(label).join(producer);
+        } else if (Array.isArray(value)) {
+          const list = value;
+          const replaced = list.map((item) => (typeof item === 'string' && labelMatches(label, item) ? item.split(label).join(producer) : item));
+          copyFloatMarks(list, replaced);
+          value = replaced;
+        }
+      }
+      argumentsOut[name] = value;
+    }
+    copyFloatMarks(source, argumentsOut);
+    grounded.push({ name: call.name ?? null, arguments: argumentsOut });
+  }
+  return grounded;
+}
+
+/**
+ * A reference written without its trailing `$` (`$var_1.result`). The official scorer appends `$` to any
+ * predicted string that starts with `$`, which also changes literals such as "$100-$200" and makes the
+ * gold sequence itself score below 1 on three v1 samples; only reference-shaped strings are completed here.
+ */
+const unterminatedReference = /^\$[A-Za-z_][A-Za-z0-9_]*\.[^$\s]+$/;
+
+/** `"arg = value"` strings of a call; predictions get the missing trailing `$` of a reference added. */
+function parameterStrings(call: JsonObject, isPrediction: boolean): string[] | undefined {
+  const args = call.arguments;
+  if (!isJsonObject(args)) return undefined;
+  return Object.entries(args).map(([name, value]) => {
+    if (isPrediction && typeof value === 'string' && unterminatedReference.test(value)) return `${name} = ${value}$`;
+    return `${name} = ${pythonStr(value, isFloatLiteral(args, name))}`;
+  });
+}
+
+function callString(call: JsonObject, isPrediction: boolean): string {
+  const strings = parameterStrings(call, isPrediction);
+  // Python sorts by code point; for these ASCII-dominated strings UTF-16 order is the same.
+  return `${pythonStr(call.name ?? null)}(${strings ? strings.sort().join(', ') : '{}'})`;
+}
+
+/** The official greedy two-pointer alignment on names, padding with "" (only when lengths differ). */
+export function alignByName(gold: readonly string[], predicted: readonly string[]): [string[], string[]] {
+  const nameOf = (call: string): string => call.split('(', 1)[0];
+  if (gold.length === predicted.length) return [[...gold], [...predicted]];
+  const goldNames = gold.map(nameOf);
+  const predictedNames = predicted.map(nameOf);
+  const alignedGold: string[] = [];
+  const alignedPredicted: string[] = [];
+  let left = 0;
+  let right = 0;
+  while (left < gold.length || right < predicted.length) {
+    if (left < gold.length && right < predicted.length && goldNames[left] === predictedNames[right]) {
+      alignedGold.push(gold[left++]);
+      alignedPredicted.push(predicted[right++]);
+    } else if (left < gold.length) {
+      alignedGold.push(gold[left++]);
+      alignedPredicted.push('');
+    } else {
+      alignedGold.push('');
+      alignedPredicted.push(predicted[right++]);
+    }
+  }
+  return [alignedGold, alignedPredicted];
+}
+
+export function partialAccuracy(goldCalls: readonly string[], predictedCalls: readonly string[]): number {
+  const [gold, predicted] = alignByName(goldCalls, predictedCalls);
+  if (gold.length === 0) return 0;
+  let equal = 0;
+  for (let index = 0; index < gold.length; index += 1) if (gold[index] === predicted[index]) equal += 1;
+  return equal / gold.length;
+}
+
+function parameterMap(calls: readonly JsonObject[], isPrediction: boolean): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  for (const call of calls) {
+    // As the official scorer: the entry is created even when the arguments are unusable.
+    map.set(pythonStr(call.name ?? null), parameterStrings(call, isPrediction) ?? []);
+  }
+  return map;
+}
+
+export type Prediction =
+  | { type: 'text'; text: string }
+  /** Calls made live (calls/react modes): scored like a sequence, but the win comes from the real run. */
+  | { type: 'executed'; calls: JsonObject[]; outcome: ExecutionOutcome };
+
+export function evaluatePrediction(reference: NestfulReference, prediction: Prediction): SampleEvaluation {
+  const prepared = prepareReference(reference);
+  const goldNames = prepared.goldGrounded.map((call) => pythonStr(call.name ?? null));
+  const base = {
+    goldNames,
+    executable: reference.executable,
+    depth: prepared.stats.depth,
+    dependencies: prepared.stats.dependencies,
+    pattern: prepared.stats.pattern,
+  };
+  const goldParameters = parameterMap(prepared.goldGrounded, false);
+  let rawCalls: JsonObject[];
+  let mentionsLabel: boolean;
+  if (prediction.type === 'text') {
+    const parsed = parseCallList(prediction.text);
+    if (!parsed.ok) {
+      return {
+        ...base,
+        parsed: false,
+        predictedNames: [],
+        parameterRows: [...goldParameters.values()].map((gold) => [[], gold]),
+        partialAccuracy: 0,
+        fullMatch: false,
+        win: false,
+        failure: 'output.unparsable',
+        reason: `no call list in the output (${parsed.error})`,
+      };
+    }
+    rawCalls = parsed.calls;
+    mentionsLabel = parsed.mentionsLabel;
+  } else {
+    rawCalls = prediction.calls;
+    mentionsLabel = true;
+  }
+  const predictedCalls = rawCalls.filter((call) => call.name !== resultPseudoCall);
+  const grounded = mentionsLabel ? groundCalls(predictedCalls) : predictedCalls;
+  const predictedNames = grounded.map((call) => pythonStr(call.name ?? null));
+  const predictedParameters = parameterMap(grounded, true);
+  const parameterRows: [string[], string[]][] = [];
+  for (const name of new Set([...predictedParameters.keys(), ...goldParameters.keys()])) {
+    parameterRows.push([predictedParameters.get(name) ?? [], goldParameters.get(name) ?? []]);
+  }
+  const accuracy = partialAccuracy(
+    prepared.goldGrounded.map((call) => callString(call, false)),
+    grounded.map((call) => callString(call, true)),
+  );
+  const fullMatch = accuracy === 1;
+  const unknown = predictedNames.find((name) => !prepared.toolNames.has(name));
+
+  let win = false;
+  let predictedAnswer: JsonValue | undefined;
+  let failure: FailureCode | null = null;
+  let reason: string;
+  if (reference.executable) {
+    const outcome = prediction.type === 'executed' ? prediction.outcome : executeCallSequence(predictedCalls, reference.tools);
+    if (outcome.ok) {
+      predictedAnswer = outcome.answer;
+      win = answerMatches(outcome.answer, prepared.goldAnswer, prepared.goldDecimals, pythonRound);
+      reason = win ? `the calls compute the gold answer ${reference.goldAnswerJson}` : `the calls compute ${JSON.stringify(outcome.answer)}, gold is ${reference.goldAnswerJson}`;
+      if (!win) failure = 'result.wrong';
+    } else {
+      failure = outcome.failure.code;
+      reason = `the calls do not execute: ${outcome.failure.message}`;
+    }
+    if (predictedCalls.length === 0) { failure = 'result.wrong'; reason = 'the prediction is an empty call list'; }
+  } else if (fullMatch) {
+    reason = 'the call sequence matches the gold sequence';
+  } else {
+    failure = unknown !== undefined ? 'tool.unknown' : 'result.wrong';
+    reason = unknown !== undefined ? `'${unknown}' is not one of the offered tools` : `partial sequence accuracy ${accuracy.toFixed(3)}`;
+  }
+  const evaluation: SampleEvaluation = {
+    ...base, parsed: true, predictedNames, parameterRows, partialAccuracy: accuracy, fullMatch, win, failure, reason,
+  };
+  if (predictedAnswer !== undefined) evaluation.predictedAnswer = predictedAnswer;
+  return evaluation;
+}

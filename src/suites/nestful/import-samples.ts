@@ -1,0 +1,183 @@
+/**
+ * Reads NESTFUL data files: v2 samples (`sample_id, input, output, tools, gold_answer`, a JSON list or
+ * JSONL, also the official result files whose output/tools/gold_answer are JSON strings) and the v1
+ * release (`{input, output}` lists whose tools live in the sibling `*-spec.json`). Every record is
+ * checked with zod; errors name the record and the field.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../../core/errors.ts';
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject } from '../../core/json.ts';
+import { sharedDataPath } from '../../core/shared-data.ts';
+import { isFloatLiteral, markFloat, parseLenientJson } from './lenient-json.ts';
+import type { NestfulFlavour, NestfulSample, NestfulTool } from './nestful-sample.ts';
+import { pythonJsonDumps } from './python-format.ts';
+
+const callSchema = z.object({
+  name: z.string().min(1),
+  label: z.string().optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+
+const toolSchema = z.object({
+  name: z.string().min(1),
+  description: z.string().default(''),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  output_parameters: z.record(z.string(), z.unknown()).optional(),
+});
+
+const v2RecordSchema = z.object({
+  sample_id: z.union([z.string().min(1), z.number()]),
+  input: z.string(),
+  output: z.array(callSchema),
+  tools: z.array(toolSchema),
+  gold_answer: z.unknown(),
+});
+
+const v1RecordSchema = z.object({ input: z.string(), output: z.array(callSchema) });
+
+const v1SpecSchema = z.object({
+  name: z.string().min(1),
+  description: z.string().default(''),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  query_parameters: z.record(z.string(), z.unknown()).optional(),
+  path_parameters: z.record(z.string(), z.unknown()).optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  output_parameters: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Where `--set data=<path>` points: the path as given, else relative to the shared NESTFUL data folder. */
+export function resolveDataPath(path: string): string {
+  if (isAbsolute(path) || existsSync(path)) return resolve(path);
+  const shared = sharedDataPath('nestful', path);
+  if (existsSync(shared)) return shared;
+  throw new ConfigError('input.unreadable', `nestful data file '${path}' does not exist`, {
+    fix: `--set data=<a NESTFUL .json/.jsonl file>, e.g. --set data=${sharedDataPath('nestful', 'src', 'icl_examples.json')}`,
+  });
+}
+
+function readRecords(path: string): { records: JsonValue[]; where: (index: number) => string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('input.unreadable', `cannot read nestful data file '${path}': ${(error as Error).message}`, {
+      fix: 'check the path given to --set data=',
+    });
+  }
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('[')) {
+    const parsed = parseLenientJson(text);
+    if (!parsed.ok || !Array.isArray(parsed.value)) {
+      throw new ConfigError('input.invalid', `${path}: not a JSON list of samples (${parsed.ok ? 'not a list' : parsed.error})`, {
+        fix: 'give a JSON list of NESTFUL samples or a JSONL file with one sample per line',
+      });
+    }
+    return { records: parsed.value, where: (index) => `${path} item ${index}` };
+  }
+  const records: JsonValue[] = [];
+  const lines: number[] = [];
+  text.split('\n').forEach((line, index) => {
+    if (line.trim() === '') return;
+    const parsed = parseLenientJson(line);
+    if (!parsed.ok) {
+      throw new ConfigError('input.invalid', `${path} line ${index + 1}: not JSON (${parsed.error})`, {
+        fix: 'each line of a JSONL file must be one NESTFUL sample object',
+      });
+    }
+    records.push(parsed.value);
+    lines.push(index + 1);
+  });
+  return { records, where: (index) => `${path} line ${lines[index]}` };
+}
+
+/** Result files hold output/tools/gold_answer as JSON strings; sample files hold them as values. */
+function unstringify(record: JsonObject, key: string): void {
+  const value = record[key];
+  if (typeof value !== 'string') return;
+  const parsed = parseLenientJson(value);
+  if (!parsed.ok) return;
+  record[key] = parsed.value;
+  if (parsed.isFloat) markFloat(record, key);
+}
+
+function invalid(where: string, error: z.ZodError): ConfigError {
+  const issue = error.issues[0];
+  const field = issue ? issue.path.join('.') || '(record)' : '(record)';
+  return new ConfigError('input.invalid', `${where}: field '${field}' ${issue?.message ?? 'is invalid'}`, {
+    fix: 'a NESTFUL v2 sample has sample_id, input, output [{name, label, arguments}], tools [{name, description, parameters, output_parameters}], gold_answer',
+  });
+}
+
+function flavourOf(output: readonly JsonValue[]): NestfulFlavour {
+  const labels = output.flatMap((call) => (isJsonObject(call) && typeof call.label === 'string' ? [call.label] : []));
+  return labels.some((label) => /^\$?var_\d+$/.test(label)) ? 'math' : 'code';
+}
+
+function toNestfulTool(tool: z.infer<typeof toolSchema>): NestfulTool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: (tool.parameters ?? {}) as JsonObject,
+    output_parameters: (tool.output_parameters ?? {}) as JsonObject,
+  };
+}
+
+function readV1Tools(dataPath: string): NestfulTool[] {
+  const specPath = join(dirname(dataPath), basename(dataPath).replace(/-data(\.jsonl?)$/, '-spec$1'));
+  if (specPath === dataPath || !existsSync(specPath)) return [];
+  const { records, where } = readRecords(specPath);
+  return records.map((record, index) => {
+    const parsed = v1SpecSchema.safeParse(record);
+    if (!parsed.success) throw invalid(where(index), parsed.error);
+    const spec = parsed.data;
+    return {
+      name: spec.name,
+      description: spec.description,
+      parameters: { ...spec.path_parameters, ...spec.query_parameters, ...spec.parameters, ...spec.arguments } as JsonObject,
+      output_parameters: (spec.output_parameters ?? {}) as JsonObject,
+    };
+  });
+}
+
+/** Reads every sample of a NESTFUL data file. */
+export function importNestfulSamples(path: string): NestfulSample[] {
+  const dataPath = resolveDataPath(path);
+  const { records, where } = readRecords(dataPath);
+  let v1Tools: NestfulTool[] | undefined;
+  const fileStem = basename(dataPath).replace(/\.jsonl?$/, '');
+  return records.map((record, index) => {
+    if (!isJsonObject(record)) {
+      throw new ConfigError('input.invalid', `${where(index)}: a sample must be a JSON object`, { fix: 'one sample object per item' });
+    }
+    // Validate with zod but keep the original objects: they carry the parser's float-literal marks.
+    const isV2 = 'sample_id' in record || 'tools' in record || 'gold_answer' in record;
+    if (isV2) {
+      if (typeof record.output === 'string') for (const key of ['output', 'tools', 'gold_answer']) unstringify(record, key);
+      const parsed = v2RecordSchema.safeParse(record);
+      if (!parsed.success) throw invalid(where(index), parsed.error);
+      const output = record.output as JsonValue[];
+      return {
+        sampleId: String(parsed.data.sample_id),
+        input: parsed.data.input,
+        flavour: flavourOf(output),
+        outputJson: pythonJsonDumps(output),
+        goldAnswerJson: pythonJsonDumps((record.gold_answer ?? null), isFloatLiteral(record, 'gold_answer')),
+        tools: parsed.data.tools.map(toNestfulTool),
+      };
+    }
+    const parsed = v1RecordSchema.safeParse(record);
+    if (!parsed.success) throw invalid(where(index), parsed.error);
+    v1Tools ??= readV1Tools(dataPath);
+    return {
+      sampleId: `${fileStem}/${index}`,
+      input: parsed.data.input,
+      flavour: 'v1',
+      outputJson: pythonJsonDumps(record.output as JsonValue[]),
+      goldAnswerJson: null,
+      tools: v1Tools,
+    };
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * Python's text forms of JSON-loaded values, because NESTFUL's metrics compare strings built with
+ * Python's `str()` (`"arg_0 = 130.0"`, `"arg_0 = ['a', 'b']"`), prompts embed `json.dumps` output, and
+ * the win rate rounds to the number of decimals in `str(gold)`. Float-ness comes from the marks left by
+ * the lenient parser (see lenient-json.ts).
+ */
+import type { JsonValue } from '../../core/json.ts';
+import { isFloatLiteral } from './lenient-json.ts';
+
+/** `repr(float)`: shortest round-trip digits, fixed notation for exponents in [-4, 16), else scientific. */
+export function pythonFloatRepr(value: number): string {
+  if (Number.isNaN(value)) return 'nan';
+  if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  const [mantissa, exponentText] = value.toExponential().split('e');
+  const exponent = Number(exponentText);
+  const negative = mantissa.startsWith('-');
+  const digits = mantissa.replace('-', '').replace('.', '');
+  let body: string;
+  if (exponent < -4 || exponent >= 16) {
+    const fraction = digits.slice(1);
+    const sign = exponent < 0 ? '-' : '+';
+    body = `${digits[0]}${fraction ? `.${fraction}` : ''}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`;
+  } else if (exponent < 0) {
+    body = `0.${'0'.repeat(-exponent - 1)}${digits}`;
+  } else {
+    const integerPart = digits.slice(0, exponent + 1).padEnd(exponent + 1, '0');
+    const fraction = digits.slice(exponent + 1);
+    body = `${integerPart}.${fraction || '0'}`;
+  }
+  return negative ? `-${body}` : body;
+}
+
+function pythonNumber(value: number, isFloat: boolean): string {
+  if (isFloat || !Number.isInteger(value)) return pythonFloatRepr(value);
+  return Number.isSafeInteger(value) ? String(value) : BigInt(value).toString();
+}
+
+/** `repr(str)`: single quotes unless the text holds a single quote and no double quote. */
+export function pythonStringRepr(text: string): string {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  let body = '';
+  for (const character of text) {
+    const code = character.codePointAt(0) ?? 0;
+    if (character === '\\') body += '\\\\';
+    else if (character === quote) body += `\\${quote}`;
+    else if (character === '\n') body += '\\n';
+    else if (character === '\r') body += '\\r';
+    else if (character === '\t') body += '\\t';
+    else if (code < 0x20 || code === 0x7f) body += `\\x${code.toString(16).padStart(2, '0')}`;
+    else body += character;
+  }
+  return `${quote}${body}${quote}`;
+}
+
+/** `repr(value)` of a JSON-loaded value; `isFloat` says whether a number was a float literal. */
+export function pythonRepr(value: JsonValue, isFloat = false): string {
+  if (value === null) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'number') return pythonNumber(value, isFloat);
+  if (typeof value === 'string') return pythonStringRepr(value);
+  if (Array.isArray(value)) return `[${value.map((item, index) => pythonRepr(item, isFloatLiteral(value, index))).join(', ')}]`;
+  const entries = Object.entries(value).map(([key, item]) => `${pythonStringRepr(key)}: ${pythonRepr(item, isFloatLiteral(value, key))}`);
+  return `{${entries.join(', ')}}`;
+}
+
+/** `str(value)`: strings as they are, everything else as repr. */
+export function pythonStr(value: JsonValue, isFloat = false): string {
+  return typeof value === 'string' ? value : pythonRepr(value, isFloat);
+}
+
+function jsonString(text: string): string {
+  // json.dumps escapes every non-ASCII character (ensure_ascii=True).
+  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** `json.dumps(value)` with Python's default separators (", " and ": ") and float forms. */
+export function pythonJsonDumps(value: JsonValue, isFloat = false): string {
+  if (value === null) return 'null';
+  if (value === true) return 'true';
+  if (value === false) return 'false';
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return 'NaN';
+    if (!Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity';
+    return pythonNumber(value, isFloat);
+  }
+  if (typeof value === 'string') return jsonString(value);
+  if (Array.isArray(value)) return `[${value.map((item, index) => pythonJsonDumps(item, isFloatLiteral(value, index))).join(', ')}]`;
+  const entries = Object.entries(value).map(([key, item]) => `${jsonString(key)}: ${pythonJsonDumps(item, isFloatLiteral(value, key))}`);
+  return `{${entries.join(', ')}}`;
+}
+
+/** How many decimals `str(gold)` shows, as the official scorer counts them (`len(str(g).split('.')[1])`). */
+export function pythonFloatDecimals(value: number): number | undefined {
+  const text = pythonFloatRepr(value);
+  const dot = text.indexOf('.');
+  return dot < 0 ? undefined : text.length - dot - 1;
+}
+
+/**
+ * Python's `round(x, n)`: the nearest multiple of 10^-n to the exact binary value, ties to even.
+ * toFixed rounds the exact value too but sends ties up, so exact ties are corrected.
+ */
+export function pythonRound(value: number, decimals: number): number {
+  if (!Number.isFinite(value) || Math.abs(value) >= 1e21) return value;
+  const fixed = value.toFixed(decimals);
+  const scale = 10 ** decimals;
+  const scaled = value * scale;
+  const isExactTie = Math.abs(scaled % 1) === 0.5 && scaled / scale === value;
+  if (!isExactTie) return Number(fixed);
+  const lower = Math.floor(scaled);
+  const even = lower % 2 === 0 ? lower : lower + 1;
+  return even / scale;
+}
