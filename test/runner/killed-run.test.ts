@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { resumeEvaluation } from '../../src/runner/run-evaluation.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { temporaryDirectory } from './test-helpers.ts';
+
+const script = fileURLToPath(new URL('../fixtures/slow-run.ts', import.meta.url));
+
+/** Committed episodes as another process sees them; undefined until the schema exists. */
+function committedEpisodes(dbPath: string): number | undefined {
+  if (!existsSync(dbPath)) return undefined;
+  try {
+    const database = new Database(dbPath, { readonly: true, fileMustExist: true });
+    try {
+      return (database.prepare('SELECT COUNT(*) AS count FROM episodes').get() as { count: number }).count;
+    } finally {
+      database.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+test('a run killed with SIGKILL keeps its committed episodes, and resume scores every episode exactly once', async () => {
+  const dbPath = join(temporaryDirectory(), 'results.db');
+  const child = spawn(process.execPath, ['--import', 'tsx', script, dbPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+
+  // Poll (not a timed assertion: the bound only stops a broken child from hanging the suite).
+  let committed: number | undefined;
+  for (let poll = 0; poll < 1500 && child.exitCode === null; poll += 1) {
+    committed = committedEpisodes(dbPath);
+    if (committed !== undefined && committed >= 3) break;
+    await sleep(20);
+  }
+  assert.equal(child.exitCode, null, `the child ended before it could be killed: ${stderr}`);
+  child.kill('SIGKILL');
+  assert.equal(await exited, 'SIGKILL');
+
+  const store = openResultsStore(dbPath);
+  const run = store.latestRun();
+  assert.ok(run);
+  assert.equal(run.status, 'running', 'a killed process cannot mark its run finished');
+  const beforeResume = store.listEpisodes(run.id);
+  assert.ok(beforeResume.length >= 3 && beforeResume.length < 12, `killed after ${beforeResume.length} of 12 episodes`);
+  assert.ok(beforeResume.every((episode) => episode.status === 'scored'));
+
+  const summary = await resumeEvaluation({ runId: run.id, store, suite: createFakeSuite({ slowDelayMs: 0 }) });
+  assert.equal(summary.status, 'finished');
+  assert.equal(summary.episodes, 12);
+  assert.equal(summary.passRate, 1);
+  assert.equal(summary.missingEpisodes, 0);
+  const afterResume = store.listEpisodes(run.id);
+  assert.equal(afterResume.length, 12);
+  // Each (task, trial) exactly once, and every pre-kill row unchanged.
+  assert.equal(new Set(afterResume.map((episode) => `${episode.taskId}/${episode.trial}`)).size, 12);
+  for (const old of beforeResume) {
+    assert.deepEqual(afterResume.find((episode) => episode.taskId === old.taskId && episode.trial === old.trial), old);
+  }
+  store.close();
+  const raw = new Database(dbPath, { readonly: true });
+  assert.deepEqual(raw.prepare(`SELECT COUNT(*) AS rows, COUNT(DISTINCT task_id || '/' || trial) AS keys, SUM(status = 'scored') AS scored
+    FROM episodes WHERE run_id = ?`).get(run.id), { rows: 12, keys: 12, scored: 12 });
+  raw.close();
+});

@@ -1,0 +1,98 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, ToolForgeError } from '../../src/core/errors.ts';
+import { generateTasks } from '../../src/runner/generate-tasks.ts';
+import { formatTasksJsonl, readTasksFile } from '../../src/runner/read-tasks-file.ts';
+import { runEpisode } from '../../src/runner/run-episode.ts';
+import { resolveModelSource } from '../../src/runner/resolve-model-source.ts';
+import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { temporaryDirectory } from './test-helpers.ts';
+
+describe('generateTasks', () => {
+  test('same seed gives byte-identical tasks, validated by the oracle', async () => {
+    const suite = createFakeSuite();
+    const first = await generateTasks(suite, { seed: 42, count: 4, params: {} });
+    const second = await generateTasks(createFakeSuite(), { seed: 42, count: 4, params: {} });
+    assert.equal(first.length, 4);
+    assert.equal(formatTasksJsonl(first), formatTasksJsonl(second));
+    assert.notEqual(formatTasksJsonl(first), formatTasksJsonl(await generateTasks(suite, { seed: 43, count: 4, params: {} })));
+    // The oracle ran once per task, each in a fresh, disposed environment.
+    assert.equal(suite.counters.environmentsCreated, 8);
+    assert.equal(suite.counters.environmentsDisposed, 8);
+  });
+
+  test('a task the oracle cannot solve is refused with suite.unsolvable-task naming it', async () => {
+    const suite = createFakeSuite({ brokenTask: 2 });
+    await assert.rejects(generateTasks(suite, { seed: 1, count: 4, params: {} }), (error: unknown) =>
+      error instanceof ToolForgeError && error.code === 'suite.unsolvable-task' && /task 'fake-sum-1-2' is not solvable/.test(error.message));
+    assert.equal((await generateTasks(suite, { seed: 1, count: 4, params: {}, validate: false })).length, 4);
+  });
+
+  test('a malformed generated task is refused with suite.invalid-task', async () => {
+    const suite = createFakeSuite();
+    const broken = { ...suite, generate: async () => [{ ...(await suite.generate({ seed: 1, count: 1, params: {} }))[0], modes: [] }] };
+    await assert.rejects(generateTasks(broken, { seed: 1, count: 1, params: {} }), (error: unknown) =>
+      error instanceof ToolForgeError && error.code === 'suite.invalid-task' && /field 'modes'/.test(error.message));
+  });
+});
+
+describe('runEpisode', () => {
+  test('one oracle episode: final answer, scored as passing, environment disposed', async () => {
+    const suite = createFakeSuite();
+    const [task] = await suite.generate({ seed: 2, count: 1, params: {} });
+    const result = await runEpisode({ suite, task, trial: 0, mode: 'calls', model: resolveModelSource(suite, 'builtin/oracle') });
+    assert.equal(result.termination, 'final-answer');
+    assert.equal(result.score.passed, true);
+    assert.deepEqual(result.messages.map((message) => message.role), ['user', 'assistant', 'tool', 'assistant']);
+    assert.equal(suite.counters.environmentsDisposed, 1);
+  });
+
+  test('the task time limit ends a stuck model with a time-limit termination, scored', async () => {
+    const suite = createFakeSuite({ slowDelayMs: 60_000 });
+    const [task] = await suite.generate({ seed: 2, count: 1, params: {} });
+    const result = await runEpisode({ suite, task: { ...task, limits: { ...task.limits, timeLimitMs: 50 } }, trial: 0, mode: 'calls', model: resolveModelSource(suite, 'builtin/slow') });
+    assert.equal(result.termination, 'time-limit');
+    assert.equal(result.score.passed, false);
+    assert.equal(suite.counters.environmentsDisposed, 1);
+  });
+});
+
+describe('readTasksFile', () => {
+  const directory = temporaryDirectory();
+
+  test('reads back what formatTasksJsonl wrote, skipping blank lines', async () => {
+    const tasks = await createFakeSuite().generate({ seed: 3, count: 3, params: {} });
+    const path = join(directory, 'tasks.jsonl');
+    writeFileSync(path, formatTasksJsonl(tasks) + '\n\n');
+    assert.deepEqual(await readTasksFile(path), tasks);
+    assert.deepEqual(await readTasksFile(path, { suiteId: 'fake-sum' }), tasks);
+  });
+
+  test('every bad input names the file, line and field', async () => {
+    const [task, other] = await createFakeSuite().generate({ seed: 3, count: 2, params: {} });
+    const line = JSON.stringify(task);
+    const cases: [string, string, RegExp, { suiteId?: string }?][] = [
+      ['json.jsonl', `${line}\n{"id": `, /json\.jsonl:2: not valid JSON/],
+      ['field.jsonl', JSON.stringify({ ...task, limits: { ...task.limits, maxTurns: 'ten' } }), /field\.jsonl:1: field 'limits\.maxTurns'/],
+      ['missing.jsonl', JSON.stringify({ ...task, prompt: undefined }), /missing\.jsonl:1: field 'prompt'/],
+      ['mode.jsonl', JSON.stringify({ ...task, modes: ['telepathy'] }), /mode\.jsonl:1: field 'modes\.0'/],
+      ['other-suite.jsonl', line, /other-suite\.jsonl:1: field 'suite\.id' is 'fake-sum', but the run is for suite 'nestful'/, { suiteId: 'nestful' }],
+      ['mixed.jsonl', `${line}\n${JSON.stringify({ ...other, suite: { id: 'webapi', version: '1' } })}`, /mixed\.jsonl:2: .*earlier tasks belong to suite 'fake-sum'/],
+      ['duplicate.jsonl', `${line}\n${line}`, /duplicate\.jsonl:2: task id 'fake-sum-3-0' already appears on line 1/],
+      ['empty.jsonl', '\n', /holds no tasks/],
+    ];
+    for (const [name, text, pattern, options] of cases) {
+      const path = join(directory, name);
+      writeFileSync(path, text);
+      await assert.rejects(readTasksFile(path, options), (error: unknown) =>
+        error instanceof ConfigError && error.code === 'input.invalid' && pattern.test(error.message) && error.fix !== undefined, name);
+    }
+  });
+
+  test('an unreadable file is input.unreadable', async () => {
+    await assert.rejects(readTasksFile(join(directory, 'absent.jsonl')), (error: unknown) =>
+      error instanceof ConfigError && error.code === 'input.unreadable' && /absent\.jsonl/.test(error.message));
+  });
+});
