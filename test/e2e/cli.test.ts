@@ -1,0 +1,260 @@
+import { describe, test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
+
+const summaryKeys = ['runId', 'suite', 'model', 'mode', 'tasks', 'trials', 'episodes', 'infrastructureErrors', 'passRate', 'passRateCI95', 'metrics', 'failures'];
+
+function parseSummary(stdout: string): Record<string, unknown> & { passRate: number; runId: string; failures: Record<string, number> } {
+  assert.equal(stdout.trim().split('\n').length, 1, 'run --json prints exactly one line on stdout');
+  return JSON.parse(stdout);
+}
+
+describe('toolforge suites', () => {
+  test('lists funcgen with its modes, default count, knobs with defaults and built-in models', async () => {
+    const result = await runCli(['suites'], { cwd: temporaryDirectory() });
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /^funcgen \(version /m);
+    assert.match(result.stdout, /modes: calls, react \(default calls\)/);
+    assert.match(result.stdout, /core=5 \(integer in \[2, 200\]\)/);
+    assert.match(result.stdout, /built-in models: builtin\/oracle, builtin\/planner, builtin\/random/);
+  });
+
+  test('--json gives the same facts as data', async () => {
+    const result = await runCli(['suites', '--json'], { cwd: temporaryDirectory() });
+    const funcgen = (JSON.parse(result.stdout) as { id: string; modes: string[]; knobs: { name: string; default: unknown }[]; defaultCount: number }[])
+      .find((suite) => suite.id === 'funcgen');
+    assert.ok(funcgen);
+    assert.deepEqual(funcgen.modes, ['calls', 'react']);
+    assert.equal(funcgen.knobs.find((knob) => knob.name === 'depth')?.default, 3);
+    assert.equal(funcgen.defaultCount, 50);
+  });
+});
+
+describe('toolforge generate', () => {
+  test('same arguments give identical bytes; another seed gives other tasks; --out writes the same bytes', async () => {
+    const directory = temporaryDirectory();
+    const args = ['generate', 'funcgen', '--seed', '7', '--count', '4', '--set', 'core=4', '--set', 'depth=2'];
+    const first = await runCli(args, { cwd: directory });
+    const second = await runCli(args, { cwd: directory });
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout, second.stdout);
+    const lines = first.stdout.trimEnd().split('\n');
+    assert.equal(lines.length, 4);
+    const task = JSON.parse(lines[0]) as { suite: { id: string }; params: Record<string, unknown> };
+    assert.equal(task.suite.id, 'funcgen');
+    assert.equal((JSON.parse(lines[3]) as { id: string }).id, 'funcgen/7/3');
+    assert.equal(task.params.core, 4);
+    const other = await runCli(['generate', 'funcgen', '--seed', '8', '--count', '4', '--set', 'core=4', '--set', 'depth=2'], { cwd: directory });
+    assert.notEqual(other.stdout, first.stdout);
+    const written = await runCli([...args, '--out', 'tasks.jsonl'], { cwd: directory });
+    assert.equal(written.code, 0);
+    assert.equal(written.stdout, '');
+    assert.equal(readFileSync(join(directory, 'tasks.jsonl'), 'utf8'), first.stdout);
+  });
+});
+
+describe('toolforge run', () => {
+  test('builtin/oracle passes every task; --json prints exactly the documented keys', async () => {
+    const directory = temporaryDirectory();
+    const result = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '5', '--json'], { cwd: directory });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, '', 'nothing noisy off a terminal');
+    const summary = parseSummary(result.stdout);
+    assert.deepEqual(Object.keys(summary), summaryKeys);
+    assert.equal(summary.suite, 'funcgen');
+    assert.equal(summary.model, 'builtin/oracle');
+    assert.equal(summary.mode, 'calls');
+    assert.equal(summary.tasks, 5);
+    assert.equal(summary.trials, 1);
+    assert.equal(summary.episodes, 5);
+    assert.equal(summary.infrastructureErrors, 0);
+    assert.equal(summary.passRate, 1);
+    const interval = summary.passRateCI95 as number[];
+    assert.equal(interval[1], 1);
+    assert.ok(interval[0] > 0.5 && interval[0] < 0.6, `Wilson lower bound of 5/5 is 0.566, got ${interval[0]}`);
+    assert.ok(Object.values(summary.failures).every((count) => count === 0));
+    assert.equal((summary.metrics as Record<string, number>).successRate, 1);
+  });
+
+  test('builtin/random scores near 0, and its failures are classified', async () => {
+    const result = await runCli(['run', 'funcgen', '--model', 'builtin/random', '--count', '10', '--json'], { cwd: temporaryDirectory() });
+    assert.equal(result.code, 0, result.stderr);
+    const summary = parseSummary(result.stdout);
+    assert.ok(summary.passRate <= 0.2, `random passed ${summary.passRate}`);
+    const failed = Object.values(summary.failures).reduce((sum, count) => sum + count, 0);
+    assert.equal(failed, Math.round(10 * (1 - summary.passRate)));
+  });
+
+  test('the human report shows pass rate, CI, suite metrics and where results went', async () => {
+    const directory = temporaryDirectory();
+    const result = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '3', '--trials', '2', '--mode', 'react'], { cwd: directory });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /suite funcgen, model builtin\/planner, mode react/);
+    assert.match(result.stdout, /3 tasks x 2 trials = 6 episodes/);
+    assert.match(result.stdout, /pass rate 100\.0% {2}95% CI \[\d+\.\d%, 100\.0%\]/);
+    assert.match(result.stdout, /passAt2 +1/);
+    assert.match(result.stdout, /failures: none/);
+    assert.match(result.stdout, new RegExp(`stored in ${join(directory, '.toolforge', 'results.db').replaceAll('/', '\\/')}`));
+  });
+
+  test('--tasks runs a generated file, and --resume of a finished run reruns nothing', async () => {
+    const directory = temporaryDirectory();
+    assert.equal((await runCli(['generate', 'funcgen', '--count', '3', '--seed', '4', '--out', 'tasks.jsonl'], { cwd: directory })).code, 0);
+    const run = await runCli(['run', 'funcgen', '--tasks', 'tasks.jsonl', '--model', 'builtin/oracle', '--db', 'my.db', '--json'], { cwd: directory });
+    assert.equal(run.code, 0, run.stderr);
+    const summary = parseSummary(run.stdout);
+    assert.equal(summary.tasks, 3);
+    const resumed = await runCli(['run', '--resume', summary.runId, '--db', 'my.db', '--json'], { cwd: directory });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(parseSummary(resumed.stdout), summary);
+    const withSuite = await runCli(['run', 'funcgen', '--resume', summary.runId, '--db', 'my.db', '--json'], { cwd: directory });
+    assert.deepEqual(parseSummary(withSuite.stdout), summary);
+  });
+});
+
+describe('toolforge report, runs, export, import', () => {
+  const directory = temporaryDirectory();
+  let runId = '';
+  before(async () => {
+    const oracle = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '3', '--json'], { cwd: directory });
+    const random = await runCli(['run', 'funcgen', '--model', 'builtin/random', '--count', '3', '--json'], { cwd: directory });
+    assert.equal(oracle.code + random.code, 0);
+    runId = parseSummary(random.stdout).runId;
+  });
+
+  test('runs lists both runs, newest first', async () => {
+    const result = await runCli(['runs', '--json'], { cwd: directory });
+    const runs = JSON.parse(result.stdout) as { id: string; model: string; status: string }[];
+    assert.deepEqual(runs.map((run) => run.model), ['builtin/random', 'builtin/oracle']);
+    assert.equal(runs[0].id, runId);
+    assert.ok(runs.every((run) => run.status === 'finished'));
+  });
+
+  test('json: one run prints its summary plus tables and task results; no run prints every run', async () => {
+    const one = JSON.parse((await runCli(['report', runId, '--format', 'json'], { cwd: directory })).stdout);
+    assert.equal(one.runId, runId);
+    assert.equal(one.taskResults.length, 3);
+    assert.ok(one.tables.length > 0);
+    const all = JSON.parse((await runCli(['report', '--format', 'json'], { cwd: directory })).stdout) as { model: string; passRate: number }[];
+    assert.deepEqual(all.map((run) => [run.model, run.passRate]), [['builtin/oracle', 1], ['builtin/random', one.passRate]]);
+    const latest = JSON.parse((await runCli(['report', 'latest', '--format', 'json'], { cwd: directory })).stdout);
+    assert.equal(latest.runId, runId);
+  });
+
+  test('csv has a header and one row per episode', async () => {
+    const lines = (await runCli(['report', '--format', 'csv'], { cwd: directory })).stdout.trimEnd().split('\n');
+    assert.match(lines[0], /^run_id,suite,model,mode,task_id,trial,status,passed,score,failure/);
+    assert.equal(lines.length, 1 + 6);
+  });
+
+  test('table is the default format', async () => {
+    const result = await runCli(['report'], { cwd: directory });
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /builtin\/oracle +calls +3 +100\.0%/);
+    assert.match(result.stdout, /run .*: suite funcgen, model builtin\/random/);
+  });
+
+  test('html is a self-contained page with inline SVG charts, identical when rendered twice', async () => {
+    const first = await runCli(['report', '--format', 'html', '--out', 'report.html'], { cwd: directory });
+    assert.equal(first.code, 0, first.stderr);
+    const html = readFileSync(join(directory, 'report.html'), 'utf8');
+    assert.match(html, /^<!doctype html>/);
+    assert.match(html, /<svg/);
+    assert.match(html, /Per-task results \(3 tasks\)/);
+    assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/);
+    assert.equal((await runCli(['report', '--format', 'html'], { cwd: directory })).stdout, html);
+  });
+
+  test('export then import into another database round-trips byte for byte', async () => {
+    const exported = await runCli(['export', runId, '--out', 'run.jsonl'], { cwd: directory });
+    assert.equal(exported.code, 0, exported.stderr);
+    const imported = await runCli(['import', 'run.jsonl', '--db', 'copy.db'], { cwd: directory });
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, new RegExp(`imported run ${runId}`));
+    const again = await runCli(['export', runId, '--db', 'copy.db'], { cwd: directory });
+    assert.equal(again.stdout, readFileSync(join(directory, 'run.jsonl'), 'utf8'));
+    const original = await runCli(['report', runId, '--format', 'json'], { cwd: directory });
+    const copy = await runCli(['report', runId, '--format', 'json', '--db', 'copy.db'], { cwd: directory });
+    assert.equal(copy.stdout, original.stdout);
+  });
+});
+
+describe('bad input exits 2 with a message naming the fix, and loses nothing recorded', () => {
+  const directory = temporaryDirectory();
+  let exportBefore = '';
+  let runId = '';
+  before(async () => {
+    const run = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '2', '--json'], { cwd: directory });
+    runId = parseSummary(run.stdout).runId;
+    exportBefore = (await runCli(['export', runId], { cwd: directory })).stdout;
+    writeFileSync(join(directory, 'garbage.jsonl'), '{"type":"run"}\nnot json\n');
+  });
+
+  const cases: { name: string; args: string[]; message: RegExp; fix: RegExp }[] = [
+    { name: 'unknown suite', args: ['run', 'nosuch', '--model', 'builtin/oracle'], message: /unknown suite 'nosuch'/, fix: /fix: use one of: .*funcgen/ },
+    { name: 'unknown knob', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--set', 'nope=1'], message: /has no knob 'nope'/, fix: /fix: use one of: core, depth/ },
+    { name: 'bad knob value', args: ['generate', 'funcgen', '--set', 'core=abc'], message: /knob 'core' cannot be 'abc'/, fix: /fix: --set core=<integer/ },
+    { name: 'knob out of range', args: ['generate', 'funcgen', '--set', 'core=1'], message: /knob 'core' cannot be '1'/, fix: /integer in \[2, 200\]/ },
+    { name: 'non-numeric --count', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--count', 'abc'], message: /--count <n>' argument 'abc' is invalid/, fix: /expected a whole number >= 1/ },
+    { name: 'non-numeric --trials', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--trials', '0'], message: /--trials <n>' argument '0' is invalid/, fix: /expected a whole number >= 1/ },
+    { name: 'malformed --set', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--set', 'foo'], message: /--set <name=value>' argument 'foo' is invalid/, fix: /expected name=value, e\.g\. --set foo=<value>/ },
+    { name: 'unreadable --tasks file', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--tasks', 'missing.jsonl'], message: /cannot read tasks file .*missing\.jsonl/, fix: /fix: check the --tasks path/ },
+    { name: 'invalid --tasks file', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--tasks', 'garbage.jsonl'], message: /garbage\.jsonl:1: /, fix: /fix: each line must be one task object/ },
+    { name: 'unknown model provider', args: ['run', 'funcgen', '--model', 'nope/x'], message: /unknown model provider 'nope'/, fix: /fix: use one of openai\/, .*builtin\// },
+    { name: 'unknown built-in model', args: ['run', 'funcgen', '--model', 'builtin/nope'], message: /no built-in model 'nope'/, fix: /builtin\/oracle, builtin\/planner, builtin\/random/ },
+    { name: 'missing API key', args: ['run', 'funcgen', '--model', 'openai/gpt-4.1'], message: /needs an API key in OPENAI_API_KEY, which is not set/, fix: /fix: export OPENAI_API_KEY=/ },
+    { name: 'openai-compatible without --base-url', args: ['run', 'funcgen', '--model', 'openai-compatible/qwen'], message: /base/i, fix: /--base-url/ },
+    { name: 'unsupported mode', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--mode', 'sequence'], message: /does not support mode 'sequence'/, fix: /fix: use --mode calls\|react/ },
+    { name: 'no model', args: ['run', 'funcgen'], message: /no model given/, fix: /fix: pass --model <ref>/ },
+    { name: 'unknown run in report', args: ['report', 'no-such-run'], message: /no run 'no-such-run'/, fix: /fix: / },
+    { name: 'resume with a new model', args: ['run', '--resume', 'x', '--model', 'builtin/random'], message: /--model cannot change them/, fix: /fix: drop --model/ },
+    { name: 'report without a database', args: ['report', '--db', 'absent.db'], message: /no results database at .*absent\.db/, fix: /fix: run 'toolforge run/ },
+    { name: 'import of a non-export', args: ['import', 'garbage.jsonl'], message: /garbage\.jsonl:1: /, fix: /fix: / },
+    { name: 'unknown command', args: ['frobnicate'], message: /unknown command 'frobnicate'/, fix: /--help/ },
+  ];
+
+  for (const { name, args, message, fix } of cases) {
+    test(name, async () => {
+      const result = await runCli(args, { cwd: directory, env: {} });
+      assert.equal(result.code, 2, `${name}: ${result.stderr}`);
+      assert.match(result.stderr, /^error: /);
+      assert.match(result.stderr, message);
+      assert.match(result.stderr, fix);
+      assert.equal(result.stdout, '');
+      const after = await runCli(['export', runId], { cwd: directory });
+      assert.equal(after.stdout, exportBefore, 'the recorded run is unchanged');
+    });
+  }
+
+  test('no bad input created another run', async () => {
+    const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: directory })).stdout) as unknown[];
+    assert.equal(runs.length, 1);
+  });
+});
+
+describe('help', () => {
+  test('--help and no arguments print usage and exit 0', async () => {
+    const help = await runCli(['--help'], { cwd: temporaryDirectory() });
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /Usage: toolforge/);
+    for (const command of ['suites', 'generate', 'run', 'report', 'runs', 'export', 'import']) assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
+    const bare = await runCli([], { cwd: temporaryDirectory() });
+    assert.equal(bare.code, 0);
+    assert.equal(bare.stdout, help.stdout);
+  });
+});
+
+describe('bin/toolforge.js', () => {
+  test('the main command works on a fresh directory with no API key', async () => {
+    const directory = temporaryDirectory();
+    const result = await spawnCli(['run', 'funcgen', '--model', 'builtin/planner'], { cwd: directory, env: keylessEnvironment() });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /50 tasks x 1 trials = 50 episodes/);
+    assert.match(result.stdout, /pass rate 100\.0%/);
+    const bad = await spawnCli(['run', 'funcgen', '--model', 'openai/gpt-4.1', '--count', '1'], { cwd: directory, env: keylessEnvironment() });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^error: openai\/gpt-4\.1 needs an API key/);
+  });
+});
