@@ -240,6 +240,17 @@ describe('react agent', () => {
     assert.equal(turns.log.length, 4);
   });
 
+  test('time-limit: a hanging model is cut off by the time budget', async () => {
+    const hanging: LanguageModel = {
+      specificationVersion: 'v1', provider: 'test', modelId: 'hanging',
+      generate: (request) => new Promise((_, reject) => {
+        request.signal.addEventListener('abort', () => reject(request.signal.reason));
+      }),
+    };
+    const { outcome } = await run('react', hanging, createAddEnvironment(), task({ timeLimitMs: 5 }));
+    assert.equal(outcome.termination, 'time-limit');
+  });
+
   test('works with a scripted model speaking react', async () => {
     const environment = createAddEnvironment();
     const model = createScriptedModel({
