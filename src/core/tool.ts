@@ -19,6 +19,11 @@ export type ToolCall = {
   /** Parsed arguments; undefined when `argumentsText` is not a JSON object. */
   arguments: JsonObject | undefined;
   parseError?: string;
+  /**
+   * Opaque vendor data the adapter must get back with this call on the next turn (Gemini's
+   * `thoughtSignature`), keyed by provider. Never shown to scorers.
+   */
+  providerMetadata?: JsonObject;
 };
 
 /** The answer to a call, shown to the model. Errors here are the model's to recover from, not crashes. */

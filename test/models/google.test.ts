@@ -85,6 +85,22 @@ describe('google specifics', () => {
     ]);
   });
 
+  test('a thought signature on a function call is kept on the call and sent back with it', async () => {
+    server.reply(
+      { type: 'raw', status: 200, body: JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ functionCall: { name: 'get_time', args: { city: 'Oslo' } }, thoughtSignature: 'c2lnbmF0dXJl' }] }, finishReason: 'STOP' }] }) },
+      { type: 'message', text: 'noon' },
+    );
+    const gemini = model();
+    const first = await gemini.generate(generateRequest([{ role: 'user', content: 'q' }]));
+    const [call] = first.message.toolCalls;
+    assert.deepEqual(call.providerMetadata, { google: { thoughtSignature: 'c2lnbmF0dXJl' } });
+    await gemini.generate(generateRequest([
+      { role: 'user', content: 'q' }, first.message, { role: 'tool', toolCallId: call.id, toolName: 'get_time', result: { ok: true, output: '12:00' } },
+    ]));
+    const body = server.requests[1].body as { contents: unknown[] };
+    assert.deepEqual(body.contents[1], { role: 'model', parts: [{ functionCall: { name: 'get_time', args: { city: 'Oslo' } }, thoughtSignature: 'c2lnbmF0dXJl' }] });
+  });
+
   test('thought parts become reasoning and thought tokens count as output', async () => {
     server.reply({
       type: 'raw', status: 200,

@@ -1,4 +1,6 @@
 import type { Content, FunctionCallingConfigMode, Part, Tool, ToolConfig } from '@google/genai';
+import type { JsonObject } from '../../core/json.ts';
+import { isJsonObject } from '../../core/json.ts';
 import type { Message } from '../../core/message.ts';
 import type { ToolSpec } from '../../core/tool.ts';
 import type { ToolChoice } from '../spec.ts';
@@ -31,7 +33,10 @@ export function convertToGoogleContents(messages: readonly Message[]): { systemI
         push('model', [
           ...(message.content === '' ? [] : [{ text: message.content }]),
           // args must be an object: a call whose text did not parse goes back as {}.
-          ...message.toolCalls.map((call): Part => ({ functionCall: { ...vendorId(call.id), name: call.name, args: call.arguments ?? {} } })),
+          ...message.toolCalls.map((call): Part => ({
+            functionCall: { ...vendorId(call.id), name: call.name, args: call.arguments ?? {} },
+            ...thoughtSignature(call.providerMetadata),
+          })),
         ]);
         break;
       case 'tool':
@@ -47,6 +52,13 @@ export function convertToGoogleContents(messages: readonly Message[]): { systemI
     }
   }
   return { systemInstruction: systemTexts.length > 0 ? systemTexts.join('\n\n') : undefined, contents };
+}
+
+/** The signature Gemini attached to this call, sent back so thinking models accept the history. */
+function thoughtSignature(metadata: JsonObject | undefined): { thoughtSignature?: string } {
+  const google = metadata?.google;
+  const signature = isJsonObject(google) ? google.thoughtSignature : undefined;
+  return typeof signature === 'string' ? { thoughtSignature: signature } : {};
 }
 
 function vendorId(id: string): { id?: string } {

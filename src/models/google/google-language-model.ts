@@ -70,7 +70,8 @@ export function createGoogleLanguageModel(options: { modelId: string; apiKey: st
       for (const part of candidate?.content?.parts ?? []) {
         if (part.functionCall) {
           const { id, name, args } = part.functionCall;
-          toolCalls.push(createToolCall(id ?? `${synthesizedCallIdPrefix}${turn}_${toolCalls.length}`, name, typeof args === 'string' ? args : JSON.stringify(args ?? {})));
+          const call = createToolCall(id ?? `${synthesizedCallIdPrefix}${turn}_${toolCalls.length}`, name, typeof args === 'string' ? args : JSON.stringify(args ?? {}));
+          toolCalls.push(part.thoughtSignature ? { ...call, providerMetadata: { google: { thoughtSignature: part.thoughtSignature } } } : call);
         } else if (typeof part.text === 'string') {
           (part.thought ? thoughts : texts).push(part.text);
         }

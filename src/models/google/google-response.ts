@@ -10,6 +10,8 @@ export const googleResponseSchema = z.object({
         thought: z.boolean().nullish(),
         // `args` is an object from the real API; a string (from a proxy) is kept as the raw text.
         functionCall: z.object({ id: z.string().nullish(), name: z.string(), args: z.unknown() }).nullish(),
+        // Gemini 3 rejects a later turn whose function calls come back without it.
+        thoughtSignature: z.string().nullish(),
       })).nullish(),
     }).nullish(),
     finishReason: z.string().nullish(),
