@@ -1,0 +1,35 @@
+/**
+ * `npm run bench`: prints throughput figures, asserts nothing. Each suite's figures live in
+ * bench/<suite>.ts, which exports `async function bench(): Promise<BenchFigure[]>` (see
+ * bench-figure.ts); a file that is not there yet is skipped.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cpus } from 'node:os';
+import type { BenchFigure } from './bench-figure.ts';
+
+const benchFiles = ['funcgen', 'nestful', 'webapi'];
+const folder = dirname(fileURLToPath(import.meta.url));
+
+console.log(`ToolForge bench — Node ${process.version}, ${cpus().length} cores, ${process.platform}-${process.arch}`);
+for (const name of benchFiles) {
+  const path = join(folder, `${name}.ts`);
+  if (!existsSync(path)) {
+    console.log(`\n${name}: (no bench/${name}.ts yet)`);
+    continue;
+  }
+  const module = await import(pathToFileURL(path).href) as { bench?: () => Promise<BenchFigure[] | void>; default?: () => Promise<BenchFigure[] | void> };
+  const bench = module.bench ?? module.default;
+  console.log(`\n${name}:`);
+  if (!bench) {
+    console.log(`  bench/${name}.ts exports no bench() function`);
+    continue;
+  }
+  const figures = await bench();
+  for (const figure of figures ?? []) console.log(`  ${figure.name}: ${formatValue(figure.value)} ${figure.unit}`);
+}
+
+function formatValue(value: number): string {
+  return value >= 100 ? value.toFixed(0) : value.toPrecision(3);
+}
