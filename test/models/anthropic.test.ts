@@ -100,6 +100,16 @@ describe('anthropic specifics', () => {
     assert.deepEqual(body.tool_choice, { type: 'any' });
   });
 
+  test('an empty assistant turn is dropped and the user turns around it merge', async () => {
+    server.reply({ type: 'message', text: 'ok' });
+    await model().generate(generateRequest([
+      { role: 'user', content: 'first' }, { role: 'assistant', content: '', toolCalls: [] }, { role: 'user', content: 'second' },
+    ]));
+    assert.deepEqual((server.requests[0].body as { messages: unknown }).messages, [
+      { role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] },
+    ]);
+  });
+
   test('thinking blocks become reasoning; refusal maps to content-filter; no tools sends no tool fields', async () => {
     server.reply({
       type: 'raw', status: 200,

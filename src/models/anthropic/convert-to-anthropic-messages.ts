@@ -16,6 +16,8 @@ export function convertToAnthropicMessages(messages: readonly Message[]): { syst
   const systemTexts: string[] = [];
   const turns: AnthropicTurn[] = [];
   const push = (role: AnthropicTurn['role'], blocks: AnthropicBlock[]): void => {
+    // An empty assistant turn (no text, no calls) is rejected by the API; it carries nothing anyway.
+    if (blocks.length === 0) return;
     const previous = turns[turns.length - 1];
     if (previous?.role === role) previous.content.push(...blocks);
     else turns.push({ role, content: blocks });
