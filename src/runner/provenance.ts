@@ -20,11 +20,14 @@ export type ProvenanceInput = {
   cliArgs: string[];
 };
 
-/** Everything needed to trace a run's numbers back to code, data and configuration. */
-export function collectProvenance(input: ProvenanceInput): Provenance {
+/**
+ * Everything needed to trace a run's numbers back to code, data and configuration. `directory` is
+ * the checkout whose git state is recorded (default: this repository).
+ */
+export function collectProvenance(input: ProvenanceInput, options: { directory?: string } = {}): Provenance {
   return {
     toolforgeVersion: toolforgeVersion(),
-    git: gitState(),
+    git: gitState(options.directory ?? repositoryRoot),
     nodeVersion: process.version,
     platform: `${process.platform}-${process.arch}`,
     suite: { id: input.suite.id, version: input.suite.version },
@@ -43,9 +46,9 @@ function toolforgeVersion(): string {
 }
 
 /** The checkout's commit and whether tracked files differ from it; null when not a git checkout or no git. */
-function gitState(): Provenance['git'] {
+function gitState(directory: string): Provenance['git'] {
   const git = (args: string[]): string => execFileSync('git', args, {
-    cwd: repositoryRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000,
+    cwd: directory, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000,
   }).trim();
   try {
     const commit = git(['rev-parse', 'HEAD']);

@@ -7,9 +7,13 @@ import type { Suite } from '../suites/spec.ts';
  * `builtin/<name>` comes from the suite (oracle, random, planner read the task); every other
  * reference from the model registry. Either way a bad reference fails here, before anything runs.
  */
-export function resolveModelSource(suite: Suite, ref: string, options: { baseUrl?: string } = {}): ModelSource {
+export function resolveModelSource(
+  suite: Suite,
+  ref: string,
+  options: { baseUrl?: string; env?: Record<string, string | undefined> } = {},
+): ModelSource {
   const reference = parseModelReference(ref);
-  if (reference.provider !== 'builtin') return createModelSource(ref, { baseUrl: options.baseUrl });
+  if (reference.provider !== 'builtin') return createModelSource(ref, { baseUrl: options.baseUrl, env: options.env });
   const name = reference.modelId;
   const builtin = Object.hasOwn(suite.builtinModels, name) ? suite.builtinModels[name] : undefined;
   if (!builtin) {

@@ -37,6 +37,8 @@ type ExecutionOptions = {
   store?: ResultsStore;
   /** Default `.toolforge/results.db`. */
   dbPath?: string;
+  /** Where provider API keys are read from (default process.env). */
+  env?: Record<string, string | undefined>;
 };
 
 export type RunOptions = ExecutionOptions & {
@@ -73,7 +75,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
   checkTasks(suite, tasks, options.mode);
   // Resolve the model first: a bad reference or a missing key fails before a run is recorded.
-  const model = resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl });
+  const model = resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env });
   const settings = options.settings ?? {};
   const baseUrl = options.baseUrl ?? null;
   return withStore(options, async (store) => {
@@ -104,7 +106,7 @@ export async function resumeEvaluation(options: ResumeOptions): Promise<RunSumma
     const concurrency = options.concurrency ?? run.concurrency;
     checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
     const tasks = store.listTasks(run.id);
-    const model = resolveModelSource(suite, run.model, { baseUrl: options.baseUrl ?? run.baseUrl ?? undefined });
+    const model = resolveModelSource(suite, run.model, { baseUrl: options.baseUrl ?? run.baseUrl ?? undefined, env: options.env });
     await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
     return summarizeRun(store, run.id, suite);
   });

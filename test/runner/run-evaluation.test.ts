@@ -286,6 +286,25 @@ describe('runEvaluation', () => {
     assert.deepEqual(store.listRuns(), []);
   });
 
+  test('a configuration error in the middle of a run stops it and marks it failed', async () => {
+    const oracle = createFakeSuite().builtinModels.oracle;
+    let created = 0;
+    const keyless: BuiltinModel = {
+      description: 'loses its key after one episode',
+      create(episode) {
+        created += 1;
+        if (created > 1) throw new ConfigError('config.missing-api-key', 'the key went away', { fix: 'export KEY=...' });
+        return oracle.create(episode);
+      },
+    };
+    const suite = createFakeSuite({ extraModels: { keyless } });
+    const options = await baseOptions({ suite, modelRef: 'builtin/keyless', concurrency: 1 });
+    await assert.rejects(runEvaluation(options), (error: unknown) => error instanceof ConfigError && error.code === 'config.missing-api-key');
+    const [run] = options.store!.listRuns();
+    assert.equal(run.status, 'failed');
+    assert.deepEqual(options.store!.countEpisodes(run.id), { scored: 1, 'infrastructure-error': 0, cancelled: 0 });
+  });
+
   test('resume refuses a run made with another suite version, and an unknown run', async () => {
     const options = await baseOptions();
     const summary = await runEvaluation(options);
