@@ -64,15 +64,16 @@ export function buildFunctionGraph(rng: Rng, shape: GraphShape): FunctionGraph {
   // 1c. Up to 2·n_core extra core edges that keep it acyclic and the longest path at d.
   const wanted = rng.int(0, 2 * core);
   let added = 0;
+  let longest = longestPaths(core, edges);
   for (let attempt = 0; attempt < wanted * attemptsPerEdge && added < wanted; attempt += 1) {
     const from = rng.int(0, core - 1);
     const to = rng.int(0, core - 1);
     if (from === to || parents[to].includes(from)) continue;
-    const longest = longestPaths(core, edges);
     if (longest.reaches(to, from)) continue;
     if (longest.up[from] + 1 + longest.down[to] > depth) continue;
     addEdge(from, to);
     added += 1;
+    longest = longestPaths(core, edges);
   }
 
   // 2. CINs: children of random core nodes.
