@@ -251,6 +251,17 @@ describe('react agent', () => {
     assert.equal(outcome.termination, 'time-limit');
   });
 
+  test('a task system prompt is merged with the react instructions; the observation is a stop sequence', async () => {
+    const withSystem: Task = { ...task(), prompt: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Add.' }] };
+    const model = replayingModel([text(formatReactFinish('', '0'))]);
+    await run('react', model, createAddEnvironment(), withSystem);
+    const [system, user, ...rest] = model.requests[0].messages;
+    assert.ok(system.role === 'system' && system.content.startsWith('Be brief.\n\nYou can use the tools listed below.'));
+    assert.deepEqual(user, { role: 'user', content: 'Add.' });
+    assert.equal(rest.length, 0);
+    assert.deepEqual(model.requests[0].settings.stop, ['\nObservation:']);
+  });
+
   test('works with a scripted model speaking react', async () => {
     const environment = createAddEnvironment();
     const model = createScriptedModel({
