@@ -108,7 +108,8 @@ export function providerErrorFromUnknown(error: unknown, context: ProviderErrorC
     });
   }
   if (error instanceof SyntaxError) return invalidResponseError(context, `the body is not valid JSON (${error.message})`, error);
-  return new ProviderError('provider.invalid-response', `unexpected failure calling ${where}: ${describe(error)}`, {
+  // Not a transport or HTTP failure we know: most likely our bug or an SDK change, so retrying won't help.
+  return new ProviderError('internal', `unexpected failure calling ${where}: ${describe(error)}`, {
     isRetryable: false, cause: error, fix: 'this looks like a bug or an incompatible server; report it with the message above',
   });
 }

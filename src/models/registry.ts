@@ -25,7 +25,7 @@ const providers: Record<string, (context: ProviderContext) => ModelSource> = {
   openai: (context) => sharedModel(context, createOpenAILanguageModel({ provider: 'openai', modelId: context.reference.modelId, apiKey: requireApiKey(context, ['OPENAI_API_KEY']).value, apiKeyVariable: 'OPENAI_API_KEY', baseUrl: context.baseUrl, maxTokensField: 'max_completion_tokens', supportsCompletion: false })),
   'openai-compatible': (context) => sharedModel(context, createOpenAICompatibleLanguageModel({ modelId: context.reference.modelId, baseUrl: requireBaseUrl(context), apiKey: nonEmpty(context.env.OPENAI_API_KEY) })),
   anthropic: (context) => sharedModel(context, createAnthropicLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['ANTHROPIC_API_KEY']).value, baseUrl: context.baseUrl })),
-  google: (context) => { const key = requireApiKey(context, ['GEMINI_API_KEY', 'GOOGLE_API_KEY']); return sharedModel(context, createGoogleLanguageModel({ modelId: context.reference.modelId, apiKey: key.value, apiKeyVariable: key.variable, baseUrl: context.baseUrl })); },
+  google: (context) => sharedModel(context, createGoogleLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['GEMINI_API_KEY', 'GOOGLE_API_KEY']), baseUrl: context.baseUrl })),
   replay: (context) => createReplayModelSource(context.reference.modelId, context.reference.ref),
 };
 

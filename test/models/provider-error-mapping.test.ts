@@ -74,7 +74,7 @@ describe('provider error mapping', () => {
   test('an unrecognised failure is not retried, and an aborted request keeps its own error', () => {
     const odd = toProviderError(new RangeError('bug'), context, live);
     assert.ok(odd instanceof ProviderError);
-    assert.equal(odd.isRetryable, false);
+    assert.deepEqual([odd.code, odd.isRetryable], ['internal', false]);
     const controller = new AbortController();
     controller.abort();
     const abort = named('AbortError', 'aborted');

@@ -12,12 +12,13 @@ import { googleResponseSchema, mapGoogleFinishReason } from './google-response.t
 
 const requestTimeoutMs = 600_000;
 
-export function createGoogleLanguageModel(options: { modelId: string; apiKey: string; apiKeyVariable: string; baseUrl: string | undefined }): LanguageModel {
-  const context: ProviderErrorContext = { provider: 'google', modelId: options.modelId, apiKeyVariable: options.apiKeyVariable, baseUrl: options.baseUrl };
+/** `apiKey.variable` is where the key came from (GEMINI_API_KEY or GOOGLE_API_KEY), named in 401/403 messages. */
+export function createGoogleLanguageModel(options: { modelId: string; apiKey: { variable: string; value: string }; baseUrl: string | undefined }): LanguageModel {
+  const context: ProviderErrorContext = { provider: 'google', modelId: options.modelId, apiKeyVariable: options.apiKey.variable, baseUrl: options.baseUrl };
   let client: Promise<GoogleGenAI> | undefined;
   // No retryOptions: the SDK then makes exactly one attempt (only the runner retries).
   const getClient = (): Promise<GoogleGenAI> => (client ??= import('@google/genai').then(({ GoogleGenAI: GoogleClient }) => new GoogleClient({
-    apiKey: options.apiKey,
+    apiKey: options.apiKey.value,
     vertexai: false,
     httpOptions: { timeout: requestTimeoutMs, ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) },
   })));
