@@ -172,7 +172,9 @@ async function executeRun(
   const emit: RunProgressListener = options.onProgress ?? (() => {});
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  const scoredKeys = new Set(store.listEpisodes(run.id, { status: 'scored' }).map((episode) => episodeKey(episode.taskId, episode.trial)));
+  const scoredKeys = new Set(store.listEpisodeKeys(run.id)
+    .filter((episode) => episode.status === 'scored')
+    .map((episode) => episodeKey(episode.taskId, episode.trial)));
   const plan = tasks.flatMap((task) => Array.from({ length: run.trials }, (_, trial) => ({ task, trial })))
     .filter((item) => !scoredKeys.has(episodeKey(item.task.id, item.trial)));
   emit({ type: 'run-start', runId: run.id, plannedEpisodes: plan.length, alreadyScoredEpisodes: scoredKeys.size, totalEpisodes: tasks.length * run.trials });

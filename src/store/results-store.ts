@@ -41,6 +41,8 @@ export interface ResultsStore {
   /** In task order, then trial. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
   countEpisodes(runId: string): Record<EpisodeStatus, number>;
+  /** Which (task, trial) pairs have a row and in what status, without loading transcripts. */
+  listEpisodeKeys(runId: string): { taskId: string; trial: number; status: EpisodeStatus }[];
   deleteRun(runId: string): void;
   /** JSONL: a run header line, then one line per task, then one per episode (canonical JSON). */
   exportRun(runId: string): string;
@@ -145,6 +147,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     listEpisodes: database.prepare(`SELECT e.* FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id
       WHERE e.run_id = @run_id AND (@status IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`),
     countEpisodes: database.prepare('SELECT status, COUNT(*) AS count FROM episodes WHERE run_id = ? GROUP BY status'),
+    listEpisodeKeys: database.prepare('SELECT task_id AS taskId, trial, status FROM episodes WHERE run_id = ? ORDER BY task_id, trial'),
     deleteRun: database.prepare('DELETE FROM runs WHERE id = ?'),
   };
 
@@ -208,6 +211,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
       for (const row of statements.countEpisodes.all(runId) as { status: EpisodeStatus; count: number }[]) counts[row.status] = row.count;
       return counts;
     },
+    listEpisodeKeys: (runId) => statements.listEpisodeKeys.all(runId) as { taskId: string; trial: number; status: EpisodeStatus }[],
     deleteRun(runId) {
       if (statements.deleteRun.run(runId).changes === 0) getRun(runId);
     },

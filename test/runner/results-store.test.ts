@@ -33,6 +33,9 @@ describe('results store', () => {
     assert.deepEqual(episodes.map((episode) => [episode.taskId, episode.trial]), [[tasks[0].id, 0], [tasks[0].id, 1], [tasks[1].id, 0]]);
     assert.deepEqual(episodes[1], sampleEpisode('run-a', tasks[0].id, 1));
     assert.deepEqual(reopened.countEpisodes('run-a'), { scored: 3, 'infrastructure-error': 0, cancelled: 0 });
+    assert.deepEqual(reopened.listEpisodeKeys('run-a'), [
+      { taskId: tasks[0].id, trial: 0, status: 'scored' }, { taskId: tasks[0].id, trial: 1, status: 'scored' }, { taskId: tasks[1].id, trial: 0, status: 'scored' },
+    ]);
     reopened.close();
 
     const raw = new Database(path, { readonly: true });
