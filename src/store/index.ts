@@ -1,6 +1,7 @@
-export * from './results-store.ts';
-export * from './stored-run.ts';
-export * from './run-id.ts';
-export * from './run-jsonl.ts';
-export * from './record-schemas.ts';
-export * from './store-migrations.ts';
+export { defaultResultsPath, openResultsStore } from './results-store.ts';
+export type { NewRun, ResultsStore } from './results-store.ts';
+export type { Provenance, RunStatus, StoredRun } from './stored-run.ts';
+export { createRunId } from './run-id.ts';
+export { exportRunLines, parseRunExport } from './run-jsonl.ts';
+export type { RunExport } from './run-jsonl.ts';
+export { episodeRecordSchema, exportLineSchema, provenanceSchema, storedRunSchema } from './record-schemas.ts';
