@@ -1,0 +1,90 @@
+/**
+ * What the model reads. Sequence mode uses NESTFUL's own instruction (the LLaMa-3.1 template of the
+ * data's PROMPTS.json, read at run time, with the tool list as `json.dumps` and 0, 1 or 3 in-context
+ * examples from the data's icl_examples.json). Calls and react modes get a short instruction about
+ * referencing earlier results; their agents add the protocol.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { JsonValue } from '../../core/json.ts';
+import { isJsonObject } from '../../core/json.ts';
+import type { PromptMessage } from '../../core/message.ts';
+import { sharedDataPath } from '../../core/shared-data.ts';
+import { parseLenientJson } from './lenient-json.ts';
+import type { NestfulTool } from './nestful-sample.ts';
+import { pythonJsonDumps } from './python-format.ts';
+
+const templateName = 'LLaMa-3.1';
+
+/** Our own wording, used only when the data's PROMPTS.json is not available. */
+const fallbackInstruction = [
+  'You compose functions. Given a question and a list of functions, answer with the sequence of function calls that computes the answer.',
+  'Reply with only a JSON list in this format: [{"name": "func_name1", "arguments": {"argument1": "value1"}, "label": "$var_1"}, ...]',
+  'Give every call a unique label; a later call uses an earlier output by writing "$var_1.<output name>$" as an argument value.',
+  '',
+  'Functions:',
+  '{FUNCTION_STR}',
+  '',
+  'Here are some examples:',
+  '{ICL_EXAMPLES}',
+].join('\n');
+
+let cachedTemplate: string | undefined;
+let cachedExamples: JsonValue[] | undefined;
+
+function instructionTemplate(): string {
+  if (cachedTemplate !== undefined) return cachedTemplate;
+  const path = sharedDataPath('nestful', 'src', 'PROMPTS.json');
+  let template = fallbackInstruction;
+  if (existsSync(path)) {
+    const parsed = parseLenientJson(readFileSync(path, 'utf8'));
+    const raw = parsed.ok && isJsonObject(parsed.value) ? parsed.value[templateName] : undefined;
+    if (typeof raw === 'string') {
+      // The system turn of the Llama chat template, without its special tokens; `{{` is str.format escaping.
+      const start = raw.indexOf('<|end_header_id|>');
+      const end = raw.indexOf('<|eot_id|>', start);
+      if (start >= 0 && end > start) template = raw.slice(start + '<|end_header_id|>'.length, end).trim().replaceAll('{{', '{').replaceAll('}}', '}');
+    }
+  }
+  cachedTemplate = template;
+  return template;
+}
+
+/** The data's in-context examples (empty when the data folder is absent). */
+export function iclExamples(): JsonValue[] {
+  if (cachedExamples !== undefined) return cachedExamples;
+  const path = sharedDataPath('nestful', 'src', 'icl_examples.json');
+  const parsed = existsSync(path) ? parseLenientJson(readFileSync(path, 'utf8')) : undefined;
+  cachedExamples = parsed?.ok && Array.isArray(parsed.value) ? parsed.value : [];
+  return cachedExamples;
+}
+
+function renderExamples(count: number): string {
+  return iclExamples().slice(0, count).map((example, index) => {
+    const input = isJsonObject(example) && typeof example.input === 'string' ? example.input : '';
+    const output = isJsonObject(example) ? example.output ?? [] : [];
+    return `\n#Example-${index + 1}\nInput: ${input}\nOutput: ${pythonJsonDumps(output)}\n`;
+  }).join('');
+}
+
+export function sequencePrompt(query: string, tools: readonly NestfulTool[], iclCount: number): PromptMessage[] {
+  let instruction = instructionTemplate();
+  if (iclCount === 0) instruction = instruction.replace(/\n*Here are some examples:\s*\n?\{ICL_EXAMPLES\}/, '');
+  const system = instruction
+    .replace('{FUNCTION_STR}', () => pythonJsonDumps(tools as unknown as JsonValue))
+    .replace('{ICL_EXAMPLES}', () => renderExamples(iclCount))
+    .trim();
+  return [{ role: 'system', content: system }, { role: 'user', content: query }];
+}
+
+export const interactiveInstruction = [
+  'Answer the question by calling the tools; do not compute results yourself.',
+  'Each successful call returns {"label": "$var_N", "result": <value>}. To pass an earlier result to a later call,',
+  'use its value or write the reference "$var_N.result$" as the argument value.',
+  'When the last call has produced the answer, reply with the answer and no further calls.',
+].join(' ');
+
+/** The prompt of calls and react modes: the same question with the interactive instruction. */
+export function interactivePrompt(prompt: readonly PromptMessage[]): PromptMessage[] {
+  const question = [...prompt].reverse().find((message) => message.role === 'user');
+  return [{ role: 'system', content: interactiveInstruction }, { role: 'user', content: question?.content ?? '' }];
+}

@@ -1,0 +1,159 @@
+/**
+ * NESTFUL (nested sequences of API calls): import the published data or generate fresh math DAGs, run
+ * a model in sequence (one-shot JSON list with labels), calls or react mode, and score with the
+ * official metrics: F1 function/parameter, partial and full sequence accuracy, win rate by execution.
+ */
+import type { Agent } from '../../agents/spec.ts';
+import { createGenericAgent } from '../../agents/registry.ts';
+import { ConfigError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/json.ts';
+import { isJsonObject } from '../../core/json.ts';
+import { lastAssistantText } from '../../core/message.ts';
+import type { Mode } from '../../core/mode.ts';
+import type { Score, ScoreInput } from '../../core/score.ts';
+import type { Task } from '../../core/task.ts';
+import type { Termination } from '../../core/termination.ts';
+import type { GenerateTasksRequest, ScoredEpisode, Suite, SuiteSummary } from '../spec.ts';
+import type { Knob } from '../knob.ts';
+import { nestfulBuiltinModels } from './builtin-models.ts';
+import type { SampleEvaluation } from './evaluate-sample.ts';
+import { evaluatePrediction } from './evaluate-sample.ts';
+import type { ExecutionOutcome } from './execute-calls.ts';
+import { generateSample, maximumFanIn } from './generate-samples.ts';
+import { importNestfulSamples } from './import-samples.ts';
+import { createNestfulEnvironment, loggedCalls } from './nestful-environment.ts';
+import { aggregateEvaluations, flattenMetrics, metricsTables } from './nestful-metrics.ts';
+import { interactivePrompt } from './nestful-prompt.ts';
+import type { NestfulTool } from './nestful-sample.ts';
+import { buildNestfulTask, nestfulExpected, nestfulSuiteId, nestfulSuiteVersion, referenceOf } from './nestful-task.ts';
+import { phraseWithModel } from './phrase-with-model.ts';
+
+const knobs: readonly Knob[] = [
+  { type: 'string', name: 'data', description: 'a NESTFUL data file to import (v2 JSON list/JSONL or v1); unset = generate fresh samples', default: null },
+  { type: 'enum', name: 'icl', description: 'in-context examples in the sequence prompt (from the data\'s icl_examples.json)', default: '3', values: ['0', '1', '3'] },
+  { type: 'integer', name: 'calls', description: 'generator: calls per sample', default: 4, min: 1, max: 20 },
+  { type: 'integer', name: 'depth', description: 'generator: edges on the longest dependency path (at most calls - 1)', default: 2, min: 0, max: 19 },
+  { type: 'integer', name: 'fanin', description: 'generator: most earlier outputs feeding one call', default: 2, min: 1, max: maximumFanIn },
+  { type: 'integer', name: 'distractors', description: 'generator: extra tools offered beside the gold ones', default: 4, min: 0, max: 40 },
+  { type: 'enum', name: 'phrasing', description: 'generator: question text rendered from the DAG, or rewritten by --phrasing-model', default: 'template', values: ['template', 'model'] },
+];
+
+function numberKnob(params: JsonObject, name: string): number {
+  const value = params[name];
+  if (typeof value !== 'number') throw new ConfigError('config.invalid-knob', `nestful knob '${name}' must be a number`, { fix: `--set ${name}=<integer>` });
+  return value;
+}
+
+async function generate(request: GenerateTasksRequest): Promise<Task[]> {
+  const { params, seed } = request;
+  const iclCount = Number(params.icl ?? '3');
+  const data = params.data;
+  if (typeof data === 'string' && data !== '') {
+    const samples = importNestfulSamples(data);
+    const selected = request.count === undefined ? samples : samples.slice(0, request.count);
+    return selected.map((sample) => buildNestfulTask(sample, {
+      id: `${nestfulSuiteId}/${sample.sampleId}`, seed, params: { data, icl: String(iclCount) }, iclCount,
+    }));
+  }
+  const generatorKnobs = {
+    calls: numberKnob(params, 'calls'), depth: numberKnob(params, 'depth'),
+    fanin: numberKnob(params, 'fanin'), distractors: numberKnob(params, 'distractors'),
+  };
+  const count = request.count ?? nestfulSuite.defaultCount;
+  const tasks: Task[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const { sample } = generateSample(seed, index, generatorKnobs);
+    if (params.phrasing === 'model') {
+      if (!request.phrasingModel) {
+        throw new ConfigError('config.invalid-knob', "nestful knob 'phrasing=model' needs a model to write the questions", {
+          fix: 'pass --phrasing-model <model ref>, or use --set phrasing=template',
+        });
+      }
+      sample.input = await phraseWithModel(request.phrasingModel, sample.input, request.signal);
+    }
+    tasks.push(buildNestfulTask(sample, {
+      id: `${nestfulSuiteId}/${seed}/${index}`, seed, params: { ...generatorKnobs, icl: String(iclCount), phrasing: String(params.phrasing ?? 'template') }, iclCount,
+    }));
+  }
+  return tasks;
+}
+
+const limitTerminations: readonly Termination[] = ['max-turns', 'max-tool-calls', 'time-limit'];
+
+/** Calls and react modes: the calls that ran are the prediction; the last successful result is the answer. */
+function evaluateInteractive(task: Task, input: ScoreInput): SampleEvaluation {
+  const log = loggedCalls(input.finalState);
+  const succeeded = log.filter((call) => call.ok);
+  const calls = succeeded.map((call) => ({ name: call.name, label: call.label, arguments: call.arguments }));
+  const last = succeeded[succeeded.length - 1];
+  const lastFailure = [...log].reverse().find((call) => !call.ok);
+  let outcome: ExecutionOutcome;
+  if (last) outcome = { ok: true, answer: last.result };
+  else if (lastFailure && !lastFailure.ok) {
+    const code = lastFailure.error.code;
+    outcome = { ok: false, failure: { code: code === 'tool.unknown' || code === 'arguments.invalid' ? code : 'execution.error', message: lastFailure.error.message } };
+  } else outcome = { ok: false, failure: { code: 'execution.error', message: 'the model made no tool call' } };
+  const evaluation = evaluatePrediction(referenceOf(task), { type: 'executed', calls, outcome });
+  if (!evaluation.win) {
+    if (input.termination === 'output-unparsable') evaluation.failure = 'output.unparsable';
+    else if (limitTerminations.includes(input.termination)) evaluation.failure = 'limit.exceeded';
+    else if (log.length === 0) { evaluation.failure = 'result.wrong'; evaluation.reason = 'the model answered without calling a tool'; }
+  }
+  return evaluation;
+}
+
+async function score(input: ScoreInput & { mode: Mode }): Promise<Score> {
+  const { task, mode } = input;
+  const evaluation = mode === 'calls' || mode === 'react'
+    ? evaluateInteractive(task, input)
+    : evaluatePrediction(referenceOf(task), { type: 'text', text: lastAssistantText(input.messages) });
+  const passed = evaluation.executable ? evaluation.win : evaluation.fullMatch;
+  const result: Score = {
+    value: evaluation.executable ? (evaluation.win ? 1 : 0) : evaluation.partialAccuracy,
+    passed,
+    reason: evaluation.reason,
+    details: evaluation as unknown as JsonObject,
+  };
+  if (!passed) result.failure = evaluation.failure ?? 'result.wrong';
+  return result;
+}
+
+function isEvaluation(details: unknown): details is SampleEvaluation {
+  return isJsonObject(details) && Array.isArray(details.goldNames) && Array.isArray(details.parameterRows) && typeof details.partialAccuracy === 'number';
+}
+
+function summarize(episodes: readonly ScoredEpisode[]): SuiteSummary {
+  const evaluations = episodes.map((episode) => episode.score.details).filter(isEvaluation);
+  const metrics = aggregateEvaluations(evaluations);
+  return { metrics: flattenMetrics(metrics), tables: metricsTables(metrics) };
+}
+
+function createAgent(mode: Mode): Agent | undefined {
+  if (mode !== 'calls' && mode !== 'react') return undefined;
+  const inner = createGenericAgent(mode);
+  return {
+    id: `nestful-${inner.id}`,
+    mode,
+    run: (task, context) => inner.run({ ...task, prompt: interactivePrompt(task.prompt) }, context),
+  };
+}
+
+export const nestfulSuite: Suite = {
+  id: nestfulSuiteId,
+  version: nestfulSuiteVersion,
+  title: 'NESTFUL: nested sequences of API calls',
+  description: 'Emit or execute a nested sequence of calls whose outputs feed later calls; scored by F1 function/parameter, partial/full sequence accuracy and win rate (execution). Imports the published data (--set data=) or generates fresh math DAGs.',
+  paper: 'nestful.txt',
+  knobs,
+  modes: ['sequence', 'calls', 'react'],
+  defaultCount: 50,
+  generate,
+  async createEnvironment(task: Task) {
+    const expected = nestfulExpected(task);
+    return createNestfulEnvironment(expected.tools as NestfulTool[], task.tools);
+  },
+  createAgent,
+  score,
+  summarize,
+  builtinModels: nestfulBuiltinModels,
+};
