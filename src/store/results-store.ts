@@ -97,27 +97,26 @@ function invalidStore(path: string, reason: string, cause?: unknown): ConfigErro
   });
 }
 
+/** Checks and upgrades the schema in one IMMEDIATE transaction, so two processes opening a new file do not race. */
 function migrate(database: Database.Database, path: string): void {
-  const tables = (database.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[])
-    .map((row) => row.name);
-  if (!tables.includes('schema_version')) {
-    if (tables.length > 0) throw invalidStore(path, `it holds other tables (${tables.slice(0, 5).join(', ')})`);
-    database.exec('CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
-  }
-  const current = (database.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null }).version ?? 0;
-  if (current > latestSchemaVersion) {
-    throw new ConfigError('store.invalid', `${path} has schema version ${current}, newer than this ToolForge understands (${latestSchemaVersion})`, {
-      fix: 'upgrade ToolForge, or pass --db <other path>',
-    });
-  }
-  const pending = migrations.filter((migration) => migration.version > current);
-  if (pending.length === 0) return;
   database.transaction(() => {
-    for (const migration of pending) {
+    const tables = (database.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[])
+      .map((row) => row.name);
+    if (!tables.includes('schema_version')) {
+      if (tables.length > 0) throw invalidStore(path, `it holds other tables (${tables.slice(0, 5).join(', ')})`);
+      database.exec('CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
+    }
+    const current = (database.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null }).version ?? 0;
+    if (current > latestSchemaVersion) {
+      throw new ConfigError('store.invalid', `${path} has schema version ${current}, newer than this ToolForge understands (${latestSchemaVersion})`, {
+        fix: 'upgrade ToolForge, or pass --db <other path>',
+      });
+    }
+    for (const migration of migrations.filter((candidate) => candidate.version > current)) {
       for (const statement of migration.statements) database.exec(statement);
       database.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(migration.version, new Date().toISOString());
     }
-  })();
+  }).immediate();
 }
 
 function createStore(database: Database.Database, path: string): ResultsStore {

@@ -149,6 +149,15 @@ describe('results store', () => {
     assert.equal(existsSync(join(directory, 'corrupt.db')), true);
   });
 
+  test('a database from a newer schema is refused rather than misread', () => {
+    const path = join(temporaryDirectory(), 'newer.db');
+    openResultsStore(path).close();
+    const raw = new Database(path);
+    raw.prepare('INSERT INTO schema_version (version, applied_at) VALUES (99, ?)').run('2030-01-01T00:00:00.000Z');
+    raw.close();
+    assert.throws(() => openResultsStore(path), (error: unknown) => error instanceof ConfigError && error.code === 'store.invalid' && /schema version 99/.test(error.message));
+  });
+
   test('run ids are readable: suite, UTC date and time, four hex digits', () => {
     assert.equal(createRunId('fake-sum', new Date('2026-03-04T05:06:07Z'), 'a1b2'), 'fake-sum-20260304-050607-a1b2');
     assert.match(createRunId('nestful'), /^nestful-\d{8}-\d{6}-[0-9a-f]{4}$/);
