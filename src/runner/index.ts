@@ -13,3 +13,5 @@ export type { RetryPolicy } from './retry-policy.ts';
 export type { RunProgressEvent, RunProgressListener } from './run-progress.ts';
 export { collectProvenance } from './provenance.ts';
 export type { ProvenanceInput } from './provenance.ts';
+export { compareRuns } from './compare-runs.ts';
+export type { CompareRunsOptions, RunComparison } from './compare-runs.ts';

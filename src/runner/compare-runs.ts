@@ -1,0 +1,41 @@
+import type { Task } from '../core/task.ts';
+import { pairedComparison } from '../metrics/paired-comparison.ts';
+import type { PairedComparison, PairedComparisonOptions } from '../metrics/paired-comparison.ts';
+import type { ResultsStore } from '../store/results-store.ts';
+
+export type CompareRunsOptions = PairedComparisonOptions & {
+  /**
+   * Which tasks of the two runs are the same task (default: the task id). A transform that changes
+   * ids (e.g. a drifted copy) maps both sides to the original id here.
+   */
+  pairKey?: (task: Task) => string;
+};
+
+export type RunComparison = PairedComparison & { baselineRunId: string; treatmentRunId: string };
+
+/**
+ * Paired comparison of two stored runs on the same tasks (model A vs B, original vs drifted tools):
+ * each task's value is its pass rate over its scored trials; tasks with no scored trial in a run are
+ * left out of that run (and so unpaired).
+ */
+export function compareRuns(store: ResultsStore, baselineRunId: string, treatmentRunId: string, options: CompareRunsOptions = {}): RunComparison {
+  const passRates = (runId: string): Record<string, number> => {
+    store.getRun(runId);
+    const keyOf = new Map(store.listTasks(runId).map((task) => [task.id, options.pairKey ? options.pairKey(task) : task.id]));
+    const counts = new Map<string, { total: number; passed: number }>();
+    for (const episode of store.listEpisodes(runId, { status: 'scored' })) {
+      const key = keyOf.get(episode.taskId);
+      if (key === undefined || !episode.score) continue;
+      const count = counts.get(key) ?? { total: 0, passed: 0 };
+      count.total += 1;
+      if (episode.score.passed) count.passed += 1;
+      counts.set(key, count);
+    }
+    return Object.fromEntries([...counts].map(([key, count]) => [key, count.passed / count.total]));
+  };
+  return {
+    baselineRunId,
+    treatmentRunId,
+    ...pairedComparison(passRates(baselineRunId), passRates(treatmentRunId), { seed: options.seed, resamples: options.resamples }),
+  };
+}
