@@ -100,16 +100,16 @@ export function pythonFloatDecimals(value: number): number | undefined {
 
 /**
  * Python's `round(x, n)`: the nearest multiple of 10^-n to the exact binary value, ties to even.
- * toFixed rounds the exact value too but sends ties up, so exact ties are corrected.
+ * toFixed rounds the exact value too but sends ties away from zero; a tie is detected on the exact
+ * decimal expansion (toFixed(100) is exact for every magnitude where ties can occur).
  */
 export function pythonRound(value: number, decimals: number): number {
-  if (!Number.isFinite(value) || Math.abs(value) >= 1e21) return value;
-  const fixed = value.toFixed(decimals);
-  const scale = 10 ** decimals;
-  const scaled = value * scale;
-  const isExactTie = Math.abs(scaled % 1) === 0.5 && scaled / scale === value;
-  if (!isExactTie) return Number(fixed);
-  const lower = Math.floor(scaled);
-  const even = lower % 2 === 0 ? lower : lower + 1;
-  return even / scale;
+  if (!Number.isFinite(value) || Math.abs(value) >= 1e21 || decimals > 60) return value;
+  const exact = Math.abs(value).toFixed(100);
+  const rest = exact.slice(exact.indexOf('.') + 1 + decimals);
+  if (!/^50*$/.test(rest)) return Number(value.toFixed(decimals));
+  const kept = exact.slice(0, exact.indexOf('.') + 1 + decimals).replace('.', '');
+  const lastDigit = Number(kept[kept.length - 1] ?? '0');
+  const magnitude = Number(kept) + (lastDigit % 2 === 0 ? 0 : 1);
+  return Math.sign(value) * (magnitude / 10 ** decimals);
 }

@@ -1,0 +1,89 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../../core/errors.ts';
+import { sharedDataPath } from '../../core/shared-data.ts';
+import { importNestfulSamples } from './import-samples.ts';
+import { scoreNestfulPredictions } from './score-predictions.ts';
+
+const dataFiles = [
+  'src/icl_examples.json',
+  'data_v1/executable/executable-data.json',
+  'data_v1/non-executable/non-executable-glaive-data.json',
+  'data_v1/non-executable/non-executable-sgd-data.json',
+];
+
+describe('gold sequences as predictions on every shared NESTFUL sample', () => {
+  for (const file of dataFiles) {
+    test(`${file}: 1.000 on every metric (win rate over executable samples)`, () => {
+      const samples = importNestfulSamples(sharedDataPath('nestful', ...file.split('/')));
+      const { metrics } = scoreNestfulPredictions(samples, samples.map((sample) => sample.outputJson));
+      assert.equal(metrics.f1Function, 1);
+      assert.equal(metrics.f1Parameter, 1);
+      assert.equal(metrics.partialAccuracy, 1);
+      assert.equal(metrics.fullAccuracy, 1);
+      if (metrics.executableTasks > 0) assert.equal(metrics.winRate, 1);
+    });
+  }
+
+  test('sample counts, flavours and executable samples are as published', () => {
+    const counts = dataFiles.map((file) => importNestfulSamples(sharedDataPath('nestful', ...file.split('/'))).length);
+    assert.deepEqual(counts, [3, 85, 169, 46]);
+    const icl = importNestfulSamples('src/icl_examples.json');
+    assert.deepEqual(icl.map((sample) => sample.flavour), ['math', 'math', 'code']);
+    const { metrics } = scoreNestfulPredictions(icl, icl.map((sample) => sample.outputJson));
+    // The two MathQA samples execute with our operations; the code sample's tools are Python we do not run.
+    assert.equal(metrics.executableTasks, 2);
+    assert.deepEqual(icl.map((sample) => sample.goldAnswerJson), ['130.0', '75.0', '{"Hello": 1, "world!": 1, "How": 1, "are": 1, "you?": 1}']);
+  });
+
+  test('v1 samples: id is file name + index, tools come from the sibling spec file, var_result is dropped', () => {
+    const samples = importNestfulSamples('data_v1/executable/executable-data.json');
+    assert.equal(samples[0].sampleId, 'executable-data/0');
+    assert.equal(samples[0].tools.length, 39);
+    assert.equal(samples[0].flavour, 'v1');
+    const withoutPseudo = JSON.parse(samples[0].outputJson).filter((call: { name: string }) => call.name !== 'var_result');
+    const { evaluations } = scoreNestfulPredictions([samples[0]], [JSON.stringify(withoutPseudo)]);
+    assert.equal(evaluations[0].fullMatch, true);
+    assert.equal(evaluations[0].executable, false);
+  });
+});
+
+describe('formats and bad input', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'nestful-import-'));
+  const sample = {
+    sample_id: 's1', input: 'add 1 and 2',
+    output: [{ name: 'add', label: '$var_1', arguments: { arg_0: 1, arg_1: 2 } }],
+    tools: [{ name: 'add', description: 'adds', parameters: { arg_0: { type: 'int' }, arg_1: { type: 'int' } }, output_parameters: { result: { type: 'int' } } }],
+    gold_answer: 3.0,
+  };
+
+  test('JSONL and official result files (JSON-stringified fields) read the same', () => {
+    const jsonl = join(directory, 'samples.jsonl');
+    writeFileSync(jsonl, `${JSON.stringify(sample).replace('"gold_answer":3', '"gold_answer":3.0')}\n\n`);
+    const resultFile = join(directory, 'output.jsonl');
+    const row = { ...sample, output: JSON.stringify(sample.output), tools: JSON.stringify(sample.tools), gold_answer: '3.0', generated_text: '[]' };
+    writeFileSync(resultFile, `${JSON.stringify(row)}\n`);
+    const [fromSamples] = importNestfulSamples(jsonl);
+    const [fromResults] = importNestfulSamples(resultFile);
+    assert.deepEqual(fromSamples, fromResults);
+    assert.equal(fromSamples.goldAnswerJson, '3.0');
+    assert.equal(fromSamples.outputJson, '[{"name": "add", "label": "$var_1", "arguments": {"arg_0": 1, "arg_1": 2}}]');
+  });
+
+  test('a missing field is a ConfigError naming the line and the field', () => {
+    const path = join(directory, 'broken.jsonl');
+    writeFileSync(path, `${JSON.stringify(sample)}\n${JSON.stringify({ ...sample, tools: [{ description: 'no name' }] })}\n`);
+    assert.throws(() => importNestfulSamples(path), (error: unknown) => error instanceof ConfigError && error.code === 'input.invalid'
+      && /line 2/.test(error.message) && /tools\.0\.name/.test(error.message));
+  });
+
+  test('a missing file and a non-JSON line are ConfigErrors with a fix', () => {
+    assert.throws(() => importNestfulSamples(join(directory, 'nope.json')), (error: unknown) => error instanceof ConfigError && error.code === 'input.unreadable' && error.fix !== undefined);
+    const path = join(directory, 'garbage.jsonl');
+    writeFileSync(path, 'not json\n');
+    assert.throws(() => importNestfulSamples(path), (error: unknown) => error instanceof ConfigError && /line 1/.test(error.message));
+  });
+});

@@ -1,0 +1,64 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isFloatLiteral, parseLenientJson } from './lenient-json.ts';
+import { pythonFloatDecimals, pythonFloatRepr, pythonJsonDumps, pythonRepr, pythonRound, pythonStr } from './python-format.ts';
+
+describe('python float repr', () => {
+  test('matches repr(float) in fixed and scientific ranges', () => {
+    const cases: [number, string][] = [
+      [130, '130.0'], [0.1, '0.1'], [1.3564, '1.3564'], [-2.5, '-2.5'], [0.0001, '0.0001'], [0.00001, '1e-05'],
+      [1e16, '1e+16'], [1.5e20, '1.5e+20'], [123456789.125, '123456789.125'], [1e15, '1000000000000000.0'], [0, '0.0'],
+    ];
+    for (const [value, expected] of cases) assert.equal(pythonFloatRepr(value), expected, String(value));
+  });
+
+  test('decimals are counted as len(str(gold).split(".")[1])', () => {
+    assert.equal(pythonFloatDecimals(130), 1);
+    assert.equal(pythonFloatDecimals(1.3564), 4);
+    assert.equal(pythonFloatDecimals(1.5e20), 5); // '1.5e+20'.split('.')[1] is '5e+20'
+    assert.equal(pythonFloatDecimals(1e16), undefined);
+  });
+
+  test('round() is exact with ties to even', () => {
+    assert.equal(pythonRound(2.675, 2), 2.67); // 2.675 is stored just below the tie
+    assert.equal(pythonRound(0.125, 2), 0.12);
+    assert.equal(pythonRound(0.375, 2), 0.38);
+    assert.equal(pythonRound(2.5, 0), 2);
+    assert.equal(pythonRound(129.99999999999997, 1), 130);
+    assert.equal(pythonRound(-0.125, 2), -0.12);
+    assert.equal(pythonRound(3.5, 0), 4);
+  });
+
+  test('str() and json.dumps forms keep float literals', () => {
+    const parsed = parseLenientJson("{'a': 130.0, 'b': [1, 2.0, 'x'], 'c': None, 'd': True}");
+    assert.ok(parsed.ok);
+    const value = parsed.value as Record<string, never>;
+    assert.ok(isFloatLiteral(value, 'a'));
+    assert.equal(pythonStr(value.a, isFloatLiteral(value, 'a')), '130.0');
+    assert.equal(pythonStr(value.b), "[1, 2.0, 'x']");
+    assert.equal(pythonRepr(parsed.value), "{'a': 130.0, 'b': [1, 2.0, 'x'], 'c': None, 'd': True}");
+    assert.equal(pythonJsonDumps(parsed.value), '{"a": 130.0, "b": [1, 2.0, "x"], "c": null, "d": true}');
+    assert.equal(pythonStr("it's"), "it's");
+    assert.equal(pythonRepr("it's"), '"it\'s"');
+    assert.equal(pythonJsonDumps('café'), '"caf\\u00e9"');
+  });
+});
+
+describe('lenient JSON', () => {
+  test('accepts single quotes, trailing commas, unquoted keys and Python literals', () => {
+    const parsed = parseLenientJson("[{name: 'add', 'arguments': {'arg_0': 1, 'arg_1': False,},},]");
+    assert.deepEqual(parsed, { ok: true, value: [{ name: 'add', arguments: { arg_0: 1, arg_1: false } }], isFloat: false });
+  });
+
+  test('reports errors instead of throwing', () => {
+    const parsed = parseLenientJson('[{"name": "add"');
+    assert.equal(parsed.ok, false);
+    assert.equal(parseLenientJson('[1] trailing').ok, false);
+    assert.equal(parseLenientJson('').ok, false);
+  });
+
+  test('top-level float literal is reported', () => {
+    assert.deepEqual(parseLenientJson('75.0'), { ok: true, value: 75, isFloat: true });
+    assert.deepEqual(parseLenientJson('75'), { ok: true, value: 75, isFloat: false });
+  });
+});
