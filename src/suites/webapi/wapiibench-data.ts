@@ -1,0 +1,113 @@
+/**
+ * Imports WAPIIBench task files: the combined list (`data/synthetic/all/test_data_final.json`,
+ * items `{api, index, task, config, checks, vetted}`) or a per-API file (`{samples: [{task, config}],
+ * api, model}`, where the index is the position). Each `api` maps to its OpenAPI spec: `--set spec=`
+ * (one API), `--set specs=<dir>/<api>.yaml`, or `openapi/real_world_specs/<api>.yaml` of the
+ * WAPIIBench folder that holds the file (found by walking up from it).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { ConfigError, errorMessage } from '../../core/errors.ts';
+import type { RequestConfig } from './request-config.ts';
+import { requestConfigSchema } from './request-config.ts';
+
+export type WapiibenchSample = {
+  api: string;
+  index: number;
+  task: string;
+  config: RequestConfig;
+  /** The data's own cross-check verdict ('OK' or what the spec lacks). */
+  checks: string;
+  /** The OpenAPI spec file of the API. */
+  specPath: string;
+};
+
+/** The four APIs of the paper and the names the prompt uses for them. */
+export const wapiibenchApiNames: Readonly<Record<string, string>> = {
+  asana: 'Asana',
+  google_calendar_v3: 'Google Calendar',
+  google_sheet_v4: 'Google Sheets',
+  slack: 'Slack Web',
+};
+
+const combinedItemSchema = z.object({
+  api: z.string().min(1),
+  index: z.number().int().nonnegative(),
+  task: z.string().min(1),
+  config: requestConfigSchema,
+  checks: z.string().optional(),
+  vetted: z.boolean().optional(),
+});
+const perApiSchema = z.object({
+  api: z.string().min(1),
+  model: z.string().optional(),
+  samples: z.array(z.object({ task: z.string().min(1), config: requestConfigSchema })),
+});
+
+export type SpecLocation = { spec?: string; specs?: string };
+
+export function importWapiibenchFile(path: string, location: SpecLocation = {}): WapiibenchSample[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError('input.unreadable', `cannot read WAPIIBench file '${path}': ${errorMessage(error)}`, {
+      fix: '--set data=<a WAPIIBench test_data JSON file>',
+    });
+  }
+  const items = readItems(raw, path);
+  const specPaths = new Map<string, string>();
+  return items.map((item) => {
+    let specPath = specPaths.get(item.api);
+    if (!specPath) {
+      specPath = resolveSpecPath(item.api, path, location);
+      specPaths.set(item.api, specPath);
+    }
+    return { ...item, specPath };
+  });
+}
+
+function readItems(raw: unknown, path: string): Omit<WapiibenchSample, 'specPath'>[] {
+  if (Array.isArray(raw)) {
+    return raw.map((item, position) => {
+      const parsed = combinedItemSchema.safeParse(item);
+      if (!parsed.success) throw invalid(path, `item ${position}`, parsed.error);
+      return { api: parsed.data.api, index: parsed.data.index, task: parsed.data.task, config: parsed.data.config, checks: parsed.data.checks ?? 'OK' };
+    });
+  }
+  const parsed = perApiSchema.safeParse(raw);
+  if (!parsed.success) throw invalid(path, 'file', parsed.error);
+  return parsed.data.samples.map((sample, index) => ({ api: parsed.data.api, index, task: sample.task, config: sample.config, checks: 'OK' }));
+}
+
+function invalid(path: string, where: string, error: z.ZodError): ConfigError {
+  const issue = error.issues[0];
+  const field = issue?.path.join('.') || '(root)';
+  return new ConfigError('input.invalid', `WAPIIBench file '${path}', ${where}: field '${field}': ${issue?.message ?? 'invalid'}`, {
+    fix: 'use the combined list ({api, index, task, config}) or a per-API file ({api, samples: [{task, config}]})',
+  });
+}
+
+function resolveSpecPath(api: string, dataPath: string, location: SpecLocation): string {
+  if (location.spec) {
+    if (!existsSync(location.spec)) throw missingSpec(api, location.spec, '--set spec=<an existing OpenAPI file>');
+    return resolve(location.spec);
+  }
+  if (location.specs) {
+    const candidates = ['yaml', 'yml', 'json'].map((extension) => join(location.specs ?? '', `${api}.${extension}`));
+    const found = candidates.find((candidate) => existsSync(candidate));
+    if (!found) throw missingSpec(api, candidates[0], `put ${api}.yaml into --set specs=<dir>`);
+    return resolve(found);
+  }
+  for (let directory = dirname(resolve(dataPath)); ; directory = dirname(directory)) {
+    const candidate = join(directory, 'openapi', 'real_world_specs', `${api}.yaml`);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(directory) === directory) break;
+  }
+  throw missingSpec(api, `openapi/real_world_specs/${api}.yaml above '${dataPath}'`, `--set specs=<dir holding ${api}.yaml> or --set spec=<file>`);
+}
+
+function missingSpec(api: string, where: string, fix: string): ConfigError {
+  return new ConfigError('input.unreadable', `no OpenAPI spec for api '${api}' (looked for ${where})`, { fix });
+}

@@ -1,0 +1,80 @@
+/**
+ * A webapi task: the prompt (instructions + starter code), and as hidden ground truth the expected
+ * request config with the spec it is judged against.
+ */
+import { z } from 'zod';
+import { ToolForgeError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { Task } from '../../core/task.ts';
+import type { Endpoint, Setup } from './prompt.ts';
+import { codeGenerationPrompt, starterCode } from './prompt.ts';
+import type { RequestConfig } from './request-config.ts';
+import { requestConfigSchema } from './request-config.ts';
+
+export const webapiSuiteId = 'webapi';
+export const webapiSuiteVersion = '1';
+
+export const webapiExpectedSchema = z.object({
+  api: z.string().min(1),
+  /** Spec reference (see spec-reference.ts). */
+  spec: z.string().min(1),
+  config: requestConfigSchema,
+  setup: z.enum(['full', 'argument']),
+  endpoint: z.enum(['chat', 'completions']),
+  /** The source data's cross-check verdict, when imported. */
+  checks: z.string().optional(),
+});
+export type WebapiExpected = z.infer<typeof webapiExpectedSchema>;
+
+export function readWebapiExpected(task: Task): WebapiExpected {
+  const parsed = webapiExpectedSchema.safeParse(task.expected);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ToolForgeError('suite.invalid-task', `task '${task.id}': expected.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`, {
+      fix: 'regenerate the task file with this version of toolforge',
+    });
+  }
+  return parsed.data;
+}
+
+export type WebapiTaskInput = {
+  id: string;
+  seed: number;
+  params: JsonObject;
+  api: string;
+  apiName: string;
+  specReference: string;
+  task: string;
+  config: RequestConfig;
+  setup: Setup;
+  endpoint: Endpoint;
+  checks?: string;
+  stats: JsonObject;
+};
+
+export function buildWebapiTask(input: WebapiTaskInput): Task {
+  const starter = starterCode(input.task, input.setup, input.config);
+  const expected: WebapiExpected = {
+    api: input.api,
+    spec: input.specReference,
+    config: input.config,
+    setup: input.setup,
+    endpoint: input.endpoint,
+    ...(input.checks !== undefined ? { checks: input.checks } : {}),
+  };
+  return {
+    schemaVersion: 1,
+    id: input.id,
+    suite: { id: webapiSuiteId, version: webapiSuiteVersion },
+    seed: input.seed,
+    params: input.params,
+    prompt: [{ role: 'user', content: codeGenerationPrompt({ apiName: input.apiName, endpoint: input.endpoint, starter }) }],
+    tools: [],
+    starter,
+    modes: ['code'],
+    expected: expected as unknown as JsonObject,
+    // One generation; the time budget covers the model call, the sandbox has its own limit.
+    limits: { maxTurns: 1, maxToolCalls: 1, timeLimitMs: 300_000 },
+    stats: input.stats,
+  };
+}
