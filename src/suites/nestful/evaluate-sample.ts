@@ -267,7 +267,7 @@ export function evaluatePrediction(reference: NestfulReference, prediction: Pred
       failure = outcome.failure.code;
       reason = `the calls do not execute: ${outcome.failure.message}`;
     }
-    if (predictedCalls.length === 0) { failure = 'result.wrong'; reason = 'the prediction is an empty call list'; }
+    if (prediction.type === 'text' && predictedCalls.length === 0) { failure = 'result.wrong'; reason = 'the prediction is an empty call list'; }
   } else if (fullMatch) {
     reason = 'the call sequence matches the gold sequence';
   } else {

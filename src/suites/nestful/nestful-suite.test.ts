@@ -1,0 +1,123 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError } from '../../core/errors.ts';
+import { canonicalJson } from '../../core/json.ts';
+import type { Mode } from '../../core/mode.ts';
+import type { Task } from '../../core/task.ts';
+import type { Policy } from '../../models/builtin/scripted-model.ts';
+import { createScriptedModel } from '../../models/builtin/scripted-model.ts';
+import type { ModelSource } from '../../models/spec.ts';
+import { generateTasks } from '../../runner/generate-tasks.ts';
+import { resolveModelSource } from '../../runner/resolve-model-source.ts';
+import { runEpisode } from '../../runner/run-episode.ts';
+import { resolveKnobs } from '../knob.ts';
+import { getSuite } from '../registry.ts';
+import type { ScoredEpisode } from '../spec.ts';
+import { nestfulSuite } from './nestful-suite.ts';
+
+const knobs = (raw: Record<string, string> = {}) => resolveKnobs('nestful', nestfulSuite.knobs, raw);
+
+async function runAll(tasks: readonly Task[], model: ModelSource, mode: Mode): Promise<ScoredEpisode[]> {
+  const episodes: ScoredEpisode[] = [];
+  for (const task of tasks) {
+    const result = await runEpisode({ suite: nestfulSuite, task, trial: 0, mode, model });
+    episodes.push({ task, trial: 0, score: result.score });
+  }
+  return episodes;
+}
+
+function scripted(policy: Policy): ModelSource {
+  return { ref: 'test/scripted', forEpisode: ({ mode }) => createScriptedModel({ modelId: 'scripted', mode, policy }) };
+}
+
+describe('nestful suite', () => {
+  test('is registered', () => {
+    assert.equal(getSuite('nestful'), nestfulSuite);
+  });
+
+  test('generated tasks are deterministic by seed and validated by the oracle', async () => {
+    const first = await generateTasks(nestfulSuite, { seed: 11, count: 8, params: knobs() });
+    const again = await generateTasks(nestfulSuite, { seed: 11, count: 8, params: knobs() });
+    assert.equal(canonicalJson(first), canonicalJson(again));
+    assert.equal(first[0].id, 'nestful/11/0');
+    assert.deepEqual(first[0].modes, ['sequence', 'calls', 'react']);
+  });
+
+  for (const mode of ['sequence', 'calls', 'react'] as const) {
+    test(`builtin/oracle wins every generated task in ${mode} mode; builtin/random wins at most 5%`, async () => {
+      const tasks = await generateTasks(nestfulSuite, { seed: 5, count: 60, params: knobs({ calls: '5', depth: '3' }), validate: false });
+      const oracle = nestfulSuite.summarize(await runAll(tasks, resolveModelSource(nestfulSuite, 'builtin/oracle'), mode));
+      assert.equal(oracle.metrics.winRate, 1);
+      assert.equal(oracle.metrics.executableTasks, 60);
+      if (mode === 'sequence') {
+        for (const key of ['f1Function', 'f1Parameter', 'partialAccuracy', 'fullAccuracy']) assert.equal(oracle.metrics[key], 1, key);
+      }
+      const random = nestfulSuite.summarize(await runAll(tasks, resolveModelSource(nestfulSuite, 'builtin/random'), mode));
+      assert.ok(random.metrics.winRate <= 0.05, `random win rate ${random.metrics.winRate}`);
+    });
+  }
+
+  test('imported data: every sample, or the first N; the oracle passes non-executable samples by full match', async () => {
+    const all = await generateTasks(nestfulSuite, { seed: 1, count: undefined, params: knobs({ data: 'src/icl_examples.json' }) });
+    assert.deepEqual(all.map((task) => task.id), [
+      'nestful/ca3a8419-23fb-4e71-a0ba-cc799ad73dc2', 'nestful/08f01cce-bbc3-49c0-9e2a-b437de5444aa', 'nestful/738365f4-8f90-41b6-8b1c-5da4a8655f25']);
+    assert.deepEqual(all[2].modes, ['sequence']);
+    const summary = nestfulSuite.summarize(await runAll(all, resolveModelSource(nestfulSuite, 'builtin/oracle'), 'sequence'));
+    assert.equal(summary.metrics.executableTasks, 2);
+    for (const key of ['f1Function', 'f1Parameter', 'partialAccuracy', 'fullAccuracy', 'winRate']) assert.equal(summary.metrics[key], 1, key);
+    assert.equal(summary.metrics['winRateByDepth.2'], 1);
+    assert.ok(summary.tables.some((table) => table.title.startsWith('Win rate by nesting pattern')));
+    const firstTwo = await generateTasks(nestfulSuite, { seed: 1, count: 2, params: knobs({ data: 'data_v1/non-executable/non-executable-sgd-data.json' }) });
+    assert.deepEqual(firstTwo.map((task) => task.id), ['nestful/non-executable-sgd-data/0', 'nestful/non-executable-sgd-data/1']);
+  });
+
+  test('icl knob puts 0, 1 or 3 examples in the sequence prompt', async () => {
+    const count = async (icl: string) => {
+      const [task] = await generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ icl }), validate: false });
+      return (task.prompt[0].content.match(/#Example-\d/g) ?? []).length;
+    };
+    assert.deepEqual([await count('0'), await count('1'), await count('3')], [0, 1, 3]);
+  });
+
+  test('every failure code is reached', async () => {
+    const [task] = await generateTasks(nestfulSuite, { seed: 3, count: 1, params: knobs({ calls: '2', depth: '1' }), validate: false });
+    const toolName = task.tools[0].name;
+    const divide = task.tools.find((tool) => tool.name === 'divide');
+    const cases: [Mode, Policy, string][] = [
+      ['sequence', () => ({ type: 'text', text: 'Sorry, I cannot do that.' }), 'output.unparsable'],
+      ['sequence', () => ({ type: 'text', text: '[{"name": "no_such_tool", "label": "$var_1", "arguments": {}}]' }), 'tool.unknown'],
+      ['sequence', () => ({ type: 'text', text: `[{"name": "${toolName}", "label": "$var_1", "arguments": {"arg_0": "$var_9.result$", "arg_1": 1}}]` }), 'arguments.invalid'],
+      ['calls', (state) => (state.turn === 0 ? { type: 'calls', calls: [{ name: toolName, arguments: { bogus: 1 } }] } : { type: 'answer', text: '?' }), 'arguments.invalid'],
+      ['calls', (state) => (state.turn === 0 ? { type: 'calls', calls: [{ name: 'no_such_tool', arguments: {} }] } : { type: 'answer', text: '?' }), 'tool.unknown'],
+      ['calls', () => ({ type: 'calls', calls: [{ name: 'no_such_tool', arguments: {} }] }), 'limit.exceeded'],
+      ['calls', () => ({ type: 'answer', text: '42' }), 'result.wrong'],
+      ['react', (state) => (state.turn === 0 ? { type: 'calls', calls: [{ name: toolName, arguments: { arg_0: 1, arg_1: 1 } }] } : { type: 'answer', text: '?' }), 'result.wrong'],
+    ];
+    if (divide) cases.push(['sequence', () => ({ type: 'text', text: '[{"name": "divide", "label": "$var_1", "arguments": {"arg_0": 1, "arg_1": 0}}]' }), 'execution.error']);
+    for (const [mode, policy, failure] of cases) {
+      const result = await runEpisode({ suite: nestfulSuite, task, trial: 0, mode, model: scripted(policy) });
+      assert.equal(result.score.passed, false, failure);
+      assert.equal(result.score.failure, failure, `${mode}: ${result.score.reason}`);
+    }
+    // execution.error through the sequence executor, on a sample known to offer divide.
+    const [icl] = await generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ data: 'src/icl_examples.json' }) });
+    const zero = await runEpisode({ suite: nestfulSuite, task: icl, trial: 0, mode: 'sequence',
+      model: scripted(() => ({ type: 'text', text: '[{"name": "divide", "label": "$var_1", "arguments": {"arg_0": 1, "arg_1": 0}}]' })) });
+    assert.equal(zero.score.failure, 'execution.error');
+  });
+
+  test('phrasing=model uses the phrasing model, and needs one', async () => {
+    await assert.rejects(generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ phrasing: 'model' }), validate: false }),
+      (error: unknown) => error instanceof ConfigError && /phrasing/.test(error.message));
+    const phrasingModel = scripted(() => ({ type: 'text', text: 'A shop sells 3 boxes...' }));
+    const [task] = await generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ phrasing: 'model' }), phrasingModel, validate: false });
+    assert.equal(task.prompt[1].content, 'A shop sells 3 boxes...');
+  });
+
+  test('bad knobs are ConfigErrors', async () => {
+    await assert.rejects(generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ calls: '2', depth: '4' }), validate: false }),
+      (error: unknown) => error instanceof ConfigError && /depth/.test(error.message));
+    assert.throws(() => knobs({ icl: '2' }), ConfigError);
+    await assert.rejects(generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ data: '/no/such/file.jsonl' }) }), ConfigError);
+  });
+});
