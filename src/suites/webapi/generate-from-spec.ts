@@ -91,10 +91,12 @@ function sampleOperation(document: OpenApiDocument, operation: OpenApiOperation,
 
   const config: RequestConfig = { url, method: operation.method };
   const media = chooseMediaType(operation);
-  if (media && (operation.requestBody?.required || rng.child('body').bool(0.7))) {
+  // A body is sent when the spec requires one or its schema has required properties; otherwise sometimes.
+  const bodyNeeded = operation.requestBody?.required === true || hasRequiredProperties(media?.schema);
+  if (media && (bodyNeeded || rng.child('body').bool(0.7))) {
     const body = bodyValue(media, validator, rng.child('body-value'), optionalProbability);
     if (body === undefined) {
-      if (operation.requestBody?.required) return undefined;
+      if (bodyNeeded) return undefined;
     } else if (Object.keys(body).length > 0) {
       config.data = body;
       headers['Content-Type'] = media.mediaType;
@@ -140,6 +142,12 @@ function chooseMediaType(operation: OpenApiOperation): OpenApiMediaType | undefi
     if (media) return media;
   }
   return content.find((candidate) => candidate.mediaType.endsWith('+json') && isObjectSchema(candidate.schema));
+}
+
+function hasRequiredProperties(schema: JsonObject | undefined): boolean {
+  if (!schema) return false;
+  if (Array.isArray(schema.required) && schema.required.length > 0) return true;
+  return Array.isArray(schema.allOf) && schema.allOf.some((member) => isJsonObject(member) && hasRequiredProperties(member));
 }
 
 function isObjectSchema(schema: JsonObject | undefined): boolean {
