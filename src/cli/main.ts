@@ -6,16 +6,17 @@ import { registerExportCommand } from './commands/export.ts';
 import { registerGenerateCommand } from './commands/generate.ts';
 import { registerImportCommand } from './commands/import.ts';
 import { registerReportCommand } from './commands/report.ts';
+import type { RunOutcome } from './commands/run.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerRunsCommand } from './commands/runs.ts';
 import { registerSuitesCommand } from './commands/suites.ts';
 import { toolforgeVersion } from './toolforge-version.ts';
 
 /** Exit codes: 0 success, 2 bad input (usage or configuration: the message says the fix), 1 a bug or crash. */
-export const exitCodes = { success: 0, failure: 1, badInput: 2 } as const;
+export const exitCodes = { success: 0, failure: 1, badInput: 2, interrupted: 130 } as const;
 
 /** `argv` is recorded with each run as provenance. */
-export function createProgram(io: CliIo, argv: readonly string[] = []): Command {
+export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: RunOutcome = { exitCode: 0 }): Command {
   const program = new Command('toolforge')
     .description('Generate fresh, executable tool-calling benchmarks, run models on them, score them with deterministic oracles.')
     .version(toolforgeVersion, '-V, --version')
@@ -24,7 +25,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = []): Command 
     .exitOverride();
   registerSuitesCommand(program, io);
   registerGenerateCommand(program, io);
-  registerRunCommand(program, io, argv);
+  registerRunCommand(program, io, argv, outcome);
   registerReportCommand(program, io);
   registerRunsCommand(program, io);
   registerExportCommand(program, io);
@@ -38,14 +39,15 @@ export function createProgram(io: CliIo, argv: readonly string[] = []): Command 
 
 /** Runs the CLI on `argv` (without the node and script paths) and returns the exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const program = createProgram(io, argv);
+  const outcome: RunOutcome = { exitCode: exitCodes.success };
+  const program = createProgram(io, argv, outcome);
   if (argv.length === 0) {
     io.stdout(program.helpInformation());
     return exitCodes.success;
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return exitCodes.success;
+    return outcome.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander already printed its message; help and version end with exit code 0.

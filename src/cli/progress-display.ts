@@ -17,12 +17,21 @@ export function createProgressDisplay(io: CliIo): { listener: RunProgressListene
   }
   const bars = new cliProgress.MultiBar({
     stream: process.stderr,
-    format: '{runId} {bar} {value}/{total} episodes | passed {passed} | {duration_formatted}',
+    format: 'episodes {bar} {value}/{total} | passed {passed} | {duration_formatted}',
+    barsize: 30,
     hideCursor: true,
     clearOnComplete: false,
   }, cliProgress.Presets.shades_classic);
   let bar: cliProgress.SingleBar | undefined;
   let passed = 0;
+  let isStopped = false;
+  const stop = (): void => {
+    if (isStopped) return;
+    isStopped = true;
+    bars.stop();
+    // The bar's line ends in a carriage return: move off it so what follows does not overwrite it.
+    if (bar) process.stderr.write('\n');
+  };
   return {
     listener: (event) => {
       switch (event.type) {
@@ -37,11 +46,11 @@ export function createProgressDisplay(io: CliIo): { listener: RunProgressListene
           bar?.update(event.completedEpisodes, { passed });
           break;
         case 'run-end':
-          bars.stop();
+          stop();
           break;
       }
     },
-    stop: () => bars.stop(),
+    stop,
   };
 }
 

@@ -40,7 +40,10 @@ type RunFlags = {
   json?: boolean;
 };
 
-export function registerRunCommand(program: Command, io: CliIo, argv: readonly string[]): void {
+/** Set by an interrupted run so `main` can exit 130 after printing what was kept. */
+export type RunOutcome = { exitCode: number };
+
+export function registerRunCommand(program: Command, io: CliIo, argv: readonly string[], outcome: RunOutcome): void {
   program
     .command('run')
     .description('generate (or read) tasks, run a model on them, score and store every episode, print a report')
@@ -65,6 +68,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
         ? await resume(suiteId, flags.resume, flags, io)
         : await startRun(suiteId, flags, io, cliArgs);
       printSummary(summary, flags, io);
+      if (summary.status === 'cancelled') outcome.exitCode = 130; // the shell's code for a Ctrl-C
     });
 }
 
@@ -102,13 +106,15 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
     tasks = await generateTasks(suite, { seed, count: flags.count, params });
   }
   const progress = createProgressDisplay(io);
+  const interrupt = listenForInterrupt(flags.model);
   try {
     return await runEvaluation({
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, dbPath: resolveDatabasePath(flags.db, io.cwd), settings: settingsOf(flags),
-      seed: flags.tasks ? (flags.seed ?? tasks[0].seed) : seed, params, cliArgs, onProgress: progress.listener,
+      seed: flags.tasks ? (flags.seed ?? tasks[0].seed) : seed, params, cliArgs, onProgress: progress.listener, signal: interrupt.signal,
     });
   } finally {
+    interrupt.dispose();
     progress.stop();
   }
 }
@@ -123,20 +129,38 @@ async function resume(suiteId: string | undefined, runId: string, flags: RunFlag
     });
   }
   const dbPath = resolveDatabasePath(flags.db, io.cwd);
-  await withStore(openExistingStore(dbPath), (store) => {
+  const modelRef = await withStore(openExistingStore(dbPath), (store) => {
     const run = store.getRun(runId);
     if (suiteId !== undefined && suiteId !== run.suite.id) {
       throw new ConfigError('config.invalid', `run '${runId}' is a ${run.suite.id} run, not ${suiteId}`, {
         fix: `use 'toolforge run --resume ${runId}' (or 'toolforge run ${run.suite.id} --resume ${runId}')`,
       });
     }
+    return run.model;
   });
   const progress = createProgressDisplay(io);
+  const interrupt = listenForInterrupt(modelRef);
   try {
-    return await resumeEvaluation({ runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, onProgress: progress.listener });
+    return await resumeEvaluation({ runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, onProgress: progress.listener, signal: interrupt.signal });
   } finally {
+    interrupt.dispose();
     progress.stop();
   }
+}
+
+/**
+ * With a network model the first Ctrl-C stops the run cleanly (finished episodes are kept, the run
+ * is marked cancelled and can be resumed); a second one ends the process at once. Built-in and
+ * replay models never wait on I/O, so a signal handler would not get a turn: there Ctrl-C keeps
+ * Node's default (the process ends; committed episodes survive and --resume finishes the run).
+ */
+function listenForInterrupt(modelRef: string): { signal: AbortSignal | undefined; dispose(): void } {
+  const provider = parseModelReference(modelRef).provider;
+  if (provider === 'builtin' || provider === 'replay') return { signal: undefined, dispose: () => {} };
+  const controller = new AbortController();
+  const onInterrupt = (): void => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', onInterrupt);
+  return { signal: controller.signal, dispose: () => process.removeListener('SIGINT', onInterrupt) };
 }
 
 /** Fails on a bad model reference or a missing API key before any task is generated. */
@@ -161,6 +185,7 @@ function printSummary(summary: RunSummary, flags: RunFlags, io: CliIo): void {
   const unfinished = summary.infrastructureErrors + summary.missingEpisodes;
   io.stdout([
     renderRunTable(summary),
+    summary.status === 'cancelled' ? 'interrupted: finished episodes are stored.\n' : '',
     unfinished > 0 ? `${unfinished} episodes not scored; finish them with: toolforge run --resume ${summary.runId}${database}\n` : '',
     `\nstored in ${resolveDatabasePath(flags.db, io.cwd)}; full report: toolforge report ${summary.runId} --format html --out report.html${database}\n`,
   ].join(''));

@@ -1,0 +1,93 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { binPath, keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
+
+/**
+ * A real OpenAI-wire server on 127.0.0.1: it answers every chat completion with a plain final answer
+ * (no tool calls), or, while `isHanging`, holds the request open so a run can be interrupted mid-call.
+ */
+function startChatServer(): Promise<{ baseUrl: string; requests: { path: string; body: { model?: string; tools?: unknown[]; temperature?: number } }[]; setHanging(value: boolean): void; close(): Promise<void> }> {
+  let isHanging = false;
+  const requests: { path: string; body: { model?: string; tools?: unknown[]; temperature?: number } }[] = [];
+  const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+    let text = '';
+    incoming.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
+    incoming.on('end', () => {
+      requests.push({ path: incoming.url ?? '', body: JSON.parse(text || '{}') });
+      if (isHanging) return;
+      outgoing.writeHead(200, { 'content-type': 'application/json' });
+      outgoing.end(JSON.stringify({
+        id: 'chatcmpl-1', object: 'chat.completion', created: 0, model: 'gpt-4.1',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'The answer is 42.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 100, completion_tokens: 7, total_tokens: 107 },
+      }));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo;
+    resolve({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      requests,
+      setHanging: (value) => { isHanging = value; },
+      close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    });
+  }));
+}
+
+describe('a network model through the CLI (OpenAI wire on 127.0.0.1)', () => {
+  let server: Awaited<ReturnType<typeof startChatServer>>;
+  before(async () => { server = await startChatServer(); });
+  after(async () => { await server.close(); });
+
+  test('openai/<model> with --base-url sends real requests, and a wrong final answer is a scored failure', async () => {
+    const directory = temporaryDirectory();
+    // Spawned: the runner reads API keys from the process environment.
+    const result = await spawnCli(['run', 'funcgen', '--model', 'openai/gpt-4.1', '--base-url', server.baseUrl, '--count', '2', '--temperature', '0', '--json'],
+      { cwd: directory, env: { ...keylessEnvironment(), OPENAI_API_KEY: 'test-key' } });
+    assert.equal(result.code, 0, result.stderr);
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.model, 'openai/gpt-4.1');
+    assert.equal(summary.episodes, 2);
+    assert.equal(summary.infrastructureErrors, 0);
+    assert.equal(summary.passRate, 0);
+    const requests = server.requests.filter((request) => request.path === '/v1/chat/completions');
+    assert.ok(requests.length >= 2);
+    assert.equal(requests[0].body.model, 'gpt-4.1');
+    assert.equal(requests[0].body.temperature, 0, '--temperature reaches the request');
+    assert.ok((requests[0].body.tools ?? []).length > 0, 'calls mode offers native tools');
+  });
+
+  test('Ctrl-C during a network run keeps what finished, exits 130, and --resume finishes the run', async () => {
+    const directory = temporaryDirectory();
+    server.setHanging(true);
+    const before = server.requests.length;
+    const child = spawn(process.execPath, [binPath, 'run', 'funcgen', '--model', 'openai/gpt-4.1', '--base-url', server.baseUrl, '--count', '2', '--concurrency', '1'],
+      { cwd: directory, env: { ...keylessEnvironment(), OPENAI_API_KEY: 'test-key' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    // Interrupt once the first model call is in flight (polling the server, not a timer on the run).
+    while (server.requests.length === before) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 130, stderr);
+    assert.match(stdout, /interrupted: finished episodes are stored/);
+    assert.match(stdout, /2 episodes not scored; finish them with: toolforge run --resume (\S+)/);
+    const runId = /--resume (\S+)/.exec(stdout)?.[1] ?? '';
+    const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: directory })).stdout) as { id: string; status: string }[];
+    assert.deepEqual(runs.map((run) => [run.id, run.status]), [[runId, 'cancelled']]);
+    server.setHanging(false);
+    const resumed = await spawnCli(['run', '--resume', runId, '--json'], { cwd: directory, env: { ...keylessEnvironment(), OPENAI_API_KEY: 'test-key' } });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const summary = JSON.parse(resumed.stdout);
+    assert.equal(summary.runId, runId);
+    assert.equal(summary.episodes, 2);
+    const after = JSON.parse((await runCli(['runs', '--json'], { cwd: directory })).stdout) as { status: string }[];
+    assert.equal(after[0].status, 'finished');
+  });
+});
