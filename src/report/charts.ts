@@ -10,8 +10,14 @@ function chartDocument(): Document {
   return parseHTML('<!doctype html><html><head></head><body></body></html>').document as unknown as Document;
 }
 
+/** The run id names the suite already (`funcgen-20260101-...`). */
 export function runLabel(summary: ReportSummary): string {
-  return `${summary.runId} · ${summary.suite} · ${summary.model}`;
+  return `${summary.runId} · ${summary.model}`;
+}
+
+/** Room for the longest run label at Plot's 10px sans-serif (about 6px a character). */
+function labelMargin(labels: readonly string[]): number {
+  return Math.min(460, 16 + 6 * Math.max(0, ...labels.map((label) => label.length)));
 }
 
 /** Pass rate per run as a dot, with its Wilson 95% interval as a horizontal rule. */
@@ -23,13 +29,15 @@ export function passRateChart(summaries: readonly ReportSummary[]): string {
     document: chartDocument(),
     width: 760,
     height: 40 + 28 * rows.length,
-    marginLeft: 300,
-    x: { domain: [0, 1], percent: true, grid: true, label: 'pass rate (%) with 95% CI' },
+    marginLeft: labelMargin(rows.map((row) => row.run)),
+    marginRight: 56,
+    // `percent` scales values by 100, so the domain is given in percent.
+    x: { domain: [0, 100], percent: true, grid: true, label: 'pass rate (%) with 95% CI' },
     y: { label: null, domain: rows.map((row) => row.run) },
     marks: [
       Plot.ruleY(rows, { y: 'run', x1: 'low', x2: 'high', strokeWidth: 2, stroke: '#4269d0' }),
-      Plot.dot(rows, { y: 'run', x: 'passRate', r: 5, fill: '#4269d0' }),
-      Plot.text(rows, { y: 'run', x: 'high', text: (row: { passRate: number }) => `${(row.passRate * 100).toFixed(1)}%`, dx: 22 }),
+      Plot.dot(rows, { y: 'run', x: 'passRate', r: 4, fill: '#4269d0' }),
+      Plot.text(rows, { y: 'run', x: 'high', text: (row: { passRate: number }) => `${(row.passRate * 100).toFixed(1)}%`, dx: 8, textAnchor: 'start' }),
     ],
   });
   return chart.outerHTML;
@@ -45,7 +53,7 @@ export function failureChart(summaries: readonly ReportSummary[]): string | null
     document: chartDocument(),
     width: 760,
     height: 60 + 28 * summaries.length,
-    marginLeft: 300,
+    marginLeft: labelMargin(summaries.map(runLabel)),
     x: { grid: true, label: 'failed episodes' },
     y: { label: null, domain: summaries.map(runLabel) },
     color: { legend: true, domain: [...new Set(rows.map((row) => row.code))].sort(), scheme: 'tableau10' },
