@@ -84,7 +84,8 @@ function nestingPattern(producersOf: readonly number[][]): string {
   const parts: string[] = [];
   producersOf.forEach((producers, consumer) => {
     if (producers.length === 0) return;
-    const sources = producers.map(letter);
+    // Letters inside a set are sorted so that the same shape always prints the same way.
+    const sources = producers.map(letter).sort();
     const target = letter(consumer);
     parts.push(sources.length === 1 ? `${sources[0]}->${target}` : `{${sources.join(',')}}->${target}`);
   });

@@ -102,6 +102,7 @@ export function flattenMetrics(metrics: NestfulMetrics): Record<string, number> 
     fullAccuracy: metrics.fullAccuracy,
     winRate: metrics.winRate,
     executableTasks: metrics.executableTasks,
+    nonExecutableTasks: metrics.samples - metrics.executableTasks,
     unparsable: metrics.unparsable,
   };
   for (const row of metrics.winRateByDepth) flat[`winRateByDepth.${row.key}`] = row.winRate;
