@@ -127,3 +127,23 @@ describe('generated tasks', () => {
     }
   });
 });
+
+describe('model phrasing', () => {
+  test('a rephrasing is kept only when it states every value verbatim', async () => {
+    const { rephraseTask } = await import('./generate-from-spec.ts');
+    const { createModelSource } = await import('../../models/registry.ts');
+    const document = await loadOpenApiFile(join(specDirectory, 'google_sheet_v4.yaml'));
+    const [first, second] = generateSamples(document, { count: 2, seed: 1, optionalProbability: 0 });
+    const keep = `Please do this with ${first.values.map(({ value }) => (typeof value === 'string' ? value : JSON.stringify(value))).join(' and ')}.`;
+    const directory = mkdtempSync(join(tmpdir(), 'phrasing-'));
+    const file = join(directory, 'phrasing.jsonl');
+    writeFileSync(file, [
+      JSON.stringify({ taskId: 'webapi/phrasing/0', output: keep }),
+      JSON.stringify({ taskId: 'webapi/phrasing/1', output: 'Do the thing.' }),
+    ].join('\n'));
+    const model = createModelSource(`replay/${file}`);
+    assert.ok(first.values.length > 0);
+    assert.equal(await rephraseTask(model, first, 0), keep);
+    assert.equal(await rephraseTask(model, second, 1), second.task, 'a rephrasing that drops values falls back to the template');
+  });
+});
