@@ -19,15 +19,20 @@ for (const name of benchFiles) {
     console.log(`\n${name}: (no bench/${name}.ts yet)`);
     continue;
   }
-  const module = await import(pathToFileURL(path).href) as { bench?: () => Promise<BenchFigure[] | void>; default?: () => Promise<BenchFigure[] | void> };
-  const bench = module.bench ?? module.default;
   console.log(`\n${name}:`);
-  if (!bench) {
-    console.log(`  bench/${name}.ts exports no bench() function`);
-    continue;
+  // One suite's broken bench must not hide the others' figures.
+  try {
+    const module = await import(pathToFileURL(path).href) as { bench?: () => Promise<BenchFigure[] | void> };
+    if (!module.bench) {
+      console.log(`  bench/${name}.ts exports no bench() function`);
+      continue;
+    }
+    const figures = await module.bench();
+    for (const figure of figures ?? []) console.log(`  ${figure.name}: ${formatValue(figure.value)} ${figure.unit}`);
+  } catch (error) {
+    console.log(`  failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
   }
-  const figures = await bench();
-  for (const figure of figures ?? []) console.log(`  ${figure.name}: ${formatValue(figure.value)} ${figure.unit}`);
 }
 
 function formatValue(value: number): string {
