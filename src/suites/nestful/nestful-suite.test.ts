@@ -57,6 +57,21 @@ describe('nestful suite', () => {
     });
   }
 
+  test('calls mode: a model passing "$var_N.result$" references wins and scores 1 on the sequence metrics', async () => {
+    const tasks = await generateTasks(nestfulSuite, { seed: 9, count: 10, params: knobs({ calls: '4', depth: '2' }), validate: false });
+    const episodes: ScoredEpisode[] = [];
+    for (const task of tasks) {
+      const gold = JSON.parse((task.expected as { outputJson: string }).outputJson) as { name: string; arguments: Record<string, never> }[];
+      const policy: Policy = (state) => (state.turn < gold.length
+        ? { type: 'calls', calls: [{ name: gold[state.turn].name, arguments: gold[state.turn].arguments }] }
+        : { type: 'answer', text: 'done' });
+      const result = await runEpisode({ suite: nestfulSuite, task, trial: 0, mode: 'calls', model: scripted(policy) });
+      episodes.push({ task, trial: 0, score: result.score });
+    }
+    const { metrics } = nestfulSuite.summarize(episodes);
+    for (const key of ['f1Function', 'f1Parameter', 'partialAccuracy', 'fullAccuracy', 'winRate']) assert.equal(metrics[key], 1, key);
+  });
+
   test('imported data: every sample, or the first N; the oracle passes non-executable samples by full match', async () => {
     const all = await generateTasks(nestfulSuite, { seed: 1, count: undefined, params: knobs({ data: 'src/icl_examples.json' }) });
     assert.deepEqual(all.map((task) => task.id), [

@@ -66,7 +66,7 @@ async function generate(request: GenerateTasksRequest): Promise<Task[]> {
     if (params.phrasing === 'model') {
       if (!request.phrasingModel) {
         throw new ConfigError('config.invalid-knob', "nestful knob 'phrasing=model' needs a model to write the questions", {
-          fix: 'pass --phrasing-model <model ref>, or use --set phrasing=template',
+          fix: 'use --set phrasing=template, or give the generator a phrasing model (GenerateTasksRequest.phrasingModel)',
         });
       }
       sample.input = await phraseWithModel(request.phrasingModel, sample.input, request.signal);
