@@ -1,0 +1,236 @@
+/**
+ * Runs one program in a fresh QuickJS runtime (inside a sandbox worker). The runtime gets the memory and stack
+ * limits and an interrupt handler for the deadline; the host side of the prelude's `host(op, json)` function
+ * records requests and logs and forwards host calls through the bridge. Every handle is disposed before the
+ * runtime is (a leaked handle aborts the WASM module).
+ */
+import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { JsonValue } from '../core/json.ts';
+import { preludeSource } from './prelude.ts';
+import { wrapProgram } from './program-source.ts';
+import { recordRequest, type WireRequest } from './request-record.ts';
+import type { ConsoleEntry, ProgramError, RecordedRequest } from './spec.ts';
+import type { HostCall, HostReply, ProgramJob, ProgramVerdict } from './worker-protocol.ts';
+
+export type HostBridge = {
+  log(entry: ConsoleEntry): void;
+  record(request: RecordedRequest): void;
+  /** Starts a host call answered later through `nextSettlement`. */
+  startCall(callId: number, call: HostCall): void;
+  /** A host call the program waits for synchronously; 'timeout' when the deadline passed first. */
+  callSync(callId: number, call: HostCall, deadline: number): HostReply | 'timeout';
+  nextSettlement(deadline: number): Promise<{ callId: number; reply: HostReply } | 'timeout'>;
+};
+
+/** Bounds on what one program may leave in the trace. */
+export const traceCaps = { requests: 10_000, logEntries: 1_000, logCharacters: 200_000, entryCharacters: 10_000 };
+
+type InterruptReason = 'deadline' | 'stop';
+
+export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bridge: HostBridge): Promise<ProgramVerdict> {
+  const deadline = Date.now() + job.limits.timeLimitMs;
+  let interruptReason: InterruptReason | undefined;
+  let stopRequested = false;
+  /** Off while the host reads the outcome, so the deadline cannot interrupt our own bookkeeping. */
+  let interruptsEnabled = true;
+  let requestCount = 0;
+  let logEntries = 0;
+  let logCharacters = 0;
+  let callSequence = 0;
+  let pendingCalls = 0;
+
+  const runtime = module.newRuntime();
+  runtime.setMemoryLimit(job.limits.memoryLimitBytes);
+  runtime.setMaxStackSize(job.limits.stackLimitBytes);
+  runtime.setInterruptHandler(() => {
+    if (!interruptsEnabled) return false;
+    if (stopRequested) interruptReason ??= 'stop';
+    else if (Date.now() > deadline) interruptReason ??= 'deadline';
+    return interruptReason !== undefined;
+  });
+  const vm = runtime.newContext();
+  const handles: QuickJSHandle[] = [];
+  const keep = (handle: QuickJSHandle): QuickJSHandle => {
+    handles.push(handle);
+    return handle;
+  };
+
+  const log = (entry: ConsoleEntry): void => {
+    if (logEntries >= traceCaps.logEntries || logCharacters >= traceCaps.logCharacters) return;
+    logEntries += 1;
+    const text = entry.text.length > traceCaps.entryCharacters ? `${entry.text.slice(0, traceCaps.entryCharacters)}…` : entry.text;
+    logCharacters += text.length;
+    bridge.log({ level: entry.level, text });
+    if (logEntries === traceCaps.logEntries || logCharacters >= traceCaps.logCharacters) {
+      bridge.log({ level: 'warn', text: '[sandbox] further console output dropped' });
+    }
+  };
+
+  const handleHostOp = (op: string, payload: unknown): unknown => {
+    if (op === 'log') {
+      log(payload as ConsoleEntry);
+      return null;
+    }
+    if (op === 'request') {
+      if (requestCount >= traceCaps.requests) {
+        return { kind: 'error', error: { name: 'Error', message: `request limit reached (${traceCaps.requests})` } };
+      }
+      requestCount += 1;
+      const request = recordRequest(payload as WireRequest);
+      bridge.record(request);
+      if (job.excessCode === 'stop-after-first-request') {
+        stopRequested = true;
+        return { kind: 'stop' };
+      }
+      if (job.cannedResponse) return { kind: 'response', response: job.cannedResponse };
+      callSequence += 1;
+      pendingCalls += 1;
+      bridge.startCall(callSequence, { kind: 'http', request });
+      return { kind: 'pending', callId: callSequence };
+    }
+    if (op === 'binding') {
+      const { path, args, sync } = payload as { path: string[]; args: JsonValue[]; sync: boolean };
+      callSequence += 1;
+      if (sync) {
+        const reply = bridge.callSync(callSequence, { kind: 'binding', path, args }, deadline);
+        if (reply === 'timeout') {
+          interruptReason ??= 'deadline';
+          return { kind: 'stop' };
+        }
+        return reply.ok ? { kind: 'value', value: reply.value ?? null } : { kind: 'error', error: reply.error };
+      }
+      pendingCalls += 1;
+      bridge.startCall(callSequence, { kind: 'binding', path, args });
+      return { kind: 'pending', callId: callSequence };
+    }
+    throw new Error(`unknown host operation ${op}`);
+  };
+
+  try {
+    const hostFunction = keep(vm.newFunction('host', (opHandle, payloadHandle) => {
+      const result = handleHostOp(vm.getString(opHandle), JSON.parse(vm.getString(payloadHandle)));
+      return vm.newString(JSON.stringify(result));
+    }));
+    const installer = keep(unwrapInfrastructure(vm, vm.evalCode(preludeSource(), 'sandbox-prelude.js')));
+    const settingsHandle = keep(vm.newString(JSON.stringify(job.settings)));
+    const controls = keep(unwrapInfrastructure(vm, vm.callFunction(installer, vm.undefined, hostFunction, settingsHandle)));
+    const control = (name: string): QuickJSHandle => keep(vm.getProp(controls, name));
+    const settle = control('settle');
+    const fireTimer = control('fireTimer');
+    const takeTimerError = control('takeTimerError');
+    const toJson = control('toJson');
+    const describe = control('describe');
+
+    /** Calls a control that returns a string; an exception there means the program was interrupted. */
+    const callControl = (fn: QuickJSHandle, ...args: QuickJSHandle[]): string | undefined => {
+      const result = vm.callFunction(fn, vm.undefined, ...args);
+      if (result.error) {
+        result.error.dispose();
+        return undefined;
+      }
+      const value = vm.typeof(result.value) === 'string' ? vm.getString(result.value) : String(vm.dump(result.value));
+      result.value.dispose();
+      return value;
+    };
+    const describeHandle = (error: QuickJSHandle): ProgramError => {
+      const text = callControl(describe, error);
+      return text ? JSON.parse(text) as ProgramError : { name: 'Error', message: 'Uncaught exception' };
+    };
+
+    const compiled = vm.evalCode(wrapProgram(job.code), 'program.js');
+    if (compiled.error) {
+      interruptsEnabled = false;
+      const error = describeHandle(compiled.error);
+      compiled.error.dispose();
+      return classify(error, interruptReason);
+    }
+    const programFunction = keep(compiled.value);
+    const started = vm.callFunction(programFunction, vm.undefined);
+    if (started.error) {
+      interruptsEnabled = false;
+      runtime.setMemoryLimit(-1);
+      const error = describeHandle(started.error);
+      started.error.dispose();
+      return classify(error, interruptReason);
+    }
+    const mainPromise = keep(started.value);
+
+    let settled: { ok: true; value: QuickJSHandle } | { ok: false; error: QuickJSHandle } | undefined;
+    let timerError: ProgramError | undefined;
+    let escapedError: QuickJSHandle | undefined;
+    for (;;) {
+      if (interruptReason === undefined && Date.now() > deadline) interruptReason = 'deadline';
+      if (interruptReason) break;
+      const jobs = runtime.executePendingJobs(-1);
+      if (jobs.error) {
+        if (escapedError) jobs.error.dispose();
+        else escapedError = keep(jobs.error);
+      }
+      if (interruptReason) break;
+      if (!settled) {
+        const state = vm.getPromiseState(mainPromise);
+        if (state.type === 'fulfilled') settled = { ok: true, value: keep(state.value) };
+        else if (state.type === 'rejected') settled = { ok: false, error: keep(state.error) };
+      }
+      const timerErrorText = callControl(takeTimerError);
+      if (timerErrorText) {
+        timerError = JSON.parse(timerErrorText) as ProgramError;
+        break;
+      }
+      if (runtime.hasPendingJob()) continue;
+      if (pendingCalls > 0) {
+        const settlement = await bridge.nextSettlement(deadline);
+        if (settlement === 'timeout') {
+          interruptReason ??= 'deadline';
+          break;
+        }
+        pendingCalls -= 1;
+        const callId = vm.newNumber(settlement.callId);
+        const reply = vm.newString(JSON.stringify(settlement.reply));
+        callControl(settle, callId, reply);
+        callId.dispose();
+        reply.dispose();
+        continue;
+      }
+      if (callControl(fireTimer) === 'true') continue;
+      break;
+    }
+
+    // Reading the outcome allocates: give it room even when the program used all its memory.
+    interruptsEnabled = false;
+    runtime.setMemoryLimit(-1);
+    if (interruptReason === 'stop') return { status: 'completed', value: undefined, stoppedAfterFirstRequest: true };
+    if (timerError) return classify(timerError, undefined);
+    if (settled?.ok) {
+      const text = callControl(toJson, settled.value);
+      return { status: 'completed', value: text ? JSON.parse(text) as JsonValue : undefined, stoppedAfterFirstRequest: false };
+    }
+    if (settled) return classify(describeHandle(settled.error), undefined);
+    if (interruptReason === 'deadline') return { status: 'timeout' };
+    if (escapedError) return classify(describeHandle(escapedError), undefined);
+    return { status: 'unsettled' };
+  } finally {
+    for (const handle of handles.reverse()) if (handle.alive) handle.dispose();
+    vm.dispose();
+    runtime.dispose();
+  }
+}
+
+/** Limits surface as QuickJS InternalErrors; anything else is the program's own error. */
+function classify(error: ProgramError, interruptReason: InterruptReason | undefined): ProgramVerdict {
+  if (interruptReason === 'stop') return { status: 'completed', value: undefined, stoppedAfterFirstRequest: true };
+  if (interruptReason === 'deadline') return { status: 'timeout' };
+  if (error.name === 'InternalError') {
+    if (error.message === 'out of memory') return { status: 'memory-limit' };
+    if (error.message === 'stack overflow') return { status: 'stack-overflow' };
+    if (error.message === 'interrupted') return { status: 'timeout' };
+  }
+  return { status: 'error', error };
+}
+
+function unwrapInfrastructure(vm: QuickJSContext, result: ReturnType<QuickJSContext['evalCode']>): QuickJSHandle {
+  if (!result.error) return result.value;
+  const detail = JSON.stringify(vm.dump(result.error));
+  result.error.dispose();
+  throw new Error(`sandbox prelude failed: ${detail}`);
+}

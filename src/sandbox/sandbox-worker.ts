@@ -1,0 +1,91 @@
+/**
+ * A sandbox worker thread: hosts one QuickJS WASM module and runs one program at a time for the main thread
+ * (quickjs-sandbox.ts). Requests and console output are streamed as they happen, so a worker terminated at
+ * the wall-clock backstop loses nothing already recorded. Synchronous host calls block on a shared flag and
+ * read their reply from a dedicated port.
+ */
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
+import { newQuickJSWASMModuleFromVariant, type QuickJSSyncVariant } from 'quickjs-emscripten-core';
+import variant from '@jitl/quickjs-wasmfile-release-sync';
+import { runProgram, type HostBridge } from './run-program.ts';
+import type { HostReply, MainToWorker, SyncReply, WorkerToMain } from './worker-protocol.ts';
+
+export type SandboxWorkerData = { syncPort: MessagePort; syncFlag: SharedArrayBuffer };
+
+const port = parentPort;
+if (!port) throw new Error('sandbox-worker.ts must run in a worker thread');
+const { syncPort, syncFlag } = workerData as SandboxWorkerData;
+const flag = new Int32Array(syncFlag);
+
+const send = (message: WorkerToMain): void => port.postMessage(message);
+
+type Settlement = { callId: number; reply: HostReply };
+let currentRunId: number | null = null;
+const settlements: Settlement[] = [];
+let wakeSettlementWaiter: (() => void) | undefined;
+
+// The package's CommonJS typings hide that the ESM default export is the variant itself.
+const module = await newQuickJSWASMModuleFromVariant(variant as unknown as QuickJSSyncVariant);
+
+function bridgeFor(runId: number): HostBridge {
+  return {
+    log: (entry) => send({ type: 'log', runId, entry }),
+    record: (request) => send({ type: 'request', runId, request }),
+    startCall: (callId, call) => send({ type: 'host-call', runId, callId, sync: false, call }),
+    callSync(callId, call, deadline) {
+      send({ type: 'host-call', runId, callId, sync: true, call });
+      for (;;) {
+        let message = receiveMessageOnPort(syncPort);
+        while (message) {
+          const reply = message.message as SyncReply;
+          if (reply.runId === runId && reply.callId === callId) return reply.reply;
+          message = receiveMessageOnPort(syncPort);
+        }
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) return 'timeout';
+        Atomics.wait(flag, 0, 0, remaining);
+        Atomics.store(flag, 0, 0);
+      }
+    },
+    nextSettlement(deadline) {
+      const next = settlements.shift();
+      if (next) return Promise.resolve(next);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          wakeSettlementWaiter = undefined;
+          resolve('timeout');
+        }, Math.max(0, deadline - Date.now()));
+        wakeSettlementWaiter = () => {
+          clearTimeout(timer);
+          wakeSettlementWaiter = undefined;
+          resolve(settlements.shift() ?? 'timeout');
+        };
+      });
+    },
+  };
+}
+
+port.on('message', (message: MainToWorker) => {
+  if (message.type === 'settle') {
+    if (message.runId !== currentRunId) return;
+    settlements.push({ callId: message.callId, reply: message.reply });
+    wakeSettlementWaiter?.();
+    return;
+  }
+  const { runId, job } = message;
+  currentRunId = runId;
+  settlements.length = 0;
+  runProgram(module, job, bridgeFor(runId)).then(
+    (verdict) => {
+      currentRunId = null;
+      send({ type: 'done', runId, verdict });
+    },
+    (error: unknown) => {
+      // The WASM module aborted or our own code failed: the main thread replaces this worker.
+      send({ type: 'crashed', runId, message: error instanceof Error ? `${error.message}\n${error.stack ?? ''}` : String(error) });
+      process.exit(1);
+    },
+  );
+});
+
+send({ type: 'ready' });
