@@ -61,6 +61,16 @@ describe('a network model through the CLI (OpenAI wire on 127.0.0.1)', () => {
     assert.ok((requests[0].body.tools ?? []).length > 0, 'calls mode offers native tools');
   });
 
+  test('--phrasing-model sends the generator\'s phrasing requests to the model and uses its text', async () => {
+    const before = server.requests.length;
+    const result = await runCli(['generate', 'nestful', '--count', '2', '--set', 'phrasing=model', '--phrasing-model', 'openai-compatible/writer', '--base-url', server.baseUrl],
+      { cwd: temporaryDirectory() });
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(server.requests.length > before, 'the phrasing model was called');
+    assert.equal(server.requests[before].body.model, 'writer');
+    assert.match(result.stdout, /The answer is 42\./);
+  });
+
   test('Ctrl-C during a network run keeps what finished, exits 130, and --resume finishes the run', async () => {
     const directory = temporaryDirectory();
     server.setHanging(true);

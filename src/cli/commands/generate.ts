@@ -6,9 +6,10 @@ import { formatTasksJsonl } from '../../runner/read-tasks-file.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
+import { createPhrasingModel } from '../phrasing-model.ts';
 import { collectSetting, parseNonNegativeInteger, parsePositiveInteger } from '../option-parsers.ts';
 
-type GenerateFlags = { seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean };
+type GenerateFlags = { seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean; phrasingModel?: string; baseUrl?: string };
 
 export function registerGenerateCommand(program: Command, io: CliIo): void {
   program
@@ -20,10 +21,13 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
     .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--no-validate', 'skip the builtin/oracle solvability check')
+    .option('--phrasing-model <ref>', 'a model that rewrites task text, for suites with --set phrasing=model')
+    .option('--base-url <url>', 'the endpoint of an openai-compatible/ phrasing model')
     .action(async (suiteId: string, flags: GenerateFlags) => {
       const suite = getSuite(suiteId);
       const params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
-      const tasks = await generateTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate });
+      const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.baseUrl, io);
+      const tasks = await generateTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel });
       const jsonl = formatTasksJsonl(tasks);
       if (flags.out) {
         const path = resolve(io.cwd, flags.out);

@@ -21,6 +21,7 @@ import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
 import { collectSetting, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, resolveDatabasePath } from '../option-parsers.ts';
+import { createPhrasingModel } from '../phrasing-model.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 
 type RunFlags = {
@@ -38,6 +39,7 @@ type RunFlags = {
   temperature?: number;
   maxOutputTokens?: number;
   json?: boolean;
+  phrasingModel?: string;
 };
 
 /** Set by an interrupted run so `main` can exit 130 after printing what was kept. */
@@ -61,6 +63,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--base-url <url>', 'the endpoint for openai-compatible/ models (or to override a provider)')
     .option('--temperature <t>', 'sampling temperature', parseFiniteNumber)
     .option('--max-output-tokens <n>', 'output token cap per model call', parsePositiveInteger)
+    .option('--phrasing-model <ref>', 'a model that rewrites generated task text, for suites with --set phrasing=model')
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
       const cliArgs = [...argv];
@@ -94,16 +97,17 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
   let tasks: Task[];
   let params: JsonObject;
   if (flags.tasks) {
-    if (flags.count !== undefined || flags.set !== undefined) {
-      throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count and --set have nothing to change', {
-        fix: 'drop --count/--set to run the file as it is, or drop --tasks to generate new tasks',
+    if (flags.count !== undefined || flags.set !== undefined || flags.phrasingModel !== undefined) {
+      throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count, --set and --phrasing-model have nothing to change', {
+        fix: 'drop --count/--set/--phrasing-model to run the file as it is, or drop --tasks to generate new tasks',
       });
     }
     tasks = await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id });
     params = tasks[0].params as JsonObject;
   } else {
     params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
-    tasks = await generateTasks(suite, { seed, count: flags.count, params });
+    const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.baseUrl, io);
+    tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel });
   }
   const progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt(flags.model);
@@ -120,7 +124,7 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
 }
 
 async function resume(suiteId: string | undefined, runId: string, flags: RunFlags, io: CliIo): Promise<RunSummary> {
-  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens'] as const)
+  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'phrasingModel'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
