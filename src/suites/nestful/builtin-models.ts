@@ -41,21 +41,21 @@ function oraclePolicy(task: Task) {
       const answer = last?.ok && isJsonObject(last.output) ? last.output.result : null;
       return { type: 'answer', text: typeof answer === 'number' ? pythonFloatRepr(answer) : JSON.stringify(answer) };
     }
-    const args: JsonObject = {};
-    for (const [name, value] of Object.entries(isJsonObject(next.arguments) ? next.arguments : {})) args[name] = resolveFromHistory(value, calls, state);
-    return { type: 'calls', calls: [{ name: String(next.name), arguments: args }], thought: `I call ${String(next.name)}.` };
+    const callArguments: JsonObject = {};
+    for (const [name, value] of Object.entries(isJsonObject(next.arguments) ? next.arguments : {})) callArguments[name] = resolveFromHistory(value, calls, state);
+    return { type: 'calls', calls: [{ name: String(next.name), arguments: callArguments }], thought: `I call ${String(next.name)}.` };
   };
 }
 
 function randomCall(rng: Rng, state: PolicyState, task: Task, index: number, referenceable: boolean): PolicyCall & { label: string } {
   const tool = rng.pick(task.tools);
   const properties = isJsonObject(tool.inputSchema.properties) ? Object.keys(tool.inputSchema.properties) : [];
-  const args: JsonObject = {};
+  const callArguments: JsonObject = {};
   for (const name of properties) {
-    args[name] = referenceable && index > 1 && rng.bool(0.4) ? `$var_${rng.int(1, index - 1)}.result$` : rng.int(0, 100);
+    callArguments[name] = referenceable && index > 1 && rng.bool(0.4) ? `$var_${rng.int(1, index - 1)}.result$` : rng.int(0, 100);
   }
   void state;
-  return { name: tool.name, arguments: args, label: `$var_${index}` };
+  return { name: tool.name, arguments: callArguments, label: `$var_${index}` };
 }
 
 function randomPolicy(task: Task, trial: number) {
@@ -65,11 +65,11 @@ function randomPolicy(task: Task, trial: number) {
     if (task.tools.length === 0) return { type: 'text', text: '[]' };
     if (state.mode === 'sequence' || state.mode === 'code') {
       const calls = Array.from({ length }, (_, index) => randomCall(rng, state, task, index + 1, true));
-      return { type: 'text', text: JSON.stringify(calls.map(({ name, arguments: args, label }) => ({ name, arguments: args, label }))) };
+      return { type: 'text', text: JSON.stringify(calls.map(({ name, arguments: callArguments, label }) => ({ name, arguments: callArguments, label }))) };
     }
     if (state.history.length >= length) return { type: 'answer', text: String(rng.int(0, 100)) };
-    const { name, arguments: args } = randomCall(rng, state, task, state.history.length + 1, false);
-    return { type: 'calls', calls: [{ name, arguments: args }], thought: 'I try a tool.' };
+    const { name, arguments: callArguments } = randomCall(rng, state, task, state.history.length + 1, false);
+    return { type: 'calls', calls: [{ name, arguments: callArguments }], thought: 'I try a tool.' };
   };
 }
 

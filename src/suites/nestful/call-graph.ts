@@ -42,10 +42,10 @@ export function callDependencies(calls: readonly JsonValue[]): number[][] {
   return calls.map((call, index) => {
     const producers = new Set<number>();
     if (isJsonObject(call)) {
-      const args = call.arguments;
-      if (isJsonObject(args)) {
+      const callArguments = call.arguments;
+      if (isJsonObject(callArguments)) {
         const labels: string[] = [];
-        for (const value of Object.values(args)) referencesIn(value, labels);
+        for (const value of Object.values(callArguments)) referencesIn(value, labels);
         for (const label of labels) {
           const producer = labelIndex.get(label);
           if (producer !== undefined) producers.add(producer);

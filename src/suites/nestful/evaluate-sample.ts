@@ -142,11 +142,11 @@ const unterminatedReference = /^\$[A-Za-z_][A-Za-z0-9_]*\.[^$\s]+$/;
 
 /** `"arg = value"` strings of a call; predictions get the missing trailing `$` of a reference added. */
 function parameterStrings(call: JsonObject, isPrediction: boolean): string[] | undefined {
-  const args = call.arguments;
-  if (!isJsonObject(args)) return undefined;
-  return Object.entries(args).map(([name, value]) => {
+  const callArguments = call.arguments;
+  if (!isJsonObject(callArguments)) return undefined;
+  return Object.entries(callArguments).map(([name, value]) => {
     if (isPrediction && typeof value === 'string' && unterminatedReference.test(value)) return `${name} = ${value}$`;
-    return `${name} = ${pythonStr(value, isFloatLiteral(args, name))}`;
+    return `${name} = ${pythonStr(value, isFloatLiteral(callArguments, name))}`;
   });
 }
 

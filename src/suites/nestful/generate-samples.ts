@@ -130,12 +130,12 @@ export function generateSample(seed: number, index: number, knobs: GeneratorKnob
   if (!nodes) throw new ConfigError('suite.unsolvable-task', `nestful: could not build a sample for seed ${seed} index ${index}`, { fix: 'try other knob values' });
   const rng = new Rng(deriveSeed(seed, 'nestful-tools', index));
   const output: JsonValue[] = nodes.map((node, position) => {
-    const args: JsonObject = {};
+    const callArguments: JsonObject = {};
     node.inputs.forEach((input, slot) => {
-      args[`arg_${slot}`] = typeof input === 'number' ? input : `$var_${input.call + 1}.result$`;
-      if (typeof input === 'number' && !Number.isInteger(input)) markFloat(args, `arg_${slot}`);
+      callArguments[`arg_${slot}`] = typeof input === 'number' ? input : `$var_${input.call + 1}.result$`;
+      if (typeof input === 'number' && !Number.isInteger(input)) markFloat(callArguments, `arg_${slot}`);
     });
-    return { name: node.operation.name, label: `$var_${position + 1}`, arguments: args };
+    return { name: node.operation.name, label: `$var_${position + 1}`, arguments: callArguments };
   });
   const used = [...new Set(nodes.map((node) => node.operation.name))];
   const others = mathOperations.filter((operation) => !used.includes(operation.name));

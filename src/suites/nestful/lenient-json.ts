@@ -58,11 +58,14 @@ export function parseLenientJsonPrefix(text: string, start: number): { value: Js
 }
 
 const identifierStart = /[A-Za-z_$]/;
+/** Deeper nesting is rejected (as unparsable) rather than overflowing the stack. */
+const maximumDepth = 256;
 const identifierPart = /[A-Za-z0-9_$]/;
 
 class Parser {
   position: number;
   private readonly text: string;
+  private depth = 0;
 
   constructor(text: string, start = 0) {
     this.text = text;
@@ -79,8 +82,13 @@ class Parser {
   parseValueWithFloat(): { value: JsonValue; isFloat: boolean } {
     this.skipWhitespace();
     const character = this.text[this.position];
-    if (character === '{') return { value: this.parseObject(), isFloat: false };
-    if (character === '[') return { value: this.parseArray(), isFloat: false };
+    if (character === '{' || character === '[') {
+      if (this.depth >= maximumDepth) this.fail(`nesting deeper than ${maximumDepth}`);
+      this.depth += 1;
+      const value = character === '{' ? this.parseObject() : this.parseArray();
+      this.depth -= 1;
+      return { value, isFloat: false };
+    }
     if (character === '"' || character === "'") return { value: this.parseString(character), isFloat: false };
     if (character === '-' || character === '+' || character === '.' || (character >= '0' && character <= '9')) return this.parseNumber();
     if (character !== undefined && identifierStart.test(character)) {

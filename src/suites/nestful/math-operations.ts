@@ -17,7 +17,7 @@ export type MathOperation = {
   /** Extra trailing parameters that may be left out (log's base). */
   optionalParameters?: number;
   output: { description: string; type: string };
-  run(args: readonly unknown[]): number;
+  run(callArguments: readonly unknown[]): number;
   /** How a generated query says it ("the sum of {0} and {1}"); absent = not used by the generator. */
   phrase?: string;
   /** Which arguments the generator may feed from earlier results (others are constants). */
@@ -78,9 +78,9 @@ function binary(name: string, description: string, parameters: MathOperation['pa
   compute: (a: number, b: number) => number, extra: Partial<MathOperation> = {}): MathOperation {
   return {
     name, description, parameters, output: { description: output, type: 'int or float' }, ...extra,
-    run(args) {
-      const a = number(args[0], name, 0);
-      const b = number(args[1], name, 1);
+    run(callArguments) {
+      const a = number(callArguments[0], name, 0);
+      const b = number(callArguments[1], name, 1);
       return finite(compute(a, b), name);
     },
   };
@@ -90,8 +90,8 @@ function unary(name: string, description: string, parameter: string, output: str
   compute: (a: number) => number, extra: Partial<MathOperation> = {}): MathOperation {
   return {
     name, description, parameters: float1(parameter), output: { description: output, type: 'float' }, ...extra,
-    run(args) {
-      return finite(compute(number(args[0], name, 0)), name);
+    run(callArguments) {
+      return finite(compute(number(callArguments[0], name, 0)), name);
     },
   };
 }
@@ -122,14 +122,14 @@ export const mathOperations: readonly MathOperation[] = [
   {
     name: 'gcd', description: 'Calculate the Greatest Common Divisor (GCD) of two numbers.',
     parameters: number2('first number', 'second number'), output: { description: 'Greatest Common Divisor', type: 'int' },
-    run: (args) => greatestCommonDivisor(Math.trunc(number(args[0], 'gcd', 0)), Math.trunc(number(args[1], 'gcd', 1))),
+    run: (callArguments) => greatestCommonDivisor(Math.trunc(number(callArguments[0], 'gcd', 0)), Math.trunc(number(callArguments[1], 'gcd', 1))),
   },
   {
     name: 'lcm', description: 'Calculate the least common multiple of two numbers',
     parameters: number2('first number', 'second number'), output: { description: 'the least common multiple', type: 'int or float' },
-    run(args) {
-      const a = integer(args[0], 'lcm', 0);
-      const b = integer(args[1], 'lcm', 1);
+    run(callArguments) {
+      const a = integer(callArguments[0], 'lcm', 0);
+      const b = integer(callArguments[1], 'lcm', 1);
       if (a === 0 || b === 0) return 0;
       return Math.abs(a * b) / greatestCommonDivisor(a, b);
     },
@@ -138,9 +138,9 @@ export const mathOperations: readonly MathOperation[] = [
     name: 'permutation', description: 'Calculate the number of permutations of n items taken r at a time',
     parameters: [{ description: 'Total number of items', type: 'int' }, { description: 'Number of items being arranged', type: 'int' }],
     output: { description: 'Number of permutations', type: 'int' },
-    run(args) {
-      const n = integer(args[0], 'permutation', 0);
-      const r = integer(args[1], 'permutation', 1);
+    run(callArguments) {
+      const n = integer(callArguments[0], 'permutation', 0);
+      const r = integer(callArguments[1], 'permutation', 1);
       if (r < 0 || r > n) throw new OperationError('permutation: r must be between 0 and n');
       let result = 1;
       for (let factor = n - r + 1; factor <= n; factor += 1) result *= factor;
@@ -151,9 +151,9 @@ export const mathOperations: readonly MathOperation[] = [
     name: 'choose', description: 'Calculate the number of ways to choose r items from n items without repetition and without order.',
     parameters: [{ description: 'Total number of items', type: 'int' }, { description: 'Number of items being chosen', type: 'int' }],
     output: { description: 'Number of combinations', type: 'int' },
-    run(args) {
-      const n = integer(args[0], 'choose', 0);
-      const r = integer(args[1], 'choose', 1);
+    run(callArguments) {
+      const n = integer(callArguments[0], 'choose', 0);
+      const r = integer(callArguments[1], 'choose', 1);
       if (n < 0 || r < 0) throw new OperationError('choose: arguments must be non-negative');
       if (r > n) return 0;
       let result = 1;
@@ -164,15 +164,15 @@ export const mathOperations: readonly MathOperation[] = [
   {
     name: 'factorial', description: 'Calculate the factorial of a non-negative integer',
     parameters: [{ description: 'The input number', type: 'int' }], output: { description: 'the factorial result', type: 'int' },
-    run: (args) => factorialOf(integer(args[0], 'factorial', 0), 'factorial'),
+    run: (callArguments) => factorialOf(integer(callArguments[0], 'factorial', 0), 'factorial'),
   },
   {
     name: 'log', description: 'Calculate the logarithm of x with the given base (default is natural log)',
     parameters: number2('The input number', 'The base'), optionalParameters: 1,
     output: { description: 'logarithm of provided number with the given base', type: 'float' },
-    run(args) {
-      const x = number(args[0], 'log', 0);
-      const base = args.length > 1 ? number(args[1], 'log', 1) : Math.E;
+    run(callArguments) {
+      const x = number(callArguments[0], 'log', 0);
+      const base = callArguments.length > 1 ? number(callArguments[1], 'log', 1) : Math.E;
       if (x <= 0 || base <= 0 || base === 1) throw new OperationError('log: math domain error');
       return Math.log(x) / Math.log(base);
     },
@@ -190,12 +190,12 @@ export const mathOperations: readonly MathOperation[] = [
   {
     name: 'min_number', description: 'Find the minimum value among the given numbers',
     parameters: [{ description: 'A list of numbers', type: 'list of float' }], output: { description: 'Minimum value', type: 'float' },
-    run: (args) => Math.min(...numberList(args[0], 'min_number')),
+    run: (callArguments) => Math.min(...numberList(callArguments[0], 'min_number')),
   },
   {
     name: 'max_number', description: 'Find the maximum value among the given numbers',
     parameters: [{ description: 'A list of numbers', type: 'list of float' }], output: { description: 'Maximum value', type: 'float' },
-    run: (args) => Math.max(...numberList(args[0], 'max_number')),
+    run: (callArguments) => Math.max(...numberList(callArguments[0], 'max_number')),
   },
   unary('square_area', 'Calculate the area of a square given its side', 'The square side', 'the square area',
     (a) => a * a, { phrase: 'the area of a square with side {0}', referenceable: [0] }),
@@ -248,11 +248,11 @@ function pythonModulo(a: number, b: number, operation: string): number {
 export const mathOperationsByName: ReadonlyMap<string, MathOperation> = new Map(mathOperations.map((operation) => [operation.name, operation]));
 
 /** Runs an operation on positional arguments, checking the argument count as Python's call would. */
-export function runMathOperation(operation: MathOperation, args: readonly unknown[]): number {
+export function runMathOperation(operation: MathOperation, callArguments: readonly unknown[]): number {
   const maximum = operation.parameters.length;
   const minimum = maximum - (operation.optionalParameters ?? 0);
-  if (args.length < minimum || args.length > maximum) {
-    throw new OperationError(`${operation.name} takes ${minimum === maximum ? maximum : `${minimum} to ${maximum}`} arguments, got ${args.length}`);
+  if (callArguments.length < minimum || callArguments.length > maximum) {
+    throw new OperationError(`${operation.name} takes ${minimum === maximum ? maximum : `${minimum} to ${maximum}`} arguments, got ${callArguments.length}`);
   }
-  return operation.run(args);
+  return operation.run(callArguments);
 }

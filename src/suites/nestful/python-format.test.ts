@@ -55,6 +55,7 @@ describe('lenient JSON', () => {
     assert.equal(parsed.ok, false);
     assert.equal(parseLenientJson('[1] trailing').ok, false);
     assert.equal(parseLenientJson('').ok, false);
+    assert.equal(parseLenientJson('['.repeat(100_000)).ok, false);
   });
 
   test('top-level float literal is reported', () => {
