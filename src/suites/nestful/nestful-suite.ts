@@ -66,7 +66,7 @@ async function generate(request: GenerateTasksRequest): Promise<Task[]> {
     if (params.phrasing === 'model') {
       if (!request.phrasingModel) {
         throw new ConfigError('config.invalid-knob', "nestful knob 'phrasing=model' needs a model to write the questions", {
-          fix: 'use --set phrasing=template, or give the generator a phrasing model (GenerateTasksRequest.phrasingModel)',
+          fix: 'pass --phrasing-model <provider/model> (library: GenerateTasksRequest.phrasingModel), or use --set phrasing=template',
         });
       }
       sample.input = await phraseWithModel(request.phrasingModel, sample.input, request.signal);
