@@ -10,6 +10,7 @@ import type { RunOutcome } from './commands/run.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerRunsCommand } from './commands/runs.ts';
 import { registerSuitesCommand } from './commands/suites.ts';
+import { registerViewCommand } from './commands/view.ts';
 import { toolforgeVersion } from './toolforge-version.ts';
 
 /** Exit codes: 0 success, 2 bad input (usage or configuration: the message says the fix), 1 a bug or crash. */
@@ -30,6 +31,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerRunsCommand(program, io);
   registerExportCommand(program, io);
   registerImportCommand(program, io);
+  registerViewCommand(program, io);
   // Subcommands inherit the output routing and the exit override; they are set on each explicitly.
   for (const command of program.commands) {
     command.configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) }).exitOverride();

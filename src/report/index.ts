@@ -7,3 +7,4 @@ export * from './render-json.ts';
 export * from './render-csv.ts';
 export * from './render-html.ts';
 export * from './load-run-report.ts';
+export * from './report-server.ts';
