@@ -239,7 +239,7 @@ describe('help', () => {
     const help = await runCli(['--help'], { cwd: temporaryDirectory() });
     assert.equal(help.code, 0);
     assert.match(help.stdout, /Usage: toolforge/);
-    for (const command of ['suites', 'generate', 'run', 'report', 'runs', 'export', 'import']) assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
+    for (const command of ['suites', 'generate', 'run', 'report', 'runs', 'export', 'import', 'view']) assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
     const bare = await runCli([], { cwd: temporaryDirectory() });
     assert.equal(bare.code, 0);
     assert.equal(bare.stdout, help.stdout);
