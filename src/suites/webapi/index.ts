@@ -1,0 +1,175 @@
+/**
+ * webapi — WAPIIBench (shared/papers/wapiibench.txt): write the JavaScript (axios) that sends the
+ * HTTP request a task describes, for a real OpenAPI spec. The program runs in the sandbox, its first
+ * request is compared with the expected config argument by argument, and checked for legality
+ * against the spec. See README.md.
+ */
+import { basename, extname } from 'node:path';
+import { ConfigError } from '../../core/errors.ts';
+import type { Environment } from '../../core/environment.ts';
+import type { JsonObject } from '../../core/json.ts';
+import { lastAssistantText } from '../../core/message.ts';
+import type { Mode } from '../../core/mode.ts';
+import type { Score, ScoreInput } from '../../core/score.ts';
+import { sharedDataPath } from '../../core/shared-data.ts';
+import type { Task } from '../../core/task.ts';
+import { loadOpenApiFile } from '../../openapi/load-openapi.ts';
+import { createSandbox } from '../../sandbox/index.ts';
+import type { Sandbox } from '../../sandbox/spec.ts';
+import type { GenerateTasksRequest, Suite } from '../spec.ts';
+import { webapiBuiltinModels } from './builtin-models.ts';
+import { argumentsOf } from './compare-request.ts';
+import { generateSamples, rephraseTask } from './generate-from-spec.ts';
+import { parseWebapiParams, webapiKnobs } from './knobs.ts';
+import type { WebapiParams } from './knobs.ts';
+import { programOf, runWebapiProgram } from './run-program.ts';
+import { countableArgumentCount } from './sample-statistics.ts';
+import { scoreWebapiOutcome } from './score-request.ts';
+import { specReferencePath, toSpecReference } from './spec-reference.ts';
+import { importWapiibenchFile, wapiibenchApiNames } from './wapiibench-data.ts';
+import { createWebapiAgent } from './webapi-agent.ts';
+import { buildWebapiTask, readWebapiExpected, webapiSuiteId, webapiSuiteVersion } from './webapi-task.ts';
+import { summarizeWebapi } from './webapi-summary.ts';
+
+export { scoreWebapiOutcome, scoreWebapiRequest } from './score-request.ts';
+export type { ProgramOutcome } from './score-request.ts';
+export { renderAxiosCall } from './render-axios.ts';
+export { computeWebapiMetrics } from './webapi-metrics.ts';
+
+/** The combined WAPIIBench file in the shared data (the default run's 395 tasks). */
+export const wapiibenchDataPath = () => sharedDataPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
+
+let sharedSandbox: Sandbox | undefined;
+
+/** The sandbox the scorer runs programs in (created on first use, two workers). */
+export function webapiSandbox(): Sandbox {
+  sharedSandbox ??= createSandbox({ poolSize: 2 });
+  return sharedSandbox;
+}
+
+/** Stops the scorer's sandbox workers (tests and benches call it at the end). */
+export async function disposeWebapiSandbox(): Promise<void> {
+  const sandbox = sharedSandbox;
+  sharedSandbox = undefined;
+  await sandbox?.dispose();
+}
+
+function checkMode(mode: Mode): void {
+  if (mode !== 'code') {
+    throw new ConfigError('config.unsupported-mode', `suite 'webapi' does not support mode '${mode}'`, { fix: '--mode code (the model writes an axios program)' });
+  }
+}
+
+/** Code tasks have no tools: the environment only exists to satisfy the episode contract. */
+const codeEnvironment: Environment = {
+  listTools: () => [],
+  callTool: async () => ({ ok: false, error: { code: 'tool.unknown', message: 'webapi tasks have no tools: answer with code' } }),
+  snapshotState: async () => null,
+  dispose: async () => undefined,
+};
+
+async function generateWebapiTasks(request: GenerateTasksRequest): Promise<Task[]> {
+  const params = parseWebapiParams(request.params);
+  const taskParams: JsonObject = { ...request.params };
+  if (params.spec && !params.data) return generateFromSpec(request, params, taskParams);
+  const dataPath = params.data ?? wapiibenchDataPath();
+  if (params.data) taskParams.data = toSpecReference(params.data);
+  if (params.spec) taskParams.spec = toSpecReference(params.spec);
+  if (params.specs) taskParams.specs = toSpecReference(params.specs);
+  const samples = importWapiibenchFile(dataPath, { spec: params.spec ?? undefined, specs: params.specs ?? undefined });
+  const selected = request.count === undefined ? samples : samples.slice(0, request.count);
+  const tasks: Task[] = [];
+  for (const sample of selected) {
+    request.signal?.throwIfAborted();
+    const document = await loadOpenApiFile(sample.specPath);
+    const pathParameters = Object.keys(argumentsOf(document, sample.config).fields.path_params ?? {}).length;
+    tasks.push(buildWebapiTask({
+      id: `${webapiSuiteId}/${sample.api}/${sample.index}`,
+      seed: request.seed,
+      params: taskParams,
+      api: sample.api,
+      apiName: wapiibenchApiNames[sample.api] ?? sample.api,
+      specReference: toSpecReference(sample.specPath),
+      task: sample.task,
+      config: sample.config,
+      setup: params.setup,
+      endpoint: params.endpoint,
+      checks: sample.checks,
+      stats: { method: sample.config.method, arguments: countableArgumentCount(sample.config, pathParameters) },
+    }));
+  }
+  return tasks;
+}
+
+async function generateFromSpec(request: GenerateTasksRequest, params: WebapiParams, taskParams: JsonObject): Promise<Task[]> {
+  const specPath = params.spec as string;
+  const document = await loadOpenApiFile(specPath);
+  taskParams.spec = toSpecReference(specPath);
+  if (params.phrasing === 'model' && !request.phrasingModel) {
+    throw new ConfigError('config.invalid-knob', "suite 'webapi': phrasing=model needs a model to phrase the tasks", { fix: 'pass --phrasing-model <ref>, or use --set phrasing=template' });
+  }
+  const api = basename(specPath, extname(specPath)).replace(/[^A-Za-z0-9_.-]+/g, '_') || 'spec';
+  const count = request.count ?? webapiSuite.defaultCount;
+  const samples = generateSamples(document, { count, seed: request.seed, optionalProbability: params.optional });
+  if (samples.length === 0) {
+    throw new ConfigError('input.invalid', `OpenAPI spec '${specPath}' has no get/put/post/delete/patch operation whose arguments can be filled`, { fix: 'pass a spec with at least one usable operation' });
+  }
+  const tasks: Task[] = [];
+  for (const [index, sample] of samples.entries()) {
+    request.signal?.throwIfAborted();
+    const text = params.phrasing === 'model' && request.phrasingModel ? await rephraseTask(request.phrasingModel, sample, index, request.signal) : sample.task;
+    const pathParameters = Object.keys(argumentsOf(document, sample.config).fields.path_params ?? {}).length;
+    tasks.push(buildWebapiTask({
+      id: `${webapiSuiteId}/${api}/${request.seed}-${index}`,
+      seed: request.seed,
+      params: taskParams,
+      api,
+      apiName: document.title,
+      specReference: toSpecReference(specPath),
+      task: text,
+      config: sample.config,
+      setup: params.setup,
+      endpoint: params.endpoint,
+      stats: { method: sample.config.method, template: sample.operation.template, arguments: countableArgumentCount(sample.config, pathParameters) },
+    }));
+  }
+  return tasks;
+}
+
+async function scoreWebapi(input: ScoreInput & { mode: Mode }): Promise<Score> {
+  const { task } = input;
+  const expected = readWebapiExpected(task);
+  const answered = input.messages.some((message) => message.role === 'assistant');
+  if (!answered && (input.termination === 'time-limit' || input.termination === 'max-turns')) {
+    return scoreWebapiOutcome(task, { type: 'limit-exceeded', message: `the episode ended without an answer (${input.termination})` });
+  }
+  const params = parseWebapiParams(task.params);
+  const program = programOf(task.starter ?? '', lastAssistantText(input.messages), expected.endpoint);
+  const run = await runWebapiProgram(webapiSandbox(), program, { timeLimitMs: params.executionTimeMs });
+  const score = await scoreWebapiOutcome(task, run.outcome);
+  return { ...score, details: { ...score.details, program: run.extraction.type === 'call' ? run.extraction.code : run.program } };
+}
+
+export const webapiSuite: Suite = {
+  id: webapiSuiteId,
+  version: webapiSuiteVersion,
+  title: 'WAPIIBench: web API integration code (axios) against real OpenAPI specs',
+  description: 'Write the axios call that sends the request a task describes. The first request the program sends is compared with the expected configuration (URL, method, headers, query, path, body) and checked against the OpenAPI spec for illegal endpoints and arguments.',
+  paper: 'wapiibench.txt',
+  knobs: webapiKnobs,
+  modes: ['code'],
+  defaultCount: 50,
+  generate: generateWebapiTasks,
+  async createEnvironment(_task, mode) {
+    checkMode(mode);
+    return codeEnvironment;
+  },
+  createAgent(mode) {
+    return mode === 'code' ? createWebapiAgent() : undefined;
+  },
+  score: scoreWebapi,
+  summarize: summarizeWebapi,
+  builtinModels: webapiBuiltinModels,
+};
+
+export { specReferencePath };

@@ -1,0 +1,135 @@
+/**
+ * The whole pipeline with the real sandbox: all 395 WAPIIBench gold configs rendered as axios code
+ * score as correct implementations (both setups, chat and completions), adversarial programs end as
+ * scored failures, replayed generations are scored, random scores near 0, generated tasks validate.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { canonicalJson } from '../../core/json.ts';
+import { sharedDataPath } from '../../core/shared-data.ts';
+import type { Task } from '../../core/task.ts';
+import { createModelSource } from '../../models/registry.ts';
+import type { ModelSource } from '../../models/spec.ts';
+import { generateTasks } from '../../runner/generate-tasks.ts';
+import { resolveModelSource } from '../../runner/resolve-model-source.ts';
+import { runEpisode } from '../../runner/run-episode.ts';
+import { resolveKnobs } from '../knob.ts';
+import type { ScoredEpisode } from '../spec.ts';
+import { disposeWebapiSandbox, webapiSuite } from './index.ts';
+
+function knobs(raw: Record<string, string>) {
+  return resolveKnobs(webapiSuite.id, webapiSuite.knobs, raw);
+}
+
+async function runAll(tasks: readonly Task[], model: ModelSource, lanes = 4): Promise<ScoredEpisode[]> {
+  const episodes: ScoredEpisode[] = new Array(tasks.length);
+  await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
+    for (let index = lane; index < tasks.length; index += lanes) {
+      const result = await runEpisode({ suite: webapiSuite, task: tasks[index], trial: 0, mode: 'code', model });
+      episodes[index] = { task: tasks[index], trial: 0, score: result.score };
+    }
+  }));
+  return episodes;
+}
+
+let gold: Task[];
+
+before(async () => {
+  gold = await webapiSuite.generate({ seed: 0, count: undefined, params: knobs({}) });
+});
+
+after(async () => {
+  await disposeWebapiSandbox();
+});
+
+describe('gold self-check', () => {
+  test('the 395 expected configs, rendered as axios code, are correct implementations (full completion, chat)', async () => {
+    assert.equal(gold.length, 395);
+    const episodes = await runAll(gold, resolveModelSource(webapiSuite, 'builtin/oracle'));
+    const failed = episodes.filter((episode) => !episode.score.passed).map((episode) => `${episode.task.id}: ${episode.score.reason}`);
+    assert.deepEqual(failed, []);
+    const { metrics } = webapiSuite.summarize(episodes);
+    for (const name of ['executable', 'correctImplementations', 'correctUrls', 'correctMethods', 'correctArgumentNames', 'correctArgumentValues', 'meanArgumentPrecision', 'meanArgumentRecall', 'meanArgumentJaccard', 'meanArgumentValueConditionalAccuracy']) {
+      assert.equal(metrics[name], 1, name);
+    }
+    for (const name of ['illegalImplementations', 'illegalUrls', 'illegalMethods', 'missingArguments', 'unexpectedArguments', 'unnecessaryArguments', 'illegalArguments', 'totalErrors']) {
+      assert.equal(metrics[name], 0, name);
+    }
+  });
+
+  test('argument completion through a completions endpoint: the oracle continues the starter', async () => {
+    const tasks = await webapiSuite.generate({ seed: 0, count: undefined, params: knobs({ setup: 'argument', endpoint: 'completions' }) });
+    const episodes = await runAll(tasks, resolveModelSource(webapiSuite, 'builtin/oracle'));
+    assert.deepEqual(episodes.filter((episode) => !episode.score.passed).map((episode) => episode.task.id), []);
+  });
+
+  test('tasks are deterministic and carry the WAPIIBench ids', async () => {
+    const again = await webapiSuite.generate({ seed: 0, count: 3, params: knobs({}) });
+    assert.equal(canonicalJson(again), canonicalJson(gold.slice(0, 3)));
+    assert.deepEqual(gold.slice(0, 2).map((task) => task.id), ['webapi/asana/0', 'webapi/asana/1']);
+    assert.ok(gold[0].prompt[0].content.endsWith("```javascript\n// Get the compact records for the first 50 attachments for the project with gid 159874.\nconst axios = require('axios');\n\naxios."));
+  });
+});
+
+describe('scored failures', () => {
+  const answers: [string, string, string][] = [
+    ['endless loop', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (() => { while (true) {} })() });\n```', 'limit.exceeded'],
+    ['memory bomb', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (() => { const a = []; for (;;) a.push(new Array(100000).fill(1)); })() });\n```', 'limit.exceeded'],
+    ['throws', '```javascript\naxios.get(undefinedVariable);\n```', 'execution.error'],
+    ['syntax error', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', {{);\n```', 'output.unparsable'],
+    ['no axios call', 'I cannot help with that.', 'output.unparsable'],
+    ['incomplete call', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\'', 'output.unparsable'],
+    ['host access', '```javascript\naxios.get(require(\'fs\').readFileSync(\'/etc/passwd\', \'utf8\'));\n```', 'execution.error'],
+    ['illegal endpoint', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/nothing/here\');\n```', 'tool.unknown'],
+    ['illegal argument', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { headers: { Authorization: \'Bearer <token>\' }, params: { parent: \'159874\', limit: 50, colour: \'red\' } });\n```', 'arguments.invalid'],
+    ['wrong value', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { headers: { Authorization: \'Bearer <token>\' }, params: { parent: \'159874\', limit: \'50\' } });\n```', 'result.wrong'],
+  ];
+
+  test('each adversarial or wrong answer ends as a scored failure and the run goes on', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'webapi-replay-'));
+    const file = join(directory, 'answers.jsonl');
+    const task = gold[0];
+    writeFileSync(file, answers.map(([, output], index) => JSON.stringify({ taskId: task.id, trial: index, output })).join('\n'));
+    const model = createModelSource(`replay/${file}`);
+    for (const [index, [name, , failure]] of answers.entries()) {
+      const result = await runEpisode({ suite: webapiSuite, task, trial: index, mode: 'code', model });
+      assert.equal(result.score.passed, false, name);
+      assert.equal(result.score.failure, failure, `${name}: ${result.score.reason}`);
+    }
+    const correct = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model: resolveModelSource(webapiSuite, 'builtin/oracle') });
+    assert.equal(correct.score.passed, true, 'the sandbox still works after the failures');
+  });
+
+  test('replayed raw completions are continued from the starter', async () => {
+    const tasks = await webapiSuite.generate({ seed: 0, count: 2, params: knobs({ endpoint: 'completions' }) });
+    const directory = mkdtempSync(join(tmpdir(), 'webapi-replay-'));
+    const file = join(directory, 'completions.jsonl');
+    writeFileSync(file, [
+      JSON.stringify({ taskId: tasks[0].id, output: "get('https://app.asana.com/api/1.0/attachments', {\n  headers: { Authorization: 'Bearer <token>' },\n  params: { parent: '159874', limit: 50 }\n}).then(console.log);\n```\n" }),
+      JSON.stringify({ taskId: tasks[1].id, output: "get('https://app.asana.com/api/1.0/attachments');" }),
+    ].join('\n'));
+    const episodes = await runAll(tasks, createModelSource(`replay/${file}`), 1);
+    assert.equal(episodes[0].score.passed, true, episodes[0].score.reason);
+    assert.equal(episodes[1].score.failure, 'result.wrong');
+  });
+
+  test('builtin/random scores near 0', async () => {
+    const episodes = await runAll(gold.slice(0, 60), resolveModelSource(webapiSuite, 'builtin/random'));
+    const passed = episodes.filter((episode) => episode.score.passed).length;
+    assert.ok(passed <= 1, `random solved ${passed} of 60`);
+  });
+});
+
+describe('generated tasks', () => {
+  test('tasks from a spec validate with the oracle through the runner, and are deterministic', async () => {
+    const params = knobs({ spec: sharedDataPath('wapiibench', 'openapi', 'real_world_specs', 'google_calendar_v3.yaml') });
+    const tasks = await generateTasks(webapiSuite, { seed: 5, count: 20, params });
+    assert.equal(tasks.length, 20);
+    assert.equal(tasks[0].id, 'webapi/google_calendar_v3/5-0');
+    const again = await webapiSuite.generate({ seed: 5, count: 20, params });
+    assert.equal(canonicalJson(again), canonicalJson(tasks));
+  });
+});
