@@ -1,0 +1,117 @@
+/**
+ * The contract every suite must keep, registered as node:test cases for any Suite: deterministic
+ * generation, serialisable tasks, the oracle solving everything through the real runner, the random
+ * model near zero, garbage output scored (not thrown), and bad knobs rejected with a ConfigError.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError } from '../../src/core/errors.ts';
+import { canonicalJson } from '../../src/core/json.ts';
+import type { Mode } from '../../src/core/mode.ts';
+import { taskSchema } from '../../src/core/task.ts';
+import type { Task } from '../../src/core/task.ts';
+import { createScriptedModel } from '../../src/models/builtin/scripted-model.ts';
+import type { ModelSource } from '../../src/models/spec.ts';
+import { generateTasks } from '../../src/runner/generate-tasks.ts';
+import { runEpisode } from '../../src/runner/run-episode.ts';
+import { runEvaluation } from '../../src/runner/run-evaluation.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { resolveKnobs } from '../../src/suites/knob.ts';
+import type { Suite } from '../../src/suites/spec.ts';
+
+export type SuiteCaseOptions = {
+  /** Tasks for the oracle/random runs (kept small: the suite's own tests go wider). */
+  count: number;
+  /** Knob values for the generation under test. */
+  params?: Record<string, string>;
+  /** Highest pass rate the random model may reach. */
+  randomCeiling?: number;
+  /** Whether a different seed must give different tasks (false for pure importers). */
+  seedChangesTasks?: boolean;
+};
+
+const garbageOutputs = ['', 'lorem ipsum dolor sit amet', '{"unterminated": ', '```\n%%%\n```'];
+
+export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
+  const params = resolveKnobs(suite.id, suite.knobs, options.params ?? {});
+  const generate = (seed: number, count = options.count): Promise<Task[]> =>
+    generateTasks(suite, { seed, count, params, validate: false });
+
+  describe(`suite conformance: ${suite.id}`, () => {
+    test('the same seed and knobs give byte-identical tasks', async () => {
+      const first = canonicalJson(await generate(11));
+      const second = canonicalJson(await generate(11));
+      assert.equal(first, second);
+      if (options.seedChangesTasks !== false) assert.notEqual(canonicalJson(await generate(12)), first);
+    });
+
+    test('tasks are valid, serialisable, correctly labelled and have unique ids', async () => {
+      const tasks = await generate(3);
+      assert.equal(tasks.length, options.count);
+      assert.equal(new Set(tasks.map((task) => task.id)).size, tasks.length);
+      for (const task of tasks) {
+        assert.deepEqual(JSON.parse(JSON.stringify(task)), task, `task ${task.id} does not survive JSON`);
+        assert.ok(taskSchema.safeParse(task).success, `task ${task.id} breaks the task schema`);
+        assert.deepEqual(task.suite, { id: suite.id, version: suite.version });
+        assert.ok(task.id.startsWith(`${suite.id}/`), `task id ${task.id} lacks the suite prefix`);
+        for (const mode of task.modes) assert.ok(suite.modes.includes(mode), `task mode ${mode} is not a suite mode`);
+      }
+    });
+
+    for (const mode of suite.modes) {
+      test(`builtin/oracle passes 100% in mode ${mode} through the runner`, async () => {
+        const tasks = (await generate(5)).filter((task) => task.modes.includes(mode));
+        if (tasks.length === 0) return;
+        const store = openResultsStore(':memory:');
+        try {
+          const summary = await runEvaluation({ suite, tasks, modelRef: 'builtin/oracle', mode, seed: 5, params, store, concurrency: 2 });
+          assert.equal(summary.infrastructureErrors, 0);
+          assert.equal(summary.episodes, tasks.length);
+          assert.equal(summary.passRate, 1, `oracle failures: ${JSON.stringify(summary.failures)}`);
+          for (const value of Object.values(summary.metrics)) assert.ok(Number.isFinite(value) || Number.isNaN(value));
+        } finally {
+          store.close();
+        }
+      });
+    }
+
+    test('builtin/random stays near zero', async () => {
+      const tasks = await generate(7);
+      const store = openResultsStore(':memory:');
+      try {
+        const summary = await runEvaluation({ suite, tasks, modelRef: 'builtin/random', seed: 7, params, store, concurrency: 2 });
+        assert.equal(summary.infrastructureErrors, 0);
+        assert.ok(summary.passRate <= (options.randomCeiling ?? 0.05), `random passed ${summary.passRate}`);
+      } finally {
+        store.close();
+      }
+    });
+
+    for (const mode of suite.modes) {
+      test(`garbage model output in mode ${mode} is a scored failure, never a crash`, async () => {
+        const [task] = (await generate(9, 1)).filter((candidate) => candidate.modes.includes(mode));
+        if (!task) return;
+        for (const garbage of garbageOutputs) {
+          const model: ModelSource = {
+            ref: 'test/garbage',
+            forEpisode: () => createScriptedModel({ modelId: 'garbage', mode, policy: () => ({ type: 'text', text: garbage }) }),
+          };
+          const result = await runEpisode({ suite, task, trial: 0, mode, model });
+          assert.equal(result.score.passed, false, `garbage ${JSON.stringify(garbage)} passed`);
+          assert.ok(result.score.failure, `garbage ${JSON.stringify(garbage)} has no failure code`);
+        }
+      });
+    }
+
+    test('an unknown knob and a mode the suite lacks are rejected with ConfigErrors', async () => {
+      assert.throws(() => resolveKnobs(suite.id, suite.knobs, { 'no-such-knob': '1' }),
+        (error: unknown) => error instanceof ConfigError && error.code === 'config.unknown-knob' && /fix:/.test(error.message));
+      const missing = (['calls', 'react', 'sequence', 'code'] as Mode[]).find((mode) => !suite.modes.includes(mode));
+      if (!missing) return;
+      const tasks = await generate(1, 1);
+      await assert.rejects(
+        runEvaluation({ suite, tasks, modelRef: 'builtin/oracle', mode: missing, seed: 1, params, store: openResultsStore(':memory:') }),
+        (error: unknown) => error instanceof ConfigError && error.code === 'config.unsupported-mode');
+    });
+  });
+}

@@ -1,0 +1,16 @@
+import { runSuiteCases } from '../conformance/suite.cases.ts';
+import { getSuite, listSuites } from '../../src/suites/registry.ts';
+import type { SuiteCaseOptions } from '../conformance/suite.cases.ts';
+
+/** Per-suite sizes; every registered suite must appear here, so a new suite cannot skip the contract. */
+const options: Record<string, SuiteCaseOptions> = {
+  funcgen: { count: 20 },
+  nestful: { count: 20 },
+  webapi: { count: 20, seedChangesTasks: false },
+};
+
+for (const suite of listSuites()) {
+  const suiteOptions = options[suite.id];
+  if (!suiteOptions) throw new Error(`suite '${suite.id}' has no conformance options in test/suites/suite-conformance.test.ts`);
+  runSuiteCases(getSuite(suite.id), suiteOptions);
+}
