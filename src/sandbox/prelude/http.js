@@ -411,9 +411,19 @@ function createAxiosInstance(defaults) {
     interceptors.request.forEach((handler) => requestHandlers.unshift(handler));
     const responseHandlers = [];
     interceptors.response.forEach((handler) => responseHandlers.push(handler));
-    let promise = Promise.resolve(config);
-    for (const handler of requestHandlers) promise = promise.then(handler.fulfilled, handler.rejected);
-    promise = promise.then(dispatchRequest);
+    let promise;
+    if (requestHandlers.length === 0) {
+      // Like axios without request interceptors: dispatch synchronously, so the request exists once the call returns.
+      try {
+        promise = dispatchRequest(config);
+      } catch (error) {
+        promise = Promise.reject(error);
+      }
+    } else {
+      promise = Promise.resolve(config);
+      for (const handler of requestHandlers) promise = promise.then(handler.fulfilled, handler.rejected);
+      promise = promise.then(dispatchRequest);
+    }
     for (const handler of responseHandlers) promise = promise.then(handler.fulfilled, handler.rejected);
     return promise;
   }
