@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, SandboxError } from '../../src/core/errors.ts';
-import type { RecordedRequest, Sandbox, SandboxOptions, SandboxProgram, SandboxResult } from '../../src/sandbox/spec.ts';
+import type { JsonValue } from '../../src/core/json.ts';
+import type { HttpResponse, RecordedRequest, Sandbox, SandboxOptions, SandboxProgram, SandboxResult } from '../../src/sandbox/spec.ts';
 
 const accept = 'application/json, text/plain, */*';
 
@@ -199,7 +200,7 @@ export function registerSandboxConformance(label: string, create: (options: Sand
           const f = await fetch('https://svc.test/items/2');
           return { found: found.data, error, fetch: [f.ok, f.status, await f.json()] };`, {
           http: {
-            respond: async (recorded) => {
+            respond: async (recorded): Promise<HttpResponse> => {
               seen.push(recorded.url);
               return recorded.url.endsWith('/1') ? { status: 200, data: { id: 1 } } : { status: 404, data: { error: 'missing' } };
             },
@@ -269,7 +270,7 @@ export function registerSandboxConformance(label: string, create: (options: Sand
                 return { id };
               },
             },
-            RESULT: { call: (value) => { calls.push(['result', value]); }, returns: 'value' },
+            RESULT: { call: (value: JsonValue) => { calls.push(['result', value]); }, returns: 'value' },
           },
         }), 'completed');
         assert.deepEqual(result.value, { id: 41 });
@@ -286,7 +287,7 @@ export function registerSandboxConformance(label: string, create: (options: Sand
           return { t, message, syncMessage };`, {
           bindings: {
             torch: {
-              zeros: { call: (shape) => ({ shape, data: [0, 0] }), returns: 'value' },
+              zeros: { call: (shape: JsonValue) => ({ shape, data: [0, 0] }), returns: 'value' },
               bad: { call: () => { throw new RangeError('bad shape'); }, returns: 'value' },
             },
             api: { fail: async () => { throw new TypeError('404 Not Found'); } },
