@@ -14,7 +14,7 @@ import { sampleSchemaValue } from '../../openapi/schema-sampler.ts';
 import type { BuiltinModel } from '../spec.ts';
 import type { RequestConfig } from './request-config.ts';
 import { renderAxiosCall } from './render-axios.ts';
-import { loadSpecReference } from './spec-reference.ts';
+import { loadSpecReference } from './portable-path.ts';
 import { readWebapiExpected } from './webapi-task.ts';
 
 /** The answer a model gives when it writes `call` (a rendered axios call) for this task. */

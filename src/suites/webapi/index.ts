@@ -25,7 +25,7 @@ import type { WebapiParams } from './knobs.ts';
 import { programOf, runWebapiProgram } from './run-program.ts';
 import { countableArgumentCount } from './sample-statistics.ts';
 import { scoreWebapiOutcome } from './score-request.ts';
-import { specReferencePath, toSpecReference } from './spec-reference.ts';
+import { toPortablePath } from './portable-path.ts';
 import { importWapiibenchFile, wapiibenchApiNames } from './wapiibench-data.ts';
 import { createWebapiAgent } from './webapi-agent.ts';
 import { buildWebapiTask, readWebapiExpected, webapiSuiteId, webapiSuiteVersion } from './webapi-task.ts';
@@ -73,9 +73,9 @@ async function generateWebapiTasks(request: GenerateTasksRequest): Promise<Task[
   const taskParams: JsonObject = { ...request.params };
   if (params.spec && !params.data) return generateFromSpec(request, params, taskParams);
   const dataPath = params.data ?? wapiibenchDataPath();
-  if (params.data) taskParams.data = toSpecReference(params.data);
-  if (params.spec) taskParams.spec = toSpecReference(params.spec);
-  if (params.specs) taskParams.specs = toSpecReference(params.specs);
+  if (params.data) taskParams.data = toPortablePath(params.data);
+  if (params.spec) taskParams.spec = toPortablePath(params.spec);
+  if (params.specs) taskParams.specs = toPortablePath(params.specs);
   const samples = importWapiibenchFile(dataPath, { spec: params.spec ?? undefined, specs: params.specs ?? undefined });
   const selected = request.count === undefined ? samples : samples.slice(0, request.count);
   const tasks: Task[] = [];
@@ -89,7 +89,7 @@ async function generateWebapiTasks(request: GenerateTasksRequest): Promise<Task[
       params: taskParams,
       api: sample.api,
       apiName: wapiibenchApiNames[sample.api] ?? sample.api,
-      specReference: toSpecReference(sample.specPath),
+      specReference: toPortablePath(sample.specPath),
       task: sample.task,
       config: sample.config,
       setup: params.setup,
@@ -104,7 +104,7 @@ async function generateWebapiTasks(request: GenerateTasksRequest): Promise<Task[
 async function generateFromSpec(request: GenerateTasksRequest, params: WebapiParams, taskParams: JsonObject): Promise<Task[]> {
   const specPath = params.spec as string;
   const document = await loadOpenApiFile(specPath);
-  taskParams.spec = toSpecReference(specPath);
+  taskParams.spec = toPortablePath(specPath);
   if (params.phrasing === 'model' && !request.phrasingModel) {
     throw new ConfigError('config.invalid-knob', "suite 'webapi': phrasing=model needs a model to phrase the tasks", { fix: 'pass --phrasing-model <ref>, or use --set phrasing=template' });
   }
@@ -125,7 +125,7 @@ async function generateFromSpec(request: GenerateTasksRequest, params: WebapiPar
       params: taskParams,
       api,
       apiName: document.title,
-      specReference: toSpecReference(specPath),
+      specReference: toPortablePath(specPath),
       task: text,
       config: sample.config,
       setup: params.setup,
@@ -171,5 +171,3 @@ export const webapiSuite: Suite = {
   summarize: summarizeWebapi,
   builtinModels: webapiBuiltinModels,
 };
-
-export { specReferencePath };

@@ -10,7 +10,7 @@ import type { FailureCode } from '../../core/failure.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Score } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
-import { loadSpecReference } from './spec-reference.ts';
+import { loadSpecReference } from './portable-path.ts';
 import type { RecordedRequest } from './capture-request.ts';
 import { captureRequestConfig } from './capture-request.ts';
 import { argumentsOf, compareRequest } from './compare-request.ts';

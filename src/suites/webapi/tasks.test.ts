@@ -15,7 +15,7 @@ import { argumentsOf } from './compare-request.ts';
 import { generateSamples } from './generate-from-spec.ts';
 import { codeGenerationPrompt, starterCode } from './prompt.ts';
 import { renderAxiosCall } from './render-axios.ts';
-import { specReferencePath, toSpecReference } from './spec-reference.ts';
+import { resolvePortablePath, toPortablePath } from './portable-path.ts';
 import { importWapiibenchFile } from './wapiibench-data.ts';
 
 const specDirectory = sharedDataPath('wapiibench', 'openapi', 'real_world_specs');
@@ -31,8 +31,8 @@ describe('WAPIIBench import', () => {
     assert.equal(samples[0].specPath, join(specDirectory, 'asana.yaml'));
     assert.deepEqual(samples[0].config.params, { parent: '159874', limit: 50 });
     assert.equal(samples.filter((sample) => sample.checks !== 'OK').length, 4);
-    assert.equal(toSpecReference(samples[0].specPath), 'shared:wapiibench/openapi/real_world_specs/asana.yaml');
-    assert.equal(specReferencePath('shared:wapiibench/openapi/real_world_specs/asana.yaml'), samples[0].specPath);
+    assert.equal(toPortablePath(samples[0].specPath), 'shared:wapiibench/openapi/real_world_specs/asana.yaml');
+    assert.equal(resolvePortablePath('shared:wapiibench/openapi/real_world_specs/asana.yaml'), samples[0].specPath);
   });
 
   test('a per-API file (index = position), --set spec and --set specs', () => {
@@ -145,5 +145,20 @@ describe('model phrasing', () => {
     assert.ok(first.values.length > 0);
     assert.equal(await rephraseTask(model, first, 0), keep);
     assert.equal(await rephraseTask(model, second, 1), second.task, 'a rephrasing that drops values falls back to the template');
+  });
+});
+
+describe('knob errors', () => {
+  test('spec with specs, phrasing=model without a model, and an unknown knob fail before anything runs', async () => {
+    const { webapiSuite } = await import('./index.ts');
+    const { resolveKnobs } = await import('../knob.ts');
+    const params = (raw: Record<string, string>) => resolveKnobs('webapi', webapiSuite.knobs, raw);
+    await assert.rejects(webapiSuite.generate({ seed: 0, count: 1, params: params({ spec: 'a.yaml', specs: 'dir' }) }), (error: unknown) => error instanceof ConfigError && /exclude each other/.test(error.message));
+    await assert.rejects(
+      webapiSuite.generate({ seed: 0, count: 1, params: params({ spec: join(specDirectory, 'slack.yaml'), phrasing: 'model' }) }),
+      (error: unknown) => error instanceof ConfigError && /phrasing=model needs a model/.test(error.message),
+    );
+    assert.throws(() => params({ setup: 'half' }), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid-knob');
+    assert.throws(() => params({ colour: 'red' }), (error: unknown) => error instanceof ConfigError && error.code === 'config.unknown-knob');
   });
 });

@@ -16,7 +16,7 @@ export const webapiSuiteVersion = '1';
 
 export const webapiExpectedSchema = z.object({
   api: z.string().min(1),
-  /** Spec reference (see spec-reference.ts). */
+  /** The spec file, as a portable path (see portable-path.ts). */
   spec: z.string().min(1),
   config: requestConfigSchema,
   setup: z.enum(['full', 'argument']),
