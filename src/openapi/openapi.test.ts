@@ -72,6 +72,10 @@ describe('OpenAPI loading', () => {
     writeFileSync(join(directory, 'swagger.yaml'), 'swagger: "2.0"\ninfo: {title: T, version: "1"}\npaths: {}\n');
     writeFileSync(join(directory, 'invalid.yaml'), 'openapi: 3.0.0\ninfo: {title: T, version: "1"}\npaths:\n  /a:\n    get:\n      responses: oops\n');
     writeFileSync(join(directory, 'broken.yaml'), 'openapi: [3.0\n');
+    writeFileSync(join(directory, 'pet.yaml'), 'type: object\nproperties:\n  name: {type: string}\n');
+    writeFileSync(join(directory, 'external.yaml'), 'openapi: 3.0.0\ninfo: {title: T, version: "1"}\npaths:\n  /pets:\n    post:\n      requestBody:\n        content:\n          application/json:\n            schema: {$ref: "./pet.yaml"}\n      responses: {"200": {description: ok}}\n');
+    const external = await loadOpenApiFile(join(directory, 'external.yaml'));
+    assert.equal(isLegalArgument(external, { location: 'body', name: 'name', method: 'post', path: external.paths[0] }), true, 'external $ref resolved');
     assert.equal((await loadOpenApiFile(join(directory, 'spec.json'))).paths.length, 4);
     assert.equal((await loadOpenApiFile(join(directory, 'spec.yaml'))).paths[0].template, '/a');
     await assert.rejects(loadOpenApiFile(join(directory, 'swagger.yaml')), (error: unknown) => error instanceof ConfigError && /not an OpenAPI 3 document/.test(error.message));
