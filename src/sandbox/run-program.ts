@@ -111,7 +111,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
       const result = handleHostOp(vm.getString(opHandle), JSON.parse(vm.getString(payloadHandle)));
       return vm.newString(JSON.stringify(result));
     }));
-    const installer = keep(unwrapInfrastructure(vm, vm.evalCode(preludeSource(), 'sandbox-prelude.js')));
+    const installer = keep(unwrapInfrastructure(vm, vm.evalCode(preludeSource(), 'sandbox-prelude.js', { strip: true })));
     const settingsHandle = keep(vm.newString(JSON.stringify(job.settings)));
     const controls = keep(unwrapInfrastructure(vm, vm.callFunction(installer, vm.undefined, hostFunction, settingsHandle)));
     const control = (name: string): QuickJSHandle => keep(vm.getProp(controls, name));
