@@ -82,6 +82,8 @@ describe('scored failures', () => {
     ['syntax error', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', {{);\n```', 'output.unparsable'],
     ['no axios call', 'I cannot help with that.', 'output.unparsable'],
     ['incomplete call', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\'', 'output.unparsable'],
+    ['stack overflow', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (function f() { return f(); })() });\n```', 'limit.exceeded'],
+    ['awaits forever', '```javascript\naxios.get(await new Promise(() => {}));\n```', 'execution.error'],
     ['host access', '```javascript\naxios.get(require(\'fs\').readFileSync(\'/etc/passwd\', \'utf8\'));\n```', 'execution.error'],
     ['illegal endpoint', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/nothing/here\');\n```', 'tool.unknown'],
     ['illegal argument', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { headers: { Authorization: \'Bearer <token>\' }, params: { parent: \'159874\', limit: 50, colour: \'red\' } });\n```', 'arguments.invalid'],
@@ -101,6 +103,16 @@ describe('scored failures', () => {
     }
     const correct = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model: resolveModelSource(webapiSuite, 'builtin/oracle') });
     assert.equal(correct.score.passed, true, 'the sandbox still works after the failures');
+  });
+
+  test('excess code after the call never runs (cut as the reference cuts it)', async () => {
+    const task = gold[0];
+    const directory = mkdtempSync(join(tmpdir(), 'webapi-replay-'));
+    const file = join(directory, 'excess.jsonl');
+    const output = "```javascript\nwhile (true) {}\naxios.get('https://app.asana.com/api/1.0/attachments', { headers: { Authorization: 'Bearer <token>' }, params: { parent: '159874', limit: 50 } })\n  .then((response) => { while (true) {} });\nwhile (true) {}\n```";
+    writeFileSync(file, JSON.stringify({ taskId: task.id, output }));
+    const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model: createModelSource(`replay/${file}`) });
+    assert.equal(result.score.passed, true, result.score.reason);
   });
 
   test('replayed raw completions are continued from the starter', async () => {
