@@ -69,8 +69,7 @@ function schemaType(schema: JsonObject): string {
 
 function sampleAllOf(schema: JsonObject, rng: Rng, options: SampleOptions, depth: number, name: string): JsonValue {
   const members = (schema.allOf as JsonValue[]).filter(isJsonObject);
-  const merged: JsonObject = { ...schema, allOf: undefined as unknown as JsonValue };
-  delete merged.allOf;
+  const { allOf: _members, ...merged } = schema;
   const properties: JsonObject = isJsonObject(schema.properties) ? { ...schema.properties } : {};
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((entry): entry is string => typeof entry === 'string') : []);
   for (const member of members) {

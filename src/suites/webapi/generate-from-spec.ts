@@ -8,6 +8,7 @@ import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
 import { lastAssistantText } from '../../core/message.ts';
 import { Rng } from '../../core/rng.ts';
+import type { Task } from '../../core/task.ts';
 import type { ModelSource } from '../../models/spec.ts';
 import type { OpenApiDocument, OpenApiMediaType, OpenApiOperation, OpenApiParameter } from '../../openapi/document.ts';
 import { listOperations } from '../../openapi/document.ts';
@@ -231,9 +232,10 @@ export async function rephraseTask(model: ModelSource, sample: GeneratedSample, 
   return text !== '' && keepsValues ? text : sample.task;
 }
 
-function placeholderTask(index: number) {
+/** The phrasing call is not an episode of any task; replay and built-in sources still want one to key on. */
+function placeholderTask(index: number): Task {
   return {
-    schemaVersion: 1 as const, id: `webapi/phrasing/${index}`, suite: { id: 'webapi', version: '1' }, seed: index, params: {}, prompt: [], tools: [],
-    modes: ['code' as const], expected: null, limits: { maxTurns: 1, maxToolCalls: 1, timeLimitMs: 60_000 }, stats: {},
+    schemaVersion: 1, id: `webapi/phrasing/${index}`, suite: { id: 'webapi', version: '1' }, seed: index, params: {}, prompt: [], tools: [],
+    modes: ['code'], expected: null, limits: { maxTurns: 1, maxToolCalls: 1, timeLimitMs: 60_000 }, stats: {},
   };
 }
