@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError, ToolForgeError } from '../core/errors.ts';
+import { ToolForgeError } from '../core/errors.ts';
 import type { CliIo } from './cli-io.ts';
 import { processIo } from './cli-io.ts';
 import { registerExportCommand } from './commands/export.ts';
@@ -13,7 +13,7 @@ import { registerSuitesCommand } from './commands/suites.ts';
 import { registerViewCommand } from './commands/view.ts';
 import { toolforgeVersion } from './toolforge-version.ts';
 
-/** Exit codes: 0 success, 2 bad input (usage or configuration: the message says the fix), 1 a bug or crash. */
+/** Exit codes: 0 success, 2 a ToolForgeError or usage error (the message says the fix), 1 a bug or crash, 130 interrupted. */
 export const exitCodes = { success: 0, failure: 1, badInput: 2, interrupted: 130 } as const;
 
 /** `argv` is recorded with each run as provenance. */
@@ -23,6 +23,16 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
     .version(toolforgeVersion, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
+    .addHelpText('after', [
+      '',
+      'Examples:',
+      '  toolforge run funcgen --model builtin/planner                 no API key needed',
+      '  toolforge run funcgen --model openai/gpt-4.1 --trials 3       reads OPENAI_API_KEY',
+      '  toolforge run nestful --model openai-compatible/qwen3 --base-url http://127.0.0.1:8000/v1',
+      '  toolforge report --format html --out report.html',
+      '',
+      'Results go to .toolforge/results.db (--db to choose another file).',
+    ].join('\n'))
     .exitOverride();
   registerSuitesCommand(program, io);
   registerGenerateCommand(program, io);
@@ -44,7 +54,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   const outcome: RunOutcome = { exitCode: exitCodes.success };
   const program = createProgram(io, argv, outcome);
   if (argv.length === 0) {
-    io.stdout(program.helpInformation());
+    program.outputHelp();
     return exitCodes.success;
   }
   try {
@@ -55,16 +65,13 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       // Commander already printed its message; help and version end with exit code 0.
       return error.exitCode === 0 ? exitCodes.success : exitCodes.badInput;
     }
-    if (error instanceof ToolForgeError) {
+    // Every ToolForgeError says what went wrong and how to fix it; 'internal' ones are our bugs.
+    if (error instanceof ToolForgeError && error.code !== 'internal') {
       io.stderr(`error: ${error.message}\n`);
-      return isUserError(error) ? exitCodes.badInput : exitCodes.failure;
+      return exitCodes.badInput;
     }
     io.stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return exitCodes.failure;
   }
 }
 
-/** Configuration, input files and the results file are the user's to fix; suite bugs and outages are not. */
-function isUserError(error: ToolForgeError): boolean {
-  return error instanceof ConfigError || /^(config|input|store)\./.test(error.code);
-}

@@ -8,17 +8,24 @@ import { binPath, keylessEnvironment, runCli, spawnCli, temporaryDirectory } fro
 
 /**
  * A real OpenAI-wire server on 127.0.0.1: it answers every chat completion with a plain final answer
- * (no tool calls), or, while `isHanging`, holds the request open so a run can be interrupted mid-call.
+ * (no tool calls); or holds the request open so a run can be interrupted mid-call; or rejects the key.
  */
-function startChatServer(): Promise<{ baseUrl: string; requests: { path: string; body: { model?: string; tools?: unknown[]; temperature?: number } }[]; setHanging(value: boolean): void; close(): Promise<void> }> {
-  let isHanging = false;
+type ServerBehaviour = 'answer' | 'hang' | 'reject';
+
+function startChatServer(): Promise<{ baseUrl: string; requests: { path: string; body: { model?: string; tools?: unknown[]; temperature?: number } }[]; setBehaviour(value: ServerBehaviour): void; close(): Promise<void> }> {
+  let behaviour: ServerBehaviour = 'answer';
   const requests: { path: string; body: { model?: string; tools?: unknown[]; temperature?: number } }[] = [];
   const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
     let text = '';
     incoming.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
     incoming.on('end', () => {
       requests.push({ path: incoming.url ?? '', body: JSON.parse(text || '{}') });
-      if (isHanging) return;
+      if (behaviour === 'hang') return;
+      if (behaviour === 'reject') {
+        outgoing.writeHead(401, { 'content-type': 'application/json' });
+        outgoing.end(JSON.stringify({ error: { message: 'Incorrect API key provided', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+        return;
+      }
       outgoing.writeHead(200, { 'content-type': 'application/json' });
       outgoing.end(JSON.stringify({
         id: 'chatcmpl-1', object: 'chat.completion', created: 0, model: 'gpt-4.1',
@@ -32,7 +39,7 @@ function startChatServer(): Promise<{ baseUrl: string; requests: { path: string;
     resolve({
       baseUrl: `http://127.0.0.1:${port}/v1`,
       requests,
-      setHanging: (value) => { isHanging = value; },
+      setBehaviour: (value) => { behaviour = value; },
       close: () => new Promise((done) => { server.closeAllConnections(); server.close(() => done()); }),
     });
   }));
@@ -71,9 +78,24 @@ describe('a network model through the CLI (OpenAI wire on 127.0.0.1)', () => {
     assert.match(result.stdout, /The answer is 42\./);
   });
 
+  test('a rejected key is stored as infrastructure errors, not scored, and the cause is shown', async () => {
+    server.setBehaviour('reject');
+    try {
+      const result = await spawnCli(['run', 'funcgen', '--model', 'openai/gpt-4.1', '--base-url', server.baseUrl, '--count', '2', '--json'],
+        { cwd: temporaryDirectory(), env: { ...keylessEnvironment(), OPENAI_API_KEY: 'wrong-key' } });
+      assert.equal(result.code, 0, result.stderr);
+      const summary = JSON.parse(result.stdout);
+      assert.equal(summary.episodes, 0, result.stderr);
+      assert.equal(summary.infrastructureErrors, 2, result.stderr);
+      assert.match(result.stderr, /infrastructure errors \(not scored, rerun by --resume\):\n {2}2 x openai returned HTTP 401/, result.stderr);
+    } finally {
+      server.setBehaviour('answer');
+    }
+  });
+
   test('Ctrl-C during a network run keeps what finished, exits 130, and --resume finishes the run', async () => {
     const directory = temporaryDirectory();
-    server.setHanging(true);
+    server.setBehaviour('hang');
     const before = server.requests.length;
     const child = spawn(process.execPath, [binPath, 'run', 'funcgen', '--model', 'openai/gpt-4.1', '--base-url', server.baseUrl, '--count', '2', '--concurrency', '1'],
       { cwd: directory, env: { ...keylessEnvironment(), OPENAI_API_KEY: 'test-key' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -91,7 +113,7 @@ describe('a network model through the CLI (OpenAI wire on 127.0.0.1)', () => {
     const runId = /--resume (\S+)/.exec(stdout)?.[1] ?? '';
     const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: directory })).stdout) as { id: string; status: string }[];
     assert.deepEqual(runs.map((run) => [run.id, run.status]), [[runId, 'cancelled']]);
-    server.setHanging(false);
+    server.setBehaviour('answer');
     const resumed = await spawnCli(['run', '--resume', runId, '--json'], { cwd: directory, env: { ...keylessEnvironment(), OPENAI_API_KEY: 'test-key' } });
     assert.equal(resumed.code, 0, resumed.stderr);
     const summary = JSON.parse(resumed.stdout);

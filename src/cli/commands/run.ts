@@ -111,12 +111,21 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
   }
   const progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt(flags.model);
+  let startedRunId: string | undefined;
   try {
     return await runEvaluation({
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, dbPath: resolveDatabasePath(flags.db, io.cwd), settings: settingsOf(flags),
-      seed: flags.tasks ? (flags.seed ?? tasks[0].seed) : seed, params, cliArgs, onProgress: progress.listener, signal: interrupt.signal,
+      seed: flags.tasks ? (flags.seed ?? tasks[0].seed) : seed, params, cliArgs, signal: interrupt.signal,
+      onProgress: (event) => {
+        if (event.type === 'run-start') startedRunId = event.runId;
+        progress.listener(event);
+      },
     });
+  } catch (error) {
+    progress.stop();
+    if (startedRunId) explainStoppedRun(startedRunId, flags, io);
+    throw error;
   } finally {
     interrupt.dispose();
     progress.stop();
@@ -146,6 +155,10 @@ async function resume(suiteId: string | undefined, runId: string, flags: RunFlag
   const interrupt = listenForInterrupt(modelRef);
   try {
     return await resumeEvaluation({ runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, onProgress: progress.listener, signal: interrupt.signal });
+  } catch (error) {
+    progress.stop();
+    explainStoppedRun(runId, flags, io);
+    throw error;
   } finally {
     interrupt.dispose();
     progress.stop();
@@ -173,6 +186,30 @@ function checkModel(suite: Suite, ref: string, baseUrl: string | undefined, io: 
   else createModelSource(ref, { baseUrl, env: io.env });
 }
 
+/** Infrastructure errors are not scored, but the user needs their causes (a bad key, a down server) to fix them. */
+function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): void {
+  const store = openExistingStore(resolveDatabasePath(flags.db, io.cwd));
+  const counts = new Map<string, number>();
+  try {
+    for (const episode of store.listEpisodes(runId, { status: 'infrastructure-error' })) {
+      const text = episode.error ? episode.error.message : 'unknown error';
+      counts.set(text, (counts.get(text) ?? 0) + 1);
+    }
+  } finally {
+    store.close();
+  }
+  const causes = [...counts.entries()].sort((left, right) => right[1] - left[1]);
+  const lines = causes.slice(0, 3).map(([text, count]) => `  ${count} x ${text.replaceAll('\n', '\n    ')}`);
+  if (causes.length > 3) lines.push(`  ... and ${causes.length - 3} other causes (see 'toolforge report ${runId} --format csv')`);
+  io.stderr(`infrastructure errors (not scored, rerun by --resume):\n${lines.join('\n')}\n`);
+}
+
+/** A run that stopped on an error keeps its finished episodes: say how to continue it. */
+function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
+  const database = flags.db ? ` --db ${flags.db}` : '';
+  io.stderr(`run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: toolforge run --resume ${runId}${database}\n`);
+}
+
 function settingsOf(flags: RunFlags): GenerationSettings {
   const settings: GenerationSettings = {};
   if (flags.temperature !== undefined) settings.temperature = flags.temperature;
@@ -181,6 +218,7 @@ function settingsOf(flags: RunFlags): GenerationSettings {
 }
 
 function printSummary(summary: RunSummary, flags: RunFlags, io: CliIo): void {
+  if (summary.infrastructureErrors > 0) reportInfrastructureErrors(summary.runId, flags, io);
   if (flags.json) {
     io.stdout(`${JSON.stringify(summaryObject(summary))}\n`);
     return;
