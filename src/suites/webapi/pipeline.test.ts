@@ -87,6 +87,7 @@ describe('scored failures', () => {
     ['host access', '```javascript\naxios.get(require(\'fs\').readFileSync(\'/etc/passwd\', \'utf8\'));\n```', 'execution.error'],
     ['illegal endpoint', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/nothing/here\');\n```', 'tool.unknown'],
     ['illegal argument', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { headers: { Authorization: \'Bearer <token>\' }, params: { parent: \'159874\', limit: 50, colour: \'red\' } });\n```', 'arguments.invalid'],
+    ['query string values are strings', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments?parent=159874&limit=50\', { headers: { Authorization: \'Bearer <token>\' } });\n```', 'result.wrong'],
     ['wrong value', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { headers: { Authorization: \'Bearer <token>\' }, params: { parent: \'159874\', limit: \'50\' } });\n```', 'result.wrong'],
   ];
 
@@ -105,14 +106,18 @@ describe('scored failures', () => {
     assert.equal(correct.score.passed, true, 'the sandbox still works after the failures');
   });
 
-  test('excess code after the call never runs (cut as the reference cuts it)', async () => {
+  test('excess code after the call never runs (cut as the reference cuts it); URL query strings count as params', async () => {
     const task = gold[0];
     const directory = mkdtempSync(join(tmpdir(), 'webapi-replay-'));
     const file = join(directory, 'excess.jsonl');
     const output = "```javascript\nwhile (true) {}\naxios.get('https://app.asana.com/api/1.0/attachments', { headers: { Authorization: 'Bearer <token>' }, params: { parent: '159874', limit: 50 } })\n  .then((response) => { while (true) {} });\nwhile (true) {}\n```";
-    writeFileSync(file, JSON.stringify({ taskId: task.id, output }));
-    const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model: createModelSource(`replay/${file}`) });
+    const queryOutput = "```javascript\naxios.get('https://app.asana.com/api/1.0/attachments?parent=159874', { headers: { Authorization: 'Bearer <token>' }, params: { limit: 50 } });\n```";
+    writeFileSync(file, [JSON.stringify({ taskId: task.id, trial: 0, output }), JSON.stringify({ taskId: task.id, trial: 1, output: queryOutput })].join('\n'));
+    const model = createModelSource(`replay/${file}`);
+    const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model });
     assert.equal(result.score.passed, true, result.score.reason);
+    const query = await runEpisode({ suite: webapiSuite, task, trial: 1, mode: 'code', model });
+    assert.equal(query.score.passed, true, `a query string in the URL counts as params: ${query.score.reason}`);
   });
 
   test('replayed raw completions are continued from the starter', async () => {
