@@ -149,4 +149,13 @@ describe('generated tasks', () => {
     const again = await webapiSuite.generate({ seed: 5, count: 20, params });
     assert.equal(canonicalJson(again), canonicalJson(tasks));
   });
+
+  test('form-encoded bodies (Slack) and multipart bodies survive the round trip through the sandbox', async () => {
+    const params = knobs({ spec: sharedDataPath('wapiibench', 'openapi', 'real_world_specs', 'slack.yaml'), optional: '0.6' });
+    const tasks = await generateTasks(webapiSuite, { seed: 2, count: 40, params });
+    const forms = tasks.filter((task) => JSON.stringify(task.expected).includes('application/x-www-form-urlencoded'));
+    assert.ok(forms.length >= 10, `${forms.length} form-encoded tasks`);
+    const multipart = gold.filter((task) => JSON.stringify(task.expected).includes('multipart/form-data'));
+    assert.equal(multipart.length, 1);
+  });
 });
