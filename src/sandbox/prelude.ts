@@ -10,6 +10,8 @@ const fragments = ['runtime.js', 'web.js', 'http.js', 'install.js'];
 export type PreludeSettings = {
   seed: number;
   virtualEpochMs: number;
+  /** Budget for large string and typed-array allocations (QuickJS's own limit misses them). */
+  memoryLimitBytes: number;
   bindings: { path: string[]; returns: 'promise' | 'value' }[];
 };
 

@@ -118,6 +118,7 @@ export class QuickJsSandbox implements Sandbox {
       settings: {
         seed: program.seed ?? 0,
         virtualEpochMs: program.virtualEpochMs ?? defaultVirtualEpochMs,
+        memoryLimitBytes: limits.memoryLimitBytes,
         bindings: [...bindings.values()].map(({ path, returns }) => ({ path, returns })),
       },
     };
@@ -282,6 +283,7 @@ export class QuickJsSandbox implements Sandbox {
         void this.#answer(slot, run, message.callId, message.sync, message.call);
         return;
       case 'done':
+        if (message.retire) void this.#retire(slot);
         this.#settle(run, { verdict: message.verdict });
         this.#pump();
         return;

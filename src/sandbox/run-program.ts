@@ -25,10 +25,23 @@ export type HostBridge = {
 /** Bounds on what one program may leave in the trace. */
 export const traceCaps = { requests: 10_000, logEntries: 1_000, logCharacters: 200_000, entryCharacters: 10_000 };
 
-type InterruptReason = 'deadline' | 'stop';
+type InterruptReason = 'deadline' | 'stop' | 'memory';
+
+/** Heap room beyond the program's limit before the guard interrupts it (the prelude and GC slack). */
+const heapSlackBytes = 16 * 1024 * 1024;
+
+/**
+ * Bytes of the module's WASM memory. QuickJS's memory limit misses large string and typed-array buffers, so
+ * the interrupt handler also watches the heap itself. The emscripten module is not public API: 0 disables it.
+ */
+export function wasmHeapBytes(module: QuickJSWASMModule): number {
+  const internal = (module as unknown as { module?: { HEAPU8?: Uint8Array } }).module;
+  return internal?.HEAPU8?.byteLength ?? 0;
+}
 
 export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bridge: HostBridge): Promise<ProgramVerdict> {
   const deadline = Date.now() + job.limits.timeLimitMs;
+  const heapCeiling = wasmHeapBytes(module) + job.limits.memoryLimitBytes + heapSlackBytes;
   let interruptReason: InterruptReason | undefined;
   let stopRequested = false;
   /** Off while the host reads the outcome, so the deadline cannot interrupt our own bookkeeping. */
@@ -46,6 +59,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     if (!interruptsEnabled) return false;
     if (stopRequested) interruptReason ??= 'stop';
     else if (Date.now() > deadline) interruptReason ??= 'deadline';
+    else if (wasmHeapBytes(module) > heapCeiling) interruptReason ??= 'memory';
     return interruptReason !== undefined;
   });
   const vm = runtime.newContext();
@@ -160,6 +174,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     let escapedError: QuickJSHandle | undefined;
     for (;;) {
       if (interruptReason === undefined && Date.now() > deadline) interruptReason = 'deadline';
+      if (interruptReason === undefined && wasmHeapBytes(module) > heapCeiling) interruptReason = 'memory';
       if (interruptReason) break;
       const jobs = runtime.executePendingJobs(-1);
       if (jobs.error) {
@@ -200,6 +215,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     interruptsEnabled = false;
     runtime.setMemoryLimit(-1);
     if (interruptReason === 'stop') return { status: 'completed', value: undefined, stoppedAfterFirstRequest: true };
+    if (interruptReason === 'memory') return { status: 'memory-limit' };
     if (timerError) return classify(timerError, undefined);
     if (settled?.ok) {
       const text = callControl(toJson, settled.value);
@@ -220,6 +236,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
 function classify(error: ProgramError, interruptReason: InterruptReason | undefined): ProgramVerdict {
   if (interruptReason === 'stop') return { status: 'completed', value: undefined, stoppedAfterFirstRequest: true };
   if (interruptReason === 'deadline') return { status: 'timeout' };
+  if (interruptReason === 'memory') return { status: 'memory-limit' };
   if (error.name === 'InternalError') {
     if (error.message === 'out of memory') return { status: 'memory-limit' };
     if (error.message === 'stack overflow') return { status: 'stack-overflow' };

@@ -7,7 +7,7 @@
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, type QuickJSSyncVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { runProgram, type HostBridge } from './run-program.ts';
+import { runProgram, wasmHeapBytes, type HostBridge } from './run-program.ts';
 import type { HostReply, MainToWorker, SyncReply, WorkerToMain } from './worker-protocol.ts';
 
 export type SandboxWorkerData = { syncPort: MessagePort; syncFlag: SharedArrayBuffer };
@@ -26,6 +26,8 @@ let wakeSettlementWaiter: (() => void) | undefined;
 
 // The package's CommonJS typings hide that the ESM default export is the variant itself.
 const module = await newQuickJSWASMModuleFromVariant(variant as unknown as QuickJSSyncVariant);
+/** WASM memory never shrinks: once a program grew the heap this much, the worker retires after the run. */
+const recycleAboveBytes = wasmHeapBytes(module) + 128 * 1024 * 1024;
 
 function bridgeFor(runId: number): HostBridge {
   return {
@@ -78,7 +80,7 @@ port.on('message', (message: MainToWorker) => {
   runProgram(module, job, bridgeFor(runId)).then(
     (verdict) => {
       currentRunId = null;
-      send({ type: 'done', runId, verdict });
+      send({ type: 'done', runId, verdict, retire: wasmHeapBytes(module) > recycleAboveBytes });
     },
     (error: unknown) => {
       // The WASM module aborted or our own code failed: the main thread replaces this worker.

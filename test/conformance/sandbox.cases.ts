@@ -412,6 +412,20 @@ export function registerSandboxConformance(label: string, create: (options: Sand
         expectStatus(await run('return 2 + 2;'), 'completed');
       });
 
+      const bigBombs: [string, string][] = [
+        ['large typed arrays', 'const parts = []; for (let i = 0; i < 40; i += 1) parts.push(new Uint8Array(1 << 24)); return parts.length;'],
+        ['sliced typed arrays', 'const block = new Float64Array(1 << 17); const parts = []; while (true) parts.push(block.slice());'],
+        ['repeated strings', "const parts = []; while (true) parts.push('x'.repeat(1 << 20));"],
+        ['joined strings', "const piece = 'y'.repeat(60000); const parts = []; while (true) parts.push(Array(100).fill(piece).join(''));"],
+      ];
+      for (const [name, code] of bigBombs) {
+        test(`a memory bomb of ${name} (buffers QuickJS's own limit misses)`, async () => {
+          const result = await run(code, { limits: { timeLimitMs: 10_000, memoryLimitBytes: 8 * 1024 * 1024 } });
+          expectStatus(result, 'memory-limit');
+          expectStatus(await run('return 2 + 2;'), 'completed');
+        });
+      }
+
       test('no host capability is reachable', async () => {
         const result = expectStatus(await run(`return [typeof process, typeof WebAssembly, typeof Buffer, typeof std, typeof os, typeof globalThis.host, typeof __host, (() => { globalThis.escapedMarker = 1; return 'set'; })()];`), 'completed');
         assert.deepEqual(result.value, ['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'set']);

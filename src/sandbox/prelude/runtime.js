@@ -108,6 +108,61 @@ for (const method of objectKeys(consoleLevels)) {
 }
 globalThis.console = sandboxConsole;
 
+// ---- large allocations ----
+// QuickJS's memory limit does not see large string and typed-array buffers (measured: 160 MB of Uint8Arrays
+// under a 32 MB limit), so the built-ins that make them are charged here; the host also watches the WASM heap.
+const largeAllocationBytes = 64 * 1024;
+let largeAllocated = 0;
+
+function chargeAllocation(bytes) {
+  if (!(bytes >= largeAllocationBytes)) return;
+  largeAllocated += bytes;
+  if (largeAllocated > settings.memoryLimitBytes) throw new InternalError('out of memory');
+}
+
+const typedArrayNames = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array',
+  'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'];
+
+function chargedConstructor(name, bytesOf) {
+  const target = globalThis[name];
+  if (typeof target !== 'function') return;
+  const charged = new Proxy(target, {
+    construct(constructor, args, newTarget) {
+      chargeAllocation(bytesOf(args, constructor));
+      return Reflect.construct(constructor, args, newTarget === charged ? constructor : newTarget);
+    },
+  });
+  // Species lookups (slice, map, subarray) go through `constructor`, so they are charged too.
+  Object.defineProperty(target.prototype, 'constructor', { value: charged, writable: true, configurable: true });
+  globalThis[name] = charged;
+}
+
+chargedConstructor('ArrayBuffer', (args) => Number(args[0]) || 0);
+for (const name of typedArrayNames) {
+  chargedConstructor(name, (args, constructor) => {
+    const source = args[0];
+    let length = 0;
+    if (typeof source === 'number') length = source;
+    else if (source !== null && typeof source === 'object' && !(source instanceof ArrayBuffer) && typeof source.length === 'number') length = source.length;
+    return length * constructor.BYTES_PER_ELEMENT;
+  });
+}
+delete globalThis.SharedArrayBuffer;
+delete globalThis.Atomics;
+
+for (const [method, bytesOf] of [
+  ['repeat', (text, args) => text.length * (Number(args[0]) || 0)],
+  ['padStart', (text, args) => Number(args[0]) || 0],
+  ['padEnd', (text, args) => Number(args[0]) || 0],
+]) {
+  const original = String.prototype[method];
+  Object.defineProperty(String.prototype, method, {
+    value: { [method](...args) { chargeAllocation(bytesOf(String(this), args)); return original.apply(this, args); } }[method],
+    writable: true,
+    configurable: true,
+  });
+}
+
 // ---- seeded Math.random (mulberry32) ----
 let randomState = (Number(settings.seed) >>> 0);
 Math.random = function random() {
