@@ -141,5 +141,14 @@ describe('schema values', () => {
     assert.ok(limit);
     assert.deepEqual(validator.check(limit.pointer, 51), { valid: false, errors: ['/ must be <= 50'] });
     assert.deepEqual(validator.check(document.paths[1].pathItemParameters[0].pointer, 'abc'), { valid: true }, 'pointer through a $ref parameter');
+    const bounded = await loadOpenApiObject({
+      openapi: '3.0.0', info: { title: 'T', version: '1' },
+      paths: { '/a': { get: { parameters: [{ name: 'n', in: 'query', schema: { type: 'integer', minimum: 0, exclusiveMinimum: true, nullable: true } }], responses: { 200: { description: 'ok' } } } } },
+    }, 'bounded');
+    const boundedValidator = createSchemaValidator(bounded);
+    const n = bounded.paths[0].operations[0].parameters[0];
+    assert.equal(boundedValidator.check(n.pointer, 0).valid, false, 'OpenAPI 3.0 boolean exclusiveMinimum');
+    assert.equal(boundedValidator.check(n.pointer, 1).valid, true);
+    assert.equal(boundedValidator.check(n.pointer, null).valid, true, 'nullable');
   });
 });

@@ -7,7 +7,8 @@
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { JsonValue } from '../core/json.ts';
+import type { JsonObject, JsonValue } from '../core/json.ts';
+import { isJsonObject } from '../core/json.ts';
 import type { OpenApiDocument } from './document.ts';
 
 // ajv-formats is CommonJS with a `default` export; under NodeNext the namespace object is what we get.
@@ -29,7 +30,7 @@ export function createSchemaValidator(document: OpenApiDocument): SchemaValidato
   for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password', 'google-datetime', 'google-fieldmask', 'google-duration']) {
     ajv.addFormat(format, true);
   }
-  ajv.addSchema({ ...document.bundled, $id: documentId } as object);
+  ajv.addSchema({ ...(draft7Schemas(document.bundled) as JsonObject), $id: documentId });
   const compiled = new Map<string, ValidateFunction>();
   return {
     check(pointer, value) {
@@ -47,4 +48,25 @@ export function createSchemaValidator(document: OpenApiDocument): SchemaValidato
       return { valid: false, errors: errors.map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}`) };
     },
   };
+}
+
+/**
+ * OpenAPI 3.0 writes exclusive bounds as booleans next to minimum/maximum (JSON Schema draft 4);
+ * ajv speaks draft 7, where they are numbers. A converted copy keeps the rest as is.
+ */
+function draft7Schemas(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(draft7Schemas);
+  if (!isJsonObject(value)) return value;
+  const result: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) result[key] = draft7Schemas(child);
+  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof result[flag] !== 'boolean') continue;
+    if (result[flag] === true && typeof result[bound] === 'number') {
+      result[flag] = result[bound];
+      delete result[bound];
+    } else {
+      delete result[flag];
+    }
+  }
+  return result;
 }
