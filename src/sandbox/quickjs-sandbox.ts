@@ -105,6 +105,15 @@ export class QuickJsSandbox implements Sandbox {
   }
 
   run(program: SandboxProgram, options: RunOptions = {}): Promise<SandboxResult> {
+    // Every failure, bad input included, arrives as a rejection.
+    try {
+      return this.#enqueue(program, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #enqueue(program: SandboxProgram, options: RunOptions): Promise<SandboxResult> {
     if (this.#disposed) return Promise.reject(new SandboxError('sandbox.crashed', 'the sandbox was disposed', { fix: 'create a new sandbox with createSandbox()' }));
     const parsed = parseOrThrow(programSchema, program, 'program');
     const bindings = flattenBindings(program.bindings ?? {});

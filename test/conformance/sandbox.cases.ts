@@ -306,7 +306,7 @@ export function registerSandboxConformance(label: string, create: (options: Sand
       });
 
       test('a binding may not replace a sandbox global', async () => {
-        assert.throws(() => sandbox.run({ code: '', bindings: { axios: () => 1 } }), ConfigError);
+        await assert.rejects(sandbox.run({ code: '', bindings: { axios: () => 1 } }), ConfigError);
       });
     });
 
@@ -460,8 +460,8 @@ export function registerSandboxConformance(label: string, create: (options: Sand
     });
 
     describe('the contract', () => {
-      test('a stack limit of 512 KiB or more is refused with a ConfigError naming the field', () => {
-        assert.throws(() => sandbox.run({ code: '', limits: { stackLimitBytes: 512 * 1024 } }),
+      test('a stack limit of 512 KiB or more is refused with a ConfigError naming the field', async () => {
+        await assert.rejects(sandbox.run({ code: '', limits: { stackLimitBytes: 512 * 1024 } }),
           (error: unknown) => error instanceof ConfigError && /program\.limits\.stackLimitBytes/.test(error.message));
       });
 
