@@ -116,7 +116,8 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
     return await runEvaluation({
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, dbPath: resolveDatabasePath(flags.db, io.cwd), settings: settingsOf(flags),
-      seed: flags.tasks ? (flags.seed ?? tasks[0].seed) : seed, params, cliArgs, signal: interrupt.signal,
+      // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
+      seed, params, cliArgs, signal: interrupt.signal,
       onProgress: (event) => {
         if (event.type === 'run-start') startedRunId = event.runId;
         progress.listener(event);
@@ -153,11 +154,18 @@ async function resume(suiteId: string | undefined, runId: string, flags: RunFlag
   });
   const progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt(modelRef);
+  let hasStarted = false;
   try {
-    return await resumeEvaluation({ runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, onProgress: progress.listener, signal: interrupt.signal });
+    return await resumeEvaluation({
+      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal,
+      onProgress: (event) => {
+        if (event.type === 'run-start') hasStarted = true;
+        progress.listener(event);
+      },
+    });
   } catch (error) {
     progress.stop();
-    explainStoppedRun(runId, flags, io);
+    if (hasStarted) explainStoppedRun(runId, flags, io);
     throw error;
   } finally {
     interrupt.dispose();
