@@ -212,6 +212,7 @@ describe('bad input exits 2 with a message naming the fix, and loses nothing rec
     { name: 'resume with a new model', args: ['run', '--resume', 'x', '--model', 'builtin/random'], message: /--model cannot change them/, fix: /fix: drop --model/ },
     { name: 'report without a database', args: ['report', '--db', 'absent.db'], message: /no results database at .*absent\.db/, fix: /fix: run 'toolforge run/ },
     { name: 'import of a non-export', args: ['import', 'garbage.jsonl'], message: /garbage\.jsonl:1: /, fix: /fix: / },
+    { name: 'unwritable --out', args: ['report', '--format', 'csv', '--out', 'no-such-folder/report.csv'], message: /cannot write --out .*no-such-folder\/report\.csv/, fix: /fix: pass --out with a path in an existing, writable folder/ },
     { name: 'unknown command', args: ['frobnicate'], message: /unknown command 'frobnicate'/, fix: /--help/ },
   ];
 

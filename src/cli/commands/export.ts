@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { openExistingStore } from '../open-store.ts';
 import type { CliIo } from '../cli-io.ts';
+import { writeOutputFile } from '../write-output-file.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 
@@ -18,8 +17,7 @@ export function registerExportCommand(program: Command, io: CliIo): void {
       try {
         const jsonl = store.exportRun(resolveRunId(store, run));
         if (options.out) {
-          const path = resolve(io.cwd, options.out);
-          await writeFile(path, jsonl);
+          const path = await writeOutputFile(io.cwd, options.out, jsonl);
           io.stderr(`exported ${jsonl.split('\n').filter(Boolean).length} lines to ${path}\n`);
         } else {
           io.stdout(jsonl);

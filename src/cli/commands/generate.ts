@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { generateTasks } from '../../runner/generate-tasks.ts';
 import { formatTasksJsonl } from '../../runner/read-tasks-file.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
+import { writeOutputFile } from '../write-output-file.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import { collectSetting, parseNonNegativeInteger, parsePositiveInteger } from '../option-parsers.ts';
 
@@ -30,8 +29,7 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
       const tasks = await generateTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel });
       const jsonl = formatTasksJsonl(tasks);
       if (flags.out) {
-        const path = resolve(io.cwd, flags.out);
-        await writeFile(path, jsonl);
+        const path = await writeOutputFile(io.cwd, flags.out, jsonl);
         io.stderr(`wrote ${tasks.length} ${suite.id} tasks to ${path}\n`);
       } else {
         io.stdout(jsonl);

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { loadRunReport } from '../../report/load-run-report.ts';
 import { renderCsv } from '../../report/render-csv.ts';
 import { renderHtml } from '../../report/render-html.ts';
@@ -9,6 +7,7 @@ import { renderJson } from '../../report/render-json.ts';
 import { renderTable } from '../../report/render-table.ts';
 import type { RunReport } from '../../report/run-report.ts';
 import type { CliIo } from '../cli-io.ts';
+import { writeOutputFile } from '../write-output-file.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
@@ -30,8 +29,7 @@ export function registerReportCommand(program: Command, io: CliIo): void {
         return render(runIds.map((runId) => loadRunReport(store, runId)), options.format, run !== undefined);
       });
       if (options.out) {
-        const path = resolve(io.cwd, options.out);
-        await writeFile(path, output);
+        const path = await writeOutputFile(io.cwd, options.out, output);
         io.stderr(`wrote ${options.format} report to ${path}\n`);
       } else {
         io.stdout(output);
