@@ -39,7 +39,14 @@ export function wasmHeapBytes(module: QuickJSWASMModule): number {
   return internal?.HEAPU8?.byteLength ?? 0;
 }
 
-export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bridge: HostBridge): Promise<ProgramVerdict> {
+/**
+ * `moduleAborted`: freeing the runtime aborted the WASM module. QuickJS can leak an object when an interrupt
+ * lands inside its promise machinery (an endless microtask chain does it), and its leak assertion then aborts.
+ * The verdict was already decided by then and stands; the module is dead and the worker must be replaced.
+ */
+export type ProgramRun = { verdict: ProgramVerdict; moduleAborted: boolean };
+
+export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bridge: HostBridge): Promise<ProgramRun> {
   const deadline = Date.now() + job.limits.timeLimitMs;
   const heapCeiling = wasmHeapBytes(module) + job.limits.memoryLimitBytes + heapSlackBytes;
   let interruptReason: InterruptReason | undefined;
@@ -120,7 +127,26 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     throw new Error(`unknown host operation ${op}`);
   };
 
+  let verdict: ProgramVerdict | undefined;
+  let failure: unknown;
   try {
+    verdict = await drive();
+  } catch (error) {
+    failure = error;
+  }
+  let moduleAborted = false;
+  try {
+    for (const handle of handles.reverse()) if (handle.alive) handle.dispose();
+    vm.dispose();
+    runtime.dispose();
+  } catch (error) {
+    moduleAborted = true;
+    failure ??= verdict ? undefined : error;
+  }
+  if (!verdict) throw failure;
+  return { verdict, moduleAborted };
+
+  async function drive(): Promise<ProgramVerdict> {
     const hostFunction = keep(vm.newFunction('host', (opHandle, payloadHandle) => {
       const result = handleHostOp(vm.getString(opHandle), JSON.parse(vm.getString(payloadHandle)));
       return vm.newString(JSON.stringify(result));
@@ -225,10 +251,6 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     if (interruptReason === 'deadline') return { status: 'timeout' };
     if (escapedError) return classify(describeHandle(escapedError), undefined);
     return { status: 'unsettled' };
-  } finally {
-    for (const handle of handles.reverse()) if (handle.alive) handle.dispose();
-    vm.dispose();
-    runtime.dispose();
   }
 }
 

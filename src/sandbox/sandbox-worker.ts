@@ -78,9 +78,9 @@ port.on('message', (message: MainToWorker) => {
   currentRunId = runId;
   settlements.length = 0;
   runProgram(module, job, bridgeFor(runId)).then(
-    (verdict) => {
+    ({ verdict, moduleAborted }) => {
       currentRunId = null;
-      send({ type: 'done', runId, verdict, retire: wasmHeapBytes(module) > recycleAboveBytes });
+      send({ type: 'done', runId, verdict, retire: moduleAborted || wasmHeapBytes(module) > recycleAboveBytes });
     },
     (error: unknown) => {
       // The WASM module aborted or our own code failed: the main thread replaces this worker.

@@ -394,6 +394,8 @@ export function registerSandboxConformance(label: string, create: (options: Sand
         ['a syntax error', 'return {;', 'error', /SyntaxError|expecting/],
         ['an error thrown in a timer', "setTimeout(() => { throw new RangeError('late'); }, 10); await new Promise((r) => setTimeout(r, 100));", 'error', /late/],
         ['an endless setInterval', 'setInterval(() => {}, 1); await new Promise(() => {});', 'timeout'],
+        ['an endless await loop', 'for (;;) await null;', 'timeout'],
+        ['an endless microtask chain', 'const again = () => Promise.resolve().then(again); again(); await new Promise(() => {});', 'timeout'],
       ];
       for (const [name, code, status, message] of cases) {
         test(name, async () => {
