@@ -133,6 +133,13 @@ describe('scored failures', () => {
     assert.equal(episodes[1].score.failure, 'result.wrong');
   });
 
+  test('scoring is deterministic: the same answers give byte-identical scores', async () => {
+    const random = resolveModelSource(webapiSuite, 'builtin/random');
+    const first = await runAll(gold.slice(100, 130), random);
+    const second = await runAll(gold.slice(100, 130), random);
+    assert.equal(canonicalJson(second.map((episode) => episode.score)), canonicalJson(first.map((episode) => episode.score)));
+  });
+
   test('builtin/random scores near 0', async () => {
     const episodes = await runAll(gold.slice(0, 60), resolveModelSource(webapiSuite, 'builtin/random'));
     const passed = episodes.filter((episode) => episode.score.passed).length;
