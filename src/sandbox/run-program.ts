@@ -5,6 +5,8 @@
  * runtime is (a leaked handle aborts the WASM module).
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { z } from 'zod';
+import { errorMessage } from '../core/errors.ts';
 import type { JsonValue } from '../core/json.ts';
 import { preludeSource } from './prelude.ts';
 import { wrapProgram } from './program-source.ts';
@@ -26,6 +28,35 @@ export type HostBridge = {
 export const traceCaps = { requests: 10_000, logEntries: 1_000, logCharacters: 200_000, entryCharacters: 10_000 };
 
 type InterruptReason = 'deadline' | 'stop' | 'memory';
+
+/** Time to describe the outcome (error getters, toJSON) after the program ended. */
+const readingBudgetMs = 250;
+
+const programErrorSchema = z.object({ name: z.string(), message: z.string(), stack: z.string().optional() });
+const consoleEntrySchema = z.object({ level: z.enum(['log', 'info', 'warn', 'error', 'debug']), text: z.string() });
+const bindingCallSchema = z.object({ path: z.array(z.string()), args: z.array(z.unknown()), sync: z.boolean() });
+const wireRequestSchema = z.object({
+  client: z.enum(['axios', 'fetch']),
+  method: z.string(),
+  url: z.string(),
+  headers: z.record(z.string(), z.string()),
+  params: z.record(z.string(), z.unknown()),
+  body: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('none') }),
+    z.object({ kind: z.literal('string'), text: z.string() }),
+    z.object({ kind: z.literal('form-data'), entries: z.array(z.tuple([z.string(), z.string()])) }),
+    z.object({ kind: z.literal('value'), value: z.unknown() }),
+  ]),
+});
+
+/** Thrown for a payload the program tampered with (e.g. Object.prototype.toJSON): the program sees a TypeError. */
+class TamperedPayloadError extends Error {}
+
+function parsePayload<T>(schema: z.ZodType<T>, payload: unknown, op: string): T {
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) throw new TamperedPayloadError(`the sandbox could not read the ${op} call (were built-ins modified?)`);
+  return parsed.data;
+}
 
 /** Heap room beyond the program's limit before the guard interrupts it (the prelude and GC slack). */
 const heapSlackBytes = 16 * 1024 * 1024;
@@ -51,8 +82,15 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
   const heapCeiling = wasmHeapBytes(module) + job.limits.memoryLimitBytes + heapSlackBytes;
   let interruptReason: InterruptReason | undefined;
   let stopRequested = false;
-  /** Off while the host reads the outcome, so the deadline cannot interrupt our own bookkeeping. */
-  let interruptsEnabled = true;
+  /**
+   * Set once the program is over and the host reads its outcome: reading may run program code (getters, toJSON),
+   * so it gets its own short deadline instead of the program's.
+   */
+  let readingDeadline: number | undefined;
+  let hostFailure: unknown;
+  const startReading = (): void => {
+    readingDeadline = Date.now() + readingBudgetMs;
+  };
   let requestCount = 0;
   let logEntries = 0;
   let logCharacters = 0;
@@ -63,7 +101,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
   runtime.setMemoryLimit(job.limits.memoryLimitBytes);
   runtime.setMaxStackSize(job.limits.stackLimitBytes);
   runtime.setInterruptHandler(() => {
-    if (!interruptsEnabled) return false;
+    if (readingDeadline !== undefined) return Date.now() > readingDeadline;
     if (stopRequested) interruptReason ??= 'stop';
     else if (Date.now() > deadline) interruptReason ??= 'deadline';
     else if (wasmHeapBytes(module) > heapCeiling) interruptReason ??= 'memory';
@@ -89,7 +127,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
 
   const handleHostOp = (op: string, payload: unknown): unknown => {
     if (op === 'log') {
-      log(payload as ConsoleEntry);
+      log(parsePayload(consoleEntrySchema, payload, op));
       return null;
     }
     if (op === 'request') {
@@ -97,7 +135,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
         return { kind: 'error', error: { name: 'Error', message: `request limit reached (${traceCaps.requests})` } };
       }
       requestCount += 1;
-      const request = recordRequest(payload as WireRequest);
+      const request = recordRequest(parsePayload(wireRequestSchema, payload, op) as WireRequest);
       bridge.record(request);
       if (job.excessCode === 'stop-after-first-request') {
         stopRequested = true;
@@ -110,7 +148,9 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
       return { kind: 'pending', callId: callSequence };
     }
     if (op === 'binding') {
-      const { path, args, sync } = payload as { path: string[]; args: JsonValue[]; sync: boolean };
+      const { path, args, sync } = parsePayload(bindingCallSchema, payload, op) as { path: string[]; args: JsonValue[]; sync: boolean };
+      const known = job.settings.bindings.find((binding) => binding.path.join('.') === path.join('.'));
+      if (!known || (known.returns === 'value') !== sync) throw new TamperedPayloadError(`no binding ${path.join('.')}`);
       callSequence += 1;
       if (sync) {
         const reply = bridge.callSync(callSequence, { kind: 'binding', path, args }, deadline);
@@ -134,6 +174,10 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
   } catch (error) {
     failure = error;
   }
+  if (hostFailure !== undefined) {
+    failure = hostFailure;
+    verdict = undefined;
+  }
   let moduleAborted = false;
   try {
     for (const handle of handles.reverse()) if (handle.alive) handle.dispose();
@@ -148,7 +192,17 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
 
   async function drive(): Promise<ProgramVerdict> {
     const hostFunction = keep(vm.newFunction('host', (opHandle, payloadHandle) => {
-      const result = handleHostOp(vm.getString(opHandle), JSON.parse(vm.getString(payloadHandle)));
+      let result: unknown;
+      try {
+        result = handleHostOp(vm.getString(opHandle), JSON.parse(vm.getString(payloadHandle)));
+      } catch (error) {
+        // Our own failure is infrastructure: remembered and rethrown once the program is stopped.
+        if (!(error instanceof TamperedPayloadError)) {
+          hostFailure ??= error;
+          stopRequested = true;
+        }
+        return { error: vm.newError({ name: 'TypeError', message: errorMessage(error) }) };
+      }
       return vm.newString(JSON.stringify(result));
     }));
     const installer = keep(unwrapInfrastructure(vm, vm.evalCode(preludeSource(), 'sandbox-prelude.js', { strip: true })));
@@ -174,12 +228,13 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     };
     const describeHandle = (error: QuickJSHandle): ProgramError => {
       const text = callControl(describe, error);
-      return text ? JSON.parse(text) as ProgramError : { name: 'Error', message: 'Uncaught exception' };
+      const parsed = programErrorSchema.safeParse(text ? JSON.parse(text) : undefined);
+      return parsed.success ? parsed.data : { name: 'Error', message: 'Uncaught exception (not describable)' };
     };
 
     const compiled = vm.evalCode(wrapProgram(job.code), 'program.js');
     if (compiled.error) {
-      interruptsEnabled = false;
+      startReading();
       const error = describeHandle(compiled.error);
       compiled.error.dispose();
       return classify(error, interruptReason);
@@ -187,7 +242,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     const programFunction = keep(compiled.value);
     const started = vm.callFunction(programFunction, vm.undefined);
     if (started.error) {
-      interruptsEnabled = false;
+      startReading();
       runtime.setMemoryLimit(-1);
       const error = describeHandle(started.error);
       started.error.dispose();
@@ -215,7 +270,8 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
       }
       const timerErrorText = callControl(takeTimerError);
       if (timerErrorText) {
-        timerError = JSON.parse(timerErrorText) as ProgramError;
+        const parsed = programErrorSchema.safeParse(JSON.parse(timerErrorText));
+        timerError = parsed.success ? parsed.data : { name: 'Error', message: 'Uncaught exception in a timer' };
         break;
       }
       if (runtime.hasPendingJob()) continue;
@@ -238,7 +294,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     }
 
     // Reading the outcome allocates: give it room even when the program used all its memory.
-    interruptsEnabled = false;
+    startReading();
     runtime.setMemoryLimit(-1);
     if (interruptReason === 'stop') return { status: 'completed', value: undefined, stoppedAfterFirstRequest: true };
     if (interruptReason === 'memory') return { status: 'memory-limit' };

@@ -394,6 +394,9 @@ export function registerSandboxConformance(label: string, create: (options: Sand
         ['a syntax error', 'return {;', 'error', /SyntaxError|expecting/],
         ['an error thrown in a timer', "setTimeout(() => { throw new RangeError('late'); }, 10); await new Promise((r) => setTimeout(r, 100));", 'error', /late/],
         ['an endless setInterval', 'setInterval(() => {}, 1); await new Promise(() => {});', 'timeout'],
+        ['an error whose getter never returns', 'throw { get message() { for (;;) {} } };', 'error'],
+        ['a result whose toJSON never returns', 'return { toJSON() { for (;;) {} } };', 'completed'],
+        ['tampered built-ins under the host protocol', "Object.prototype.toJSON = function () { return 'forged'; }; await axios.get('https://x.test/'); console.log('x');", 'error', /TypeError/],
         ['an endless await loop', 'for (;;) await null;', 'timeout'],
         ['an endless microtask chain', 'const again = () => Promise.resolve().then(again); again(); await new Promise(() => {});', 'timeout'],
       ];

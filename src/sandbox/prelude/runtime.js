@@ -21,19 +21,23 @@ function toJsonValue(value) {
   return text === undefined ? null : jsonParse(text);
 }
 
+/** A null-prototype record of strings, so a tampered Object.prototype.toJSON cannot change what the host reads. */
 function describeError(error) {
+  const description = Object.create(null);
   try {
     if (error !== null && typeof error === 'object' && 'message' in error) {
-      return {
-        name: String(error.name === undefined ? 'Error' : error.name),
-        message: String(error.message),
-        ...(error.stack ? { stack: String(error.stack) } : {}),
-      };
+      description.name = String(error.name === undefined ? 'Error' : error.name);
+      description.message = String(error.message);
+      if (error.stack) description.stack = String(error.stack);
+    } else {
+      description.name = 'Error';
+      description.message = 'Uncaught ' + inspect(error);
     }
-    return { name: 'Error', message: 'Uncaught ' + inspect(error) };
   } catch (failure) {
-    return { name: 'Error', message: 'Uncaught exception (not describable)' };
+    description.name = 'Error';
+    description.message = 'Uncaught exception (not describable)';
   }
+  return description;
 }
 
 const errorClasses = { Error, TypeError, RangeError, SyntaxError, ReferenceError, URIError, EvalError };
