@@ -5,10 +5,14 @@
  * How a program runs:
  * - `code` is the body of an `async function`: top-level `await` and `return` work; the returned value (JSON) is
  *   the result's `value`. `const axios = require('axios')` and `import axios from 'axios'` lines work
- *   (`require` knows only 'axios' and 'form-data'; anything else throws "Cannot find module"). `import()` fails.
- * - Globals: `axios`, `fetch`, `URL`, `URLSearchParams`, `FormData`, `Blob`, `Headers`, `console` (captured),
- *   `setTimeout`/`setInterval`/`clearTimeout`/`clearInterval` on a virtual clock, and the named `bindings`.
- *   Nothing else from the host is reachable: no process, fs, network, real timers, WebAssembly.
+ *   (`require` knows only 'axios', 'form-data' and 'node-fetch'; anything else throws "Cannot find module").
+ *   `import()` fails. Errors report lines of the program plus one (the wrapper's first line).
+ * - Globals: `axios`, `fetch`, `Response`, `URL`, `URLSearchParams`, `FormData`, `Blob`, `File`, `Headers`,
+ *   `AbortController`, `btoa`/`atob`, `console` (captured), `setTimeout`/`setInterval`/`setImmediate`/`clear*`/
+ *   `queueMicrotask` on a virtual clock, and the named `bindings`. Nothing from the host is reachable: no
+ *   process, fs, network, real timers, WebAssembly, SharedArrayBuffer/Atomics.
+ * - The run ends when nothing is left to do (Node's rule): after the body settles, pending host calls and timers
+ *   still run (their requests are recorded) until idle or the deadline; the verdict is the body's.
  * - Timers run on a virtual clock: when the program is idle (no pending jobs, no host call in flight) the next
  *   timer fires at once and the clock jumps to its due time. `Date.now()` / `new Date()` start at
  *   `virtualEpochMs` and advance only with that clock; `Math.random()` is seeded. Same program => same result.
@@ -20,7 +24,10 @@ import type { JsonValue } from '../core/json.ts';
 export type SandboxLimits = {
   /** Wall-clock budget for the whole program, host calls included. */
   timeLimitMs: number;
-  /** QuickJS heap limit. */
+  /**
+   * QuickJS heap limit. Large string and typed-array buffers, which QuickJS's own accounting misses, are charged
+   * against it separately, and the WASM heap is watched as a last resort.
+   */
   memoryLimitBytes: number;
   /** QuickJS stack limit; must stay below 512 KiB (larger values overflow the host stack). */
   stackLimitBytes: number;
