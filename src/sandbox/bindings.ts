@@ -13,7 +13,7 @@ const identifier = /^[A-Za-z_$][\w$]*$/;
 /** Globals the sandbox installs itself (and the language's own), which a binding may not replace. */
 export const reservedGlobalNames = new Set([
   'axios', 'fetch', 'require', 'console', 'URL', 'URLSearchParams', 'Headers', 'Blob', 'File', 'FormData',
-  'AbortController', 'AbortSignal', 'Response', 'btoa', 'atob', 'setTimeout', 'setInterval', 'setImmediate',
+  'AbortController', 'AbortSignal', 'Response', 'btoa', 'atob', 'TextEncoder', 'TextDecoder', 'Buffer', 'module', 'exports', 'setTimeout', 'setInterval', 'setImmediate',
   'clearTimeout', 'clearInterval', 'clearImmediate', 'queueMicrotask', 'globalThis', 'Object', 'Function', 'Array',
   'String', 'Number', 'Boolean', 'Symbol', 'Promise', 'JSON', 'Math', 'Date', 'Error', 'Reflect', 'Proxy',
 ]);

@@ -8,7 +8,8 @@
  *   (`require` knows only 'axios', 'form-data' and 'node-fetch'; anything else throws "Cannot find module").
  *   `import()` fails. Errors report lines of the program plus one (the wrapper's first line).
  * - Globals: `axios`, `fetch`, `Response`, `URL`, `URLSearchParams`, `FormData`, `Blob`, `File`, `Headers`,
- *   `AbortController`, `btoa`/`atob`, `console` (captured), `setTimeout`/`setInterval`/`setImmediate`/`clear*`/
+ *   `AbortController`, `btoa`/`atob`, `TextEncoder`/`TextDecoder`, a small `Buffer`, `module.exports`,
+ *   `console` (captured), `setTimeout`/`setInterval`/`setImmediate`/`clear*`/
  *   `queueMicrotask` on a virtual clock, and the named `bindings`. Nothing from the host is reachable: no
  *   process, fs, network, real timers, WebAssembly, SharedArrayBuffer/Atomics.
  * - The run ends when nothing is left to do (Node's rule): after the body settles, pending host calls and timers

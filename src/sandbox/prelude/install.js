@@ -10,6 +10,10 @@ globalThis.require = function require(name) {
   throw error;
 };
 
+// CommonJS leftovers such as `module.exports = main` must not fail the program.
+globalThis.module = { exports: {} };
+globalThis.exports = globalThis.module.exports;
+
 function bindingFunction(binding) {
   const path = binding.path;
   if (binding.returns === 'value') {

@@ -301,4 +301,88 @@ function atob(input) {
   return output;
 }
 
-Object.assign(globalThis, { URL, URLSearchParams, Headers, Blob, File, FormData, AbortController, AbortSignal, btoa, atob });
+// ---- bytes: TextEncoder/TextDecoder (UTF-8) and the part of Node's Buffer that request code uses ----
+
+/** UTF-8 bytes of a string, as a string of char codes 0-255. */
+function utf8Latin1(text) {
+  return unescape(encodeURIComponent(String(text)));
+}
+
+function latin1Utf8(binary) {
+  try {
+    return decodeURIComponent(escape(binary));
+  } catch (error) {
+    return binary;
+  }
+}
+
+function bytesToLatin1(bytes) {
+  let binary = '';
+  for (let index = 0; index < bytes.length; index += 1) binary += String.fromCharCode(bytes[index]);
+  return binary;
+}
+
+function latin1ToBytes(binary, Target) {
+  const bytes = new Target(binary.length);
+  for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index) & 255;
+  return bytes;
+}
+
+class TextEncoder {
+  get encoding() { return 'utf-8'; }
+  encode(text = '') { return latin1ToBytes(utf8Latin1(text), Uint8Array); }
+}
+
+class TextDecoder {
+  get encoding() { return 'utf-8'; }
+  decode(bytes) {
+    if (bytes === undefined) return '';
+    const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+    return latin1Utf8(bytesToLatin1(view));
+  }
+}
+
+function encodeBinary(text, encoding) {
+  switch (String(encoding || 'utf8').toLowerCase()) {
+    case 'base64': case 'base64url': return atob(String(text).replace(/-/g, '+').replace(/_/g, '/'));
+    case 'hex': return String(text).replace(/[^0-9a-f]/gi, '').replace(/../g, (pair) => String.fromCharCode(parseInt(pair, 16)));
+    case 'latin1': case 'binary': case 'ascii': return String(text);
+    default: return utf8Latin1(text);
+  }
+}
+
+class Buffer extends Uint8Array {
+  static from(value, encodingOrOffset) {
+    if (typeof value === 'string') return latin1ToBytes(encodeBinary(value, encodingOrOffset), Buffer);
+    if (value instanceof ArrayBuffer) return new Buffer(value);
+    if (value !== null && typeof value === 'object' && value.type === 'Buffer' && Array.isArray(value.data)) return Buffer.from(value.data);
+    const bytes = new Buffer(value.length);
+    for (let index = 0; index < value.length; index += 1) bytes[index] = Number(value[index]) & 255;
+    return bytes;
+  }
+  static alloc(size, fill) { const bytes = new Buffer(size); if (fill !== undefined) bytes.fill(typeof fill === 'string' ? fill.charCodeAt(0) : fill); return bytes; }
+  static isBuffer(value) { return value instanceof Buffer; }
+  static byteLength(value, encoding) { return typeof value === 'string' ? encodeBinary(value, encoding).length : value.byteLength; }
+  static concat(list) {
+    const total = list.reduce((sum, item) => sum + item.length, 0);
+    const bytes = new Buffer(total);
+    let offset = 0;
+    for (const item of list) { bytes.set(item, offset); offset += item.length; }
+    return bytes;
+  }
+  toString(encoding, start = 0, end = this.length) {
+    const binary = bytesToLatin1(this.subarray(start, end));
+    switch (String(encoding || 'utf8').toLowerCase()) {
+      case 'base64': return btoa(binary);
+      case 'base64url': return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+      case 'hex': return [...binary].map((character) => character.charCodeAt(0).toString(16).padStart(2, '0')).join('');
+      case 'latin1': case 'binary': case 'ascii': return binary;
+      default: return latin1Utf8(binary);
+    }
+  }
+  toJSON() { return { type: 'Buffer', data: [...this] }; }
+}
+
+Object.assign(globalThis, {
+  URL, URLSearchParams, Headers, Blob, File, FormData, AbortController, AbortSignal, btoa, atob, TextEncoder, TextDecoder, Buffer,
+});
