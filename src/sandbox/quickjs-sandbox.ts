@@ -216,6 +216,14 @@ export class QuickJsSandbox implements Sandbox {
     const run = slot.run;
     void this.#retire(slot);
     if (run) this.#settle(run, { error: new SandboxError('sandbox.crashed', message, { fix: 'retry the episode; report a bug if it repeats' }) });
+    if (!slot.ready) {
+      // A worker that cannot even start would be respawned forever: fail the waiting programs instead.
+      const error = new SandboxError('sandbox.crashed', `the sandbox worker could not start: ${message}`, {
+        fix: 'check that quickjs-emscripten-core, @jitl/quickjs-wasmfile-release-sync and tsx are installed (npm ci)',
+      });
+      for (const waiting of this.#waiting.splice(0)) this.#settle(waiting, { error });
+      return;
+    }
     this.#pump();
   }
 
