@@ -8,3 +8,4 @@ export * from './render-csv.ts';
 export * from './render-html.ts';
 export * from './load-run-report.ts';
 export * from './report-server.ts';
+export * from './run-comparisons.ts';

@@ -3,6 +3,7 @@ import { failureChart, passRateChart } from './charts.ts';
 import { formatCell, formatInterval, formatNumber, formatPercent } from './format-figure.ts';
 import type { RunReport } from './run-report.ts';
 import { taskResults } from './task-results.ts';
+import { compareRuns, comparisonTable } from './run-comparisons.ts';
 
 /**
  * A static, self-contained HTML report: inline CSS and inline SVG charts, no scripts, no external
@@ -23,7 +24,10 @@ export function renderHtml(reports: readonly RunReport[], options: { title?: str
         formatInterval(summary.passRateCI95)]),
     }), '<h3>Pass rate</h3>', `<figure>${passRateChart(summaries)}</figure>`);
     const failures = failureChart(summaries);
-    body.push('<h3>Failures</h3>', failures ? `<figure>${failures}</figure>` : '<p>No failed episodes.</p>', '</section>');
+    body.push('<h3>Failures</h3>', failures ? `<figure>${failures}</figure>` : '<p>No failed episodes.</p>');
+    const comparisons = compareRuns(reports);
+    if (comparisons.length > 0) body.push('<h3>Paired comparisons</h3>', htmlTable(comparisonTable(comparisons)));
+    body.push('</section>');
     for (const report of reports) body.push(runSection(report));
   }
   return [

@@ -2,6 +2,7 @@ import type { ReportTable } from '../suites/spec.ts';
 import { formatInterval, formatPercent } from './format-figure.ts';
 import type { ReportSummary, RunReport } from './run-report.ts';
 import { textTable } from './text-table.ts';
+import { compareRuns, comparisonTable } from './run-comparisons.ts';
 
 /** The console report of one run: headline figures, suite metrics, failures, the suite's own tables. */
 export function renderRunTable(summary: ReportSummary): string {
@@ -33,7 +34,9 @@ export function renderTable(reports: readonly RunReport[]): string {
     rows: reports.map(({ summary }) => [summary.runId, summary.suite, summary.model, summary.mode, summary.episodes,
       formatPercent(summary.passRate), formatInterval(summary.passRateCI95)]),
   });
-  return [`${overview}\n`, ...reports.map((report) => renderRunTable(report.summary))].join('\n');
+  const comparisons = compareRuns(reports);
+  const compared = comparisons.length > 0 ? [`${titledTable(comparisonTable(comparisons))}\n`] : [];
+  return [`${overview}\n`, ...compared, ...reports.map((report) => renderRunTable(report.summary))].join('\n');
 }
 
 function titledTable(table: ReportTable): string {

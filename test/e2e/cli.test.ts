@@ -149,9 +149,10 @@ describe('toolforge report, runs, export, import', () => {
     assert.equal(lines.length, 1 + 6);
   });
 
-  test('table is the default format', async () => {
+  test('table is the default format; the random run is paired with the oracle run on the same tasks', async () => {
     const result = await runCli(['report'], { cwd: directory });
     assert.equal(result.code, 0);
+    assert.match(result.stdout, new RegExp(`funcgen +\\S+ +${runId} +3 +100\\.0% +0\\.0% +-100\\.0% +\\[-100\\.0%, -100\\.0%\\] +0 / 3 / 0 +0\\.25`));
     assert.match(result.stdout, /builtin\/oracle +calls +3 +100\.0%/);
     assert.match(result.stdout, /run .*: suite funcgen, model builtin\/random/);
   });
@@ -163,6 +164,7 @@ describe('toolforge report, runs, export, import', () => {
     assert.match(html, /^<!doctype html>/);
     assert.match(html, /<svg/);
     assert.match(html, /Per-task results \(3 tasks\)/);
+    assert.match(html, /<h3>Paired comparisons<\/h3>/);
     assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org)/);
     assert.equal((await runCli(['report', '--format', 'html'], { cwd: directory })).stdout, html);
   });
