@@ -9,3 +9,4 @@ export * from './render-html.ts';
 export * from './load-run-report.ts';
 export * from './report-server.ts';
 export * from './run-comparisons.ts';
+export * from './render-transcripts.ts';

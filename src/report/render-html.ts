@@ -9,7 +9,13 @@ import { compareRuns, comparisonTable } from './run-comparisons.ts';
  * A static, self-contained HTML report: inline CSS and inline SVG charts, no scripts, no external
  * requests. Identical data gives identical bytes (no timestamps other than the runs' own).
  */
-export function renderHtml(reports: readonly RunReport[], options: { title?: string } = {}): string {
+export type HtmlOptions = {
+  title?: string;
+  /** Link each task to its transcripts page (the `view` server has one; a static file does not). */
+  linkTasks?: boolean;
+};
+
+export function renderHtml(reports: readonly RunReport[], options: HtmlOptions = {}): string {
   const title = options.title ?? 'ToolForge report';
   const summaries = reports.map((report) => report.summary);
   const body: string[] = [`<h1>${escapeHtml(title)}</h1>`];
@@ -28,8 +34,13 @@ export function renderHtml(reports: readonly RunReport[], options: { title?: str
     const comparisons = compareRuns(reports);
     if (comparisons.length > 0) body.push('<h3>Paired comparisons</h3>', htmlTable(comparisonTable(comparisons)));
     body.push('</section>');
-    for (const report of reports) body.push(runSection(report));
+    for (const report of reports) body.push(runSection(report, options));
   }
+  return pageShell(title, body);
+}
+
+/** The document around a report body: inline style only, nothing fetched. */
+export function pageShell(title: string, body: readonly string[]): string {
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -47,7 +58,7 @@ export function renderHtml(reports: readonly RunReport[], options: { title?: str
   ].join('\n');
 }
 
-function runSection(report: RunReport): string {
+function runSection(report: RunReport, options: HtmlOptions): string {
   const { summary } = report;
   const parts = [
     `<section id="run-${escapeHtml(summary.runId)}">`,
@@ -70,17 +81,21 @@ function runSection(report: RunReport): string {
   parts.push(`<details><summary>Per-task results (${tasks.length} tasks)</summary>`, htmlTable({
     title: '',
     columns: ['task', 'scored', 'passed', 'mean score', 'failures', 'infrastructure errors'],
-    rows: tasks.map((task) => [task.taskId, task.scored, task.passed, task.meanScore === null ? null : formatNumber(task.meanScore),
+    rows: tasks.map((task) => [options.linkTasks ? { href: `/runs/${encodeURIComponent(summary.runId)}/tasks/${encodeURIComponent(task.taskId)}`, text: task.taskId } : task.taskId, task.scored, task.passed, task.meanScore === null ? null : formatNumber(task.meanScore),
       task.failures.join(', '), task.infrastructureErrors]),
   }), '</details>', '</section>');
   return parts.join('\n');
 }
 
-function htmlTable(table: ReportTable): string {
+/** A table cell: a value, or (in the viewer) a link. */
+type HtmlCell = string | number | null | { href: string; text: string };
+
+function htmlTable(table: { title: string; columns: readonly string[]; rows: readonly (readonly HtmlCell[])[] }): string {
   const caption = table.title ? `<caption>${escapeHtml(table.title)}</caption>` : '';
   const head = `<tr>${table.columns.map((column) => `<th>${escapeHtml(column)}</th>`).join('')}</tr>`;
   const rows = table.rows.map((row) => `<tr>${table.columns.map((_, index) => {
     const value = row[index] ?? null;
+    if (value !== null && typeof value === 'object') return `<td><a href="${escapeHtml(value.href)}">${escapeHtml(value.text)}</a></td>`;
     return `<td${typeof value === 'number' ? ' class="number"' : ''}>${escapeHtml(formatCell(value))}</td>`;
   }).join('')}</tr>`);
   return `<table>${caption}<thead>${head}</thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
@@ -98,4 +113,10 @@ const style = [
   'td.number{text-align:right;font-variant-numeric:tabular-nums}',
   'section{margin-bottom:2.5rem}',
   'figure{margin:0.5rem 0}',
+  'pre{white-space:pre-wrap;margin:0.25rem 0;font-size:0.85rem}',
+  '.message{border-left:3px solid #ccc;padding:0.25rem 0.75rem;margin:0.5rem 0}',
+  '.message.assistant{border-color:#4269d0}',
+  '.message.tool.ok{border-color:#3ca951}',
+  '.message.tool.error{border-color:#ff725c}',
+  'pre.call{color:#4269d0}',
 ].join('');

@@ -35,6 +35,20 @@ test('serves the HTML report of every run and of one run', async () => {
   assert.match(await one.text(), new RegExp(`<title>ToolForge run ${runId}</title>`));
 });
 
+test('links each task to a page with every trial\'s judgement and transcript', async () => {
+  const html = await (await fetch(new URL(`runs/${runId}`, server.url))).text();
+  const link = /<a href="(\/runs\/[^"]+\/tasks\/[^"]+)">(funcgen\/2\/0)<\/a>/.exec(html);
+  assert.ok(link, 'the per-task table links the task');
+  const page = await fetch(new URL(link[1], server.url));
+  assert.equal(page.status, 200);
+  const transcript = await page.text();
+  assert.match(transcript, /<h1>Task funcgen\/2\/0<\/h1>/);
+  assert.match(transcript, /<h2>Trial 0<\/h2>\n<p><b>passed<\/b>, score 1/);
+  assert.match(transcript, /<div class="message user"><b>user<\/b><pre>/);
+  assert.match(transcript, /<pre class="call">\w+\(\{/, 'tool calls with their argument text');
+  assert.match(transcript, /<div class="message tool ok"><b>tool \w+<\/b>/);
+});
+
 test('serves JSON summaries and episodes', async () => {
   const runs = await (await fetch(new URL('api/runs', server.url))).json() as { runId: string; passRate: number }[];
   assert.deepEqual(runs.map((run) => [run.runId, run.passRate]), [[runId, 1]]);

@@ -6,6 +6,7 @@ import { openResultsStore } from '../store/results-store.ts';
 import { loadRunReport } from './load-run-report.ts';
 import { renderHtml } from './render-html.ts';
 import { renderJson } from './render-json.ts';
+import { renderTaskTranscripts } from './render-transcripts.ts';
 
 export type ReportServer = { url: string; close(): Promise<void> };
 
@@ -14,6 +15,7 @@ export type ReportServer = { url: string; close(): Promise<void> };
  * progress shows its latest episodes (SQLite WAL lets this reader run beside the writer).
  *   GET /                        every run (HTML)
  *   GET /runs/<id>               one run (HTML)
+ *   GET /runs/<id>/tasks/<task>  every trial of one task: judgement and transcript (HTML)
  *   GET /api/runs                every run's summary, tables and task results (JSON)
  *   GET /api/runs/<id>           one run (JSON)
  *   GET /api/runs/<id>/episodes  its episodes with transcripts (JSON)
@@ -34,7 +36,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
     if (request.method !== 'GET') return send(response, 405, 'text/plain; charset=utf-8', 'only GET\n');
     const path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
     const allRunIds = (): string[] => store.listRuns().map((run) => run.id).reverse();
-    if (path === '/') return send(response, 200, 'text/html; charset=utf-8', renderHtml(allRunIds().map((id) => loadRunReport(store, id))));
+    if (path === '/') return send(response, 200, 'text/html; charset=utf-8', renderHtml(allRunIds().map((id) => loadRunReport(store, id)), { linkTasks: true }));
     if (path === '/api/runs') return send(response, 200, 'application/json', renderJson(allRunIds().map((id) => loadRunReport(store, id)), { single: false }));
     const episodes = /^\/api\/runs\/([^/]+)\/episodes$/.exec(path);
     if (episodes) {
@@ -44,7 +46,13 @@ export async function startReportServer(options: { dbPath: string; port?: number
     const apiRun = /^\/api\/runs\/([^/]+)$/.exec(path);
     if (apiRun) return send(response, 200, 'application/json', renderJson([loadRunReport(store, apiRun[1])], { single: true }));
     const htmlRun = /^\/runs\/([^/]+)$/.exec(path);
-    if (htmlRun) return send(response, 200, 'text/html; charset=utf-8', renderHtml([loadRunReport(store, htmlRun[1])], { title: `ToolForge run ${htmlRun[1]}` }));
+    if (htmlRun) return send(response, 200, 'text/html; charset=utf-8', renderHtml([loadRunReport(store, htmlRun[1])], { title: `ToolForge run ${htmlRun[1]}`, linkTasks: true }));
+    // Task ids hold slashes (funcgen/0/3): the rest of the path is the id.
+    const task = /^\/runs\/([^/]+)\/tasks\/(.+)$/.exec(path);
+    if (task) {
+      store.getRun(task[1]);
+      return send(response, 200, 'text/html; charset=utf-8', renderTaskTranscripts(task[1], task[2], store.listEpisodes(task[1])));
+    }
     send(response, 404, 'text/plain; charset=utf-8', `no page ${path}; try / or /api/runs\n`);
   }
 
