@@ -99,6 +99,30 @@ describe('toolforge run', () => {
     assert.match(result.stdout, new RegExp(`stored in ${join(directory, '.toolforge', 'results.db').replaceAll('/', '\\/')}`));
   });
 
+  test('replay/<file> re-scores recorded outputs: replaying the oracle\'s turns passes every task', async () => {
+    const directory = temporaryDirectory();
+    assert.equal((await runCli(['generate', 'funcgen', '--count', '3', '--out', 'tasks.jsonl'], { cwd: directory })).code, 0);
+    const oracle = parseSummary((await runCli(['run', 'funcgen', '--tasks', 'tasks.jsonl', '--model', 'builtin/oracle', '--json'], { cwd: directory })).stdout);
+    const exported = (await runCli(['export', oracle.runId], { cwd: directory })).stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as {
+      type: string; episode?: { taskId: string; messages: { role: string; content?: string; toolCalls?: { id: string; name: string; argumentsText: string }[] }[] };
+    });
+    const replay = exported.flatMap((line) => (line.type === 'episode' && line.episode ? [{
+      taskId: line.episode.taskId,
+      turns: line.episode.messages.filter((message) => message.role === 'assistant').map((message) => ({
+        content: message.content ?? '',
+        toolCalls: (message.toolCalls ?? []).map((call) => ({ id: call.id, name: call.name, argumentsText: call.argumentsText })),
+      })),
+    }] : []));
+    assert.equal(replay.length, 3);
+    const replayPath = join(directory, 'oracle-replay.jsonl');
+    writeFileSync(replayPath, replay.map((entry) => JSON.stringify(entry)).join('\n'));
+    const result = await runCli(['run', 'funcgen', '--tasks', 'tasks.jsonl', '--model', `replay/${replayPath}`, '--json'], { cwd: directory });
+    assert.equal(result.code, 0, result.stderr);
+    const summary = parseSummary(result.stdout);
+    assert.equal(summary.model, `replay/${replayPath}`);
+    assert.equal(summary.passRate, 1);
+  });
+
   test('--tasks runs a generated file, and --resume of a finished run reruns nothing', async () => {
     const directory = temporaryDirectory();
     assert.equal((await runCli(['generate', 'funcgen', '--count', '3', '--seed', '4', '--out', 'tasks.jsonl'], { cwd: directory })).code, 0);
