@@ -3,7 +3,8 @@ import { failureChart, passRateChart } from './charts.ts';
 import { formatCell, formatInterval, formatNumber, formatPercent } from './format-figure.ts';
 import type { RunReport } from './run-report.ts';
 import { taskResults } from './task-results.ts';
-import { compareRuns, comparisonTable } from './run-comparisons.ts';
+import type { ReportedComparison } from './run-comparisons.ts';
+import { comparisonTable } from './run-comparisons.ts';
 
 /**
  * A static, self-contained HTML report: inline CSS and inline SVG charts, no scripts, no external
@@ -13,6 +14,8 @@ export type HtmlOptions = {
   title?: string;
   /** Link each task to its transcripts page (the `view` server has one; a static file does not). */
   linkTasks?: boolean;
+  /** Paired comparisons between the runs (see compareWithFirstRuns). */
+  comparisons?: readonly ReportedComparison[];
 };
 
 export function renderHtml(reports: readonly RunReport[], options: HtmlOptions = {}): string {
@@ -31,7 +34,7 @@ export function renderHtml(reports: readonly RunReport[], options: HtmlOptions =
     }), '<h3>Pass rate</h3>', `<figure>${passRateChart(summaries)}</figure>`);
     const failures = failureChart(summaries);
     body.push('<h3>Failures</h3>', failures ? `<figure>${failures}</figure>` : '<p>No failed episodes.</p>');
-    const comparisons = compareRuns(reports);
+    const comparisons = options.comparisons ?? [];
     if (comparisons.length > 0) body.push('<h3>Paired comparisons</h3>', htmlTable(comparisonTable(comparisons)));
     body.push('</section>');
     for (const report of reports) body.push(runSection(report, options));

@@ -2,7 +2,8 @@ import type { ReportTable } from '../suites/spec.ts';
 import { formatInterval, formatPercent } from './format-figure.ts';
 import type { ReportSummary, RunReport } from './run-report.ts';
 import { textTable } from './text-table.ts';
-import { compareRuns, comparisonTable } from './run-comparisons.ts';
+import type { ReportedComparison } from './run-comparisons.ts';
+import { comparisonTable } from './run-comparisons.ts';
 
 /** The console report of one run: headline figures, suite metrics, failures, the suite's own tables. */
 export function renderRunTable(summary: ReportSummary): string {
@@ -25,8 +26,8 @@ export function renderRunTable(summary: ReportSummary): string {
   return `${sections.join('\n\n')}\n`;
 }
 
-/** Several runs: an overview line per run, then each run's report. */
-export function renderTable(reports: readonly RunReport[]): string {
+/** Several runs: an overview line per run, the paired comparisons if any, then each run's report. */
+export function renderTable(reports: readonly RunReport[], options: { comparisons?: readonly ReportedComparison[] } = {}): string {
   if (reports.length === 0) return 'no runs recorded\n';
   if (reports.length === 1) return renderRunTable(reports[0].summary);
   const overview = textTable({
@@ -34,7 +35,7 @@ export function renderTable(reports: readonly RunReport[]): string {
     rows: reports.map(({ summary }) => [summary.runId, summary.suite, summary.model, summary.mode, summary.episodes,
       formatPercent(summary.passRate), formatInterval(summary.passRateCI95)]),
   });
-  const comparisons = compareRuns(reports);
+  const comparisons = options.comparisons ?? [];
   const compared = comparisons.length > 0 ? [`${titledTable(comparisonTable(comparisons))}\n`] : [];
   return [`${overview}\n`, ...compared, ...reports.map((report) => renderRunTable(report.summary))].join('\n');
 }

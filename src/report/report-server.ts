@@ -7,6 +7,7 @@ import { loadRunReport } from './load-run-report.ts';
 import { renderHtml } from './render-html.ts';
 import { renderJson } from './render-json.ts';
 import { renderTaskTranscripts } from './render-transcripts.ts';
+import { compareWithFirstRuns } from './run-comparisons.ts';
 
 export type ReportServer = { url: string; close(): Promise<void> };
 
@@ -36,7 +37,11 @@ export async function startReportServer(options: { dbPath: string; port?: number
     if (request.method !== 'GET') return send(response, 405, 'text/plain; charset=utf-8', 'only GET\n');
     const path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
     const allRunIds = (): string[] => store.listRuns().map((run) => run.id).reverse();
-    if (path === '/') return send(response, 200, 'text/html; charset=utf-8', renderHtml(allRunIds().map((id) => loadRunReport(store, id)), { linkTasks: true }));
+    if (path === '/') {
+      const runIds = allRunIds();
+      const reports = runIds.map((id) => loadRunReport(store, id));
+      return send(response, 200, 'text/html; charset=utf-8', renderHtml(reports, { linkTasks: true, comparisons: compareWithFirstRuns(store, runIds) }));
+    }
     if (path === '/api/runs') return send(response, 200, 'application/json', renderJson(allRunIds().map((id) => loadRunReport(store, id)), { single: false }));
     const episodes = /^\/api\/runs\/([^/]+)\/episodes$/.exec(path);
     if (episodes) {

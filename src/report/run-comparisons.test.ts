@@ -1,45 +1,43 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EpisodeRecord } from '../core/episode.ts';
-import type { RunReport } from './run-report.ts';
-import { compareRuns, comparisonTable } from './run-comparisons.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateTasks } from '../runner/generate-tasks.ts';
+import { runEvaluation } from '../runner/run-evaluation.ts';
+import { openResultsStore } from '../store/results-store.ts';
+import { resolveKnobs } from '../suites/knob.ts';
+import { getSuite } from '../suites/registry.ts';
+import { compareWithFirstRuns, comparisonTable } from './run-comparisons.ts';
 
-function report(runId: string, suite: string, passes: Record<string, boolean[]>, taskDigests?: Record<string, string>): RunReport {
-  const episodes: EpisodeRecord[] = Object.entries(passes).flatMap(([taskId, trials]) => trials.map((passed, trial): EpisodeRecord => ({
-    schemaVersion: 1, runId, taskId, model: 'm', mode: 'calls', trial, status: 'scored', termination: 'final-answer', messages: [],
-    score: passed ? { value: 1, passed: true, reason: '' } : { value: 0, passed: false, reason: '', failure: 'result.wrong' },
-    usage: { inputTokens: 0, outputTokens: 0 }, attempts: 1, startedAt: '', endedAt: '', durationMs: 0, error: null,
-  })));
-  return {
-    summary: { runId, suite, model: 'm', mode: 'calls', tasks: 0, trials: 1, episodes: episodes.length, infrastructureErrors: 0, passRate: 0, passRateCI95: [0, 1], metrics: {}, failures: {}, tables: [] },
-    startedAt: null, episodes, taskDigests,
+test('later runs are paired with the first run of their suite, on identical tasks only', async () => {
+  const dbPath = join(mkdtempSync(join(tmpdir(), 'toolforge-compare-')), 'results.db');
+  const suite = getSuite('funcgen');
+  const run = async (model: string, knobs: Record<string, string>): Promise<string> => {
+    const params = resolveKnobs(suite.id, suite.knobs, knobs);
+    const tasks = await generateTasks(suite, { seed: 0, count: 3, params, validate: false });
+    return (await runEvaluation({ suite, tasks, modelRef: model, seed: 0, params, dbPath })).runId;
   };
-}
-
-test('later runs of a suite are paired per task with its first run', () => {
-  const baseline = report('r1', 's', { a: [true], b: [true], c: [false], d: [false] });
-  const treatment = report('r2', 's', { a: [true], b: [false], c: [true], d: [true, false], e: [true] });
-  const other = report('r3', 'other-suite', { a: [false] });
-  const [comparison, ...rest] = compareRuns([baseline, other, treatment]);
-  assert.equal(rest.length, 0, 'the other suite has nothing to pair with');
-  assert.equal(comparison.baselineRunId, 'r1');
-  assert.equal(comparison.runId, 'r2');
-  // Per-task pass rates: baseline 1, 1, 0, 0; run 1, 0, 1, 0.5 (task d: one of two trials); e unpaired.
-  assert.equal(comparison.comparison.pairs, 4);
-  assert.equal(comparison.comparison.unpaired, 1);
-  assert.equal(comparison.comparison.baselineMean, 0.5);
-  assert.equal(comparison.comparison.treatmentMean, 0.625);
-  assert.equal(comparison.comparison.meanDifference, 0.125);
-  assert.deepEqual(comparison.comparison.signTest, { improved: 2, worsened: 1, ties: 1, pValue: 1 });
-  const row = comparisonTable([comparison]).rows[0];
-  assert.deepEqual(row.slice(3, 7), [4, '50.0%', '62.5%', '+12.5%']);
-  assert.equal(row[8], '2 / 1 / 1');
-});
-
-test('tasks with the same id but different content (other knobs) are not paired', () => {
-  const baseline = report('r1', 's', { a: [true], b: [true] }, { a: 'x1', b: 'y1' });
-  const sameTasks = report('r2', 's', { a: [false], b: [true] }, { a: 'x1', b: 'y1' });
-  const otherKnobs = report('r3', 's', { a: [false], b: [false] }, { a: 'x2', b: 'y2' });
-  const comparisons = compareRuns([baseline, sameTasks, otherKnobs]);
-  assert.deepEqual(comparisons.map((comparison) => [comparison.runId, comparison.comparison.pairs]), [['r2', 2]]);
+  const oracle = await run('builtin/oracle', {});
+  const random = await run('builtin/random', {});
+  // Same task ids (funcgen/0/0..2), other knobs, so other tasks: nothing to pair.
+  const otherKnobs = await run('builtin/oracle', { core: '6' });
+  const store = openResultsStore(dbPath);
+  try {
+    const comparisons = compareWithFirstRuns(store, [oracle, random, otherKnobs]);
+    assert.equal(comparisons.length, 1);
+    const [{ suite: suiteId, comparison }] = comparisons;
+    assert.equal(suiteId, 'funcgen');
+    assert.equal(comparison.baselineRunId, oracle);
+    assert.equal(comparison.treatmentRunId, random);
+    assert.equal(comparison.pairs, 3);
+    assert.equal(comparison.meanDifference, -1);
+    // Exact sign test: 3 of 3 pairs worse, two-sided p = 2 / 2^3.
+    const { pValue, ...counts } = comparison.signTest;
+    assert.deepEqual(counts, { improved: 0, worsened: 3, ties: 0 });
+    assert.ok(Math.abs(pValue - 0.25) < 1e-12, `p = ${pValue}`);
+    assert.deepEqual(comparisonTable(comparisons).rows[0].slice(3), [3, '100.0%', '0.0%', '-100.0%', '[-100.0%, -100.0%]', '0 / 3 / 0', '0.25']);
+  } finally {
+    store.close();
+  }
 });

@@ -1,50 +1,48 @@
-import type { PairedComparison } from '../metrics/paired-comparison.ts';
-import { pairedComparison } from '../metrics/paired-comparison.ts';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../core/json.ts';
+import type { Task } from '../core/task.ts';
+import type { RunComparison } from '../runner/compare-runs.ts';
+import { compareRuns } from '../runner/compare-runs.ts';
+import type { ResultsStore } from '../store/results-store.ts';
 import type { ReportTable } from '../suites/spec.ts';
 import { formatInterval, formatNumber, formatPercent } from './format-figure.ts';
-import type { RunReport } from './run-report.ts';
-import { taskResults } from './task-results.ts';
 
-export type RunComparison = { suite: string; baselineRunId: string; runId: string; comparison: PairedComparison };
+/** A paired comparison as a report shows it: which suite, which runs. */
+export type ReportedComparison = { suite: string; comparison: RunComparison };
 
 /**
- * Each later run of a suite against its first run in the report, paired per task (the share of a
- * task's scored trials that passed), so that task difficulty cancels out. Tasks pair when their ids
- * and content digests match (same seed, index and knobs); runs sharing no task are left out.
+ * Each later run of a suite against the first run of that suite in `runIds` (given oldest first),
+ * paired per task by the runner's compareRuns. Task ids name a seed and an index, not the knobs, so
+ * tasks pair by id and content digest: only identical tasks are compared. Runs sharing no task are
+ * left out: there is nothing to pair.
  */
-export function compareRuns(reports: readonly RunReport[]): RunComparison[] {
-  const comparisons: RunComparison[] = [];
-  const baselines = new Map<string, RunReport>();
-  for (const report of reports) {
-    const baseline = baselines.get(report.summary.suite);
-    if (!baseline) {
-      baselines.set(report.summary.suite, report);
+export function compareWithFirstRuns(store: ResultsStore, runIds: readonly string[]): ReportedComparison[] {
+  const comparisons: ReportedComparison[] = [];
+  const firstRunOfSuite = new Map<string, string>();
+  for (const runId of runIds) {
+    const suite = store.getRun(runId).suite.id;
+    const baselineRunId = firstRunOfSuite.get(suite);
+    if (baselineRunId === undefined) {
+      firstRunOfSuite.set(suite, runId);
       continue;
     }
-    const comparison = pairedComparison(perTaskPassRate(baseline), perTaskPassRate(report), { seed: 0 });
-    if (comparison.pairs === 0) continue;
-    comparisons.push({ suite: report.summary.suite, baselineRunId: baseline.summary.runId, runId: report.summary.runId, comparison });
+    const comparison = compareRuns(store, baselineRunId, runId, { pairKey: (task) => `${task.id}#${taskDigest(task)}`, seed: 0 });
+    if (comparison.pairs > 0) comparisons.push({ suite, comparison });
   }
   return comparisons;
 }
 
-function perTaskPassRate(report: RunReport): Record<string, number> {
-  const rates: Record<string, number> = {};
-  for (const task of taskResults(report.episodes)) {
-    if (task.scored === 0) continue;
-    const digest = report.taskDigests?.[task.taskId];
-    rates[digest === undefined ? task.taskId : `${task.taskId}#${digest}`] = task.passed / task.scored;
-  }
-  return rates;
+function taskDigest(task: Task): string {
+  return createHash('sha256').update(canonicalJson(task)).digest('hex');
 }
 
-export function comparisonTable(comparisons: readonly RunComparison[]): ReportTable {
+export function comparisonTable(comparisons: readonly ReportedComparison[]): ReportTable {
   return {
     title: 'Paired comparison with the first run of each suite (per-task pass rate; bootstrap 95% CI; exact sign test)',
     columns: ['suite', 'baseline run', 'run', 'paired tasks', 'baseline pass rate', 'run pass rate', 'difference', 'difference 95% CI', 'better / worse / tied', 'sign test p'],
-    rows: comparisons.map(({ suite, baselineRunId, runId, comparison }) => [
-      suite, baselineRunId, runId, comparison.pairs, formatPercent(comparison.baselineMean), formatPercent(comparison.treatmentMean),
-      signedPercent(comparison.meanDifference), formatInterval(comparison.differenceCI95),
+    rows: comparisons.map(({ suite, comparison }) => [
+      suite, comparison.baselineRunId, comparison.treatmentRunId, comparison.pairs, formatPercent(comparison.baselineMean),
+      formatPercent(comparison.treatmentMean), signedPercent(comparison.meanDifference), formatInterval(comparison.differenceCI95),
       `${comparison.signTest.improved} / ${comparison.signTest.worsened} / ${comparison.signTest.ties}`, formatPValue(comparison.signTest.pValue),
     ]),
   };

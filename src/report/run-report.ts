@@ -27,11 +27,6 @@ export type RunReport = {
   /** When the run started (ISO 8601), if known. */
   startedAt: string | null;
   episodes: readonly EpisodeRecord[];
-  /**
-   * A digest of each task's content by task id, when known. Task ids name a seed and an index, not
-   * the knobs, so comparisons pair tasks by id and digest: only truly identical tasks are paired.
-   */
-  taskDigests?: Readonly<Record<string, string>>;
 };
 
 /** The keys `run --json` prints, in this order (the documented machine-readable summary). */

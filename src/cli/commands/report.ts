@@ -6,6 +6,8 @@ import { renderHtml } from '../../report/render-html.ts';
 import { renderJson } from '../../report/render-json.ts';
 import { renderTable } from '../../report/render-table.ts';
 import type { RunReport } from '../../report/run-report.ts';
+import type { ReportedComparison } from '../../report/run-comparisons.ts';
+import { compareWithFirstRuns } from '../../report/run-comparisons.ts';
 import type { CliIo } from '../cli-io.ts';
 import { writeOutputFile } from '../write-output-file.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
@@ -26,7 +28,9 @@ export function registerReportCommand(program: Command, io: CliIo): void {
       const output = await withStore(openExistingStore(resolveDatabasePath(options.db, io.cwd)), (store) => {
         // listRuns is newest first; reports read oldest first, like a lab notebook.
         const runIds = run === undefined ? store.listRuns().map((stored) => stored.id).reverse() : [resolveRunId(store, run)];
-        return render(runIds.map((runId) => loadRunReport(store, runId)), options.format, run !== undefined);
+        const reports = runIds.map((runId) => loadRunReport(store, runId));
+        const comparisons = options.format === 'table' || options.format === 'html' ? compareWithFirstRuns(store, runIds) : [];
+        return render(reports, comparisons, options.format, run !== undefined);
       });
       if (options.out) {
         const path = await writeOutputFile(io.cwd, options.out, output);
@@ -37,11 +41,11 @@ export function registerReportCommand(program: Command, io: CliIo): void {
     });
 }
 
-function render(reports: RunReport[], format: ReportFormat, isSingleRun: boolean): string {
+function render(reports: RunReport[], comparisons: ReportedComparison[], format: ReportFormat, isSingleRun: boolean): string {
   switch (format) {
-    case 'table': return renderTable(reports);
+    case 'table': return renderTable(reports, { comparisons });
     case 'json': return renderJson(reports, { single: isSingleRun });
     case 'csv': return renderCsv(reports);
-    case 'html': return renderHtml(reports);
+    case 'html': return renderHtml(reports, { comparisons });
   }
 }
