@@ -1,16 +1,19 @@
 /**
- * `npm run bench`: prints throughput figures, asserts nothing. Each suite's figures live in
- * bench/<suite>.ts, which exports `async function bench(): Promise<BenchFigure[]>` (see
- * bench-figure.ts); a file that is not there yet is skipped.
+ * `npm run bench`: prints throughput figures, asserts nothing. Each area's figures live in
+ * bench/<name>.ts, which exports `async function bench(): Promise<BenchFigure[]>` (see
+ * bench-figure.ts). Every such file here is run: the suites in their usual order, then the rest.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cpus } from 'node:os';
 import type { BenchFigure } from './bench-figure.ts';
 
-const benchFiles = ['funcgen', 'nestful', 'webapi'];
 const folder = dirname(fileURLToPath(import.meta.url));
+const preferredOrder = ['funcgen', 'nestful', 'webapi'];
+const present = readdirSync(folder).filter((file) => file.endsWith('.ts') && !['run.ts', 'bench-figure.ts'].includes(file))
+  .map((file) => file.slice(0, -'.ts'.length)).filter((name) => !preferredOrder.includes(name)).sort();
+const benchFiles = [...preferredOrder, ...present];
 
 console.log(`ToolForge bench — Node ${process.version}, ${cpus().length} cores, ${process.platform}-${process.arch}`);
 for (const name of benchFiles) {
