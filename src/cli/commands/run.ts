@@ -117,7 +117,7 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, dbPath: resolveDatabasePath(flags.db, io.cwd), settings: settingsOf(flags),
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
-      seed, params, cliArgs, signal: interrupt.signal,
+      seed, params, cliArgs, signal: interrupt.signal, env: io.env,
       onProgress: (event) => {
         if (event.type === 'run-start') startedRunId = event.runId;
         progress.listener(event);
@@ -157,7 +157,7 @@ async function resume(suiteId: string | undefined, runId: string, flags: RunFlag
   let hasStarted = false;
   try {
     return await resumeEvaluation({
-      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal,
+      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env,
       onProgress: (event) => {
         if (event.type === 'run-start') hasStarted = true;
         progress.listener(event);
