@@ -100,11 +100,12 @@ export function flattenMetrics(metrics: NestfulMetrics): Record<string, number> 
     f1Parameter: metrics.f1Parameter,
     partialAccuracy: metrics.partialAccuracy,
     fullAccuracy: metrics.fullAccuracy,
-    winRate: metrics.winRate,
     executableTasks: metrics.executableTasks,
     nonExecutableTasks: metrics.samples - metrics.executableTasks,
     unparsable: metrics.unparsable,
   };
+  // With no executable sample a win rate is undefined: leave it out rather than report a false 0.
+  if (metrics.executableTasks > 0) flat.winRate = metrics.winRate;
   for (const row of metrics.winRateByDepth) flat[`winRateByDepth.${row.key}`] = row.winRate;
   for (const row of metrics.winRateByDependencies) flat[`winRateByDependencies.${row.key}`] = row.winRate;
   for (const row of metrics.winRateByPattern) flat[`winRateByPattern.${row.key}`] = row.winRate;
@@ -121,7 +122,7 @@ export function metricsTables(metrics: NestfulMetrics): ReportTable[] {
       title: 'NESTFUL metrics (Table 1)',
       columns: ['F1 Func.', 'F1 Param.', 'Part. Acc.', 'Full Acc.', 'Win Rate', 'executable', 'samples'],
       rows: [[round(metrics.f1Function), round(metrics.f1Parameter), round(metrics.partialAccuracy), round(metrics.fullAccuracy),
-        round(metrics.winRate), metrics.executableTasks, metrics.samples]],
+        metrics.executableTasks > 0 ? round(metrics.winRate) : null, metrics.executableTasks, metrics.samples]],
     },
     table('Win rate by maximum nesting depth (Fig. 6a)', 'depth', metrics.winRateByDepth),
     table('Win rate by number of data dependencies (Fig. 6b)', 'dependencies', metrics.winRateByDependencies),

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { NestfulReference } from './evaluate-sample.ts';
 import { alignByName, evaluatePrediction, partialAccuracy } from './evaluate-sample.ts';
 import { importNestfulSamples } from './import-samples.ts';
-import { aggregateEvaluations, macroF1 } from './nestful-metrics.ts';
+import { aggregateEvaluations, flattenMetrics, macroF1 } from './nestful-metrics.ts';
 import type { NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { parseCallList } from './parse-call-list.ts';
 import { scoreNestfulPredictions } from './score-predictions.ts';
@@ -228,4 +228,10 @@ describe('robust output parsing', () => {
     const fenced = scoreOne(objectiveTest, `\`\`\`json\n${objectiveTest.outputJson}\n\`\`\``);
     assert.deepEqual([fenced.f1Function, fenced.f1Parameter, fenced.partial, fenced.full, fenced.win], [1, 1, 1, 1, 1]);
   });
+});
+
+test('with no executable sample the flat metrics leave the win rate out instead of reporting 0', () => {
+  const flat = flattenMetrics(aggregateEvaluations([]));
+  assert.equal('winRate' in flat, false);
+  assert.equal(flat.executableTasks, 0);
 });
