@@ -1,7 +1,7 @@
 /**
  * Models that need no LLM. oracle: the gold sequence in the mode's protocol (the JSON list in sequence
- * mode; in calls/react mode one gold call per turn with references replaced by the real results it got
- * back). random: random tools with random arguments (the floor).
+ * mode; in calls/react mode one gold call per turn, its references pointing at the labels the
+ * environment gave the real earlier calls). random: random tools with random arguments (the floor).
  */
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
@@ -20,15 +20,19 @@ function goldCalls(task: Task): JsonObject[] {
   return parsed.ok && Array.isArray(parsed.value) ? parsed.value.filter(isJsonObject).filter((call) => call.name !== resultPseudoCall) : [];
 }
 
-/** The value a real earlier call returned, found through the gold label it stands for. */
+/**
+ * The reference to a real earlier call's output ("$var_N.<field>$" with the label the environment gave
+ * it), found through the gold label it stands for. References rather than values keep the oracle's
+ * sequence exact on the sequence metrics, whatever numbers the question states.
+ */
 function resolveFromHistory(value: JsonValue, calls: readonly JsonObject[], state: PolicyState): JsonValue {
   if (typeof value !== 'string' || !value.startsWith('$')) return value;
   const body = value.replace(/^\$/, '').replace(/\$$/, '');
   const [label, field] = body.split('.', 2);
   const index = calls.findIndex((call) => typeof call.label === 'string' && call.label.replaceAll('$', '') === label);
   const result = index >= 0 ? state.history[index]?.result : undefined;
-  if (!result?.ok || !isJsonObject(result.output)) return value;
-  return result.output[field ?? 'result'] ?? value;
+  if (!result?.ok || !isJsonObject(result.output) || typeof result.output.label !== 'string') return value;
+  return `${result.output.label}.${field ?? 'result'}$`;
 }
 
 function oraclePolicy(task: Task) {
@@ -75,7 +79,7 @@ function randomPolicy(task: Task, trial: number) {
 
 export const nestfulBuiltinModels: Readonly<Record<string, BuiltinModel>> = {
   oracle: {
-    description: 'replays the gold call sequence (sequence: the JSON list; calls/react: one call per turn with real results)',
+    description: 'replays the gold call sequence (sequence: the JSON list; calls/react: one call per turn, referencing the real earlier results)',
     create: ({ task, mode }) => createScriptedModel({ modelId: 'oracle', mode, policy: oraclePolicy(task) }),
   },
   random: {

@@ -49,9 +49,7 @@ describe('nestful suite', () => {
       const oracle = nestfulSuite.summarize(await runAll(tasks, resolveModelSource(nestfulSuite, 'builtin/oracle'), mode));
       assert.equal(oracle.metrics.winRate, 1);
       assert.equal(oracle.metrics.executableTasks, 60);
-      if (mode === 'sequence') {
-        for (const key of ['f1Function', 'f1Parameter', 'partialAccuracy', 'fullAccuracy']) assert.equal(oracle.metrics[key], 1, key);
-      }
+      for (const key of ['f1Function', 'f1Parameter', 'partialAccuracy', 'fullAccuracy']) assert.equal(oracle.metrics[key], 1, key);
       const random = nestfulSuite.summarize(await runAll(tasks, resolveModelSource(nestfulSuite, 'builtin/random'), mode));
       assert.ok(random.metrics.winRate <= 0.05, `random win rate ${random.metrics.winRate}`);
     });

@@ -25,6 +25,7 @@ import { createNestfulEnvironment, loggedCalls } from './nestful-environment.ts'
 import { aggregateEvaluations, flattenMetrics, metricsTables } from './nestful-metrics.ts';
 import { interactivePrompt } from './nestful-prompt.ts';
 import type { NestfulTool } from './nestful-sample.ts';
+import { groundResultValues } from './ground-result-values.ts';
 import { buildNestfulTask, nestfulExpected, nestfulSuiteId, nestfulSuiteVersion, referenceOf } from './nestful-task.ts';
 import { phraseWithModel } from './phrase-with-model.ts';
 
@@ -84,7 +85,11 @@ const limitTerminations: readonly Termination[] = ['max-turns', 'max-tool-calls'
 function evaluateInteractive(task: Task, input: ScoreInput): SampleEvaluation {
   const log = loggedCalls(input.finalState);
   const succeeded = log.filter((call) => call.ok);
-  const calls = succeeded.map((call) => ({ name: call.name, label: call.label, arguments: call.arguments }));
+  const tools = referenceOf(task).tools;
+  const question = [...task.prompt].reverse().find((message) => message.role === 'user')?.content ?? '';
+  const calls = groundResultValues(succeeded.map((call) => ({
+    ...call, output: Object.keys(tools.find((tool) => tool.name === call.name)?.output_parameters ?? {})[0] ?? 'result',
+  })), question);
   const last = succeeded[succeeded.length - 1];
   const lastFailure = [...log].reverse().find((call) => !call.ok);
   let outcome: ExecutionOutcome;
