@@ -24,6 +24,7 @@ import { addUsage, emptyUsage } from '../core/usage.ts';
 import type { Agent, AgentContext, AgentOutcome } from './spec.ts';
 import { startEpisodeBudget } from './episode-budget.ts';
 import { executeCall } from './execute-call.ts';
+import { takeModelTurn } from './model-turn.ts';
 
 export const maxConsecutiveUnparsable = 3;
 
@@ -63,7 +64,7 @@ export function reactPromptMessages(prompt: readonly PromptMessage[], tools: rea
 }
 
 async function runReact(task: Task, context: AgentContext): Promise<AgentOutcome> {
-  const { model, environment, limits } = context;
+  const { environment, limits } = context;
   const budget = startEpisodeBudget(limits, context.signal);
   const messages = reactPromptMessages(task.prompt, environment.listTools());
   // Keep the model from writing the observation itself.
@@ -76,20 +77,11 @@ async function runReact(task: Task, context: AgentContext): Promise<AgentOutcome
 
   try {
     for (;;) {
-      const stopped = budget.stopReason();
-      if (stopped) return finish(stopped);
-      if (turns >= limits.maxTurns) return finish('max-turns');
-      let result;
-      try {
-        result = await model.generate({ messages: [...messages], tools: [], toolChoice: 'none', settings, signal: budget.signal });
-      } catch (error) {
-        const reason = budget.stopReason();
-        if (reason) return finish(reason);
-        throw error;
-      }
+      const turn = await takeModelTurn(context, budget, turns, { messages: [...messages], tools: [], toolChoice: 'none', settings });
+      if (turn.type === 'stopped') return finish(turn.termination);
+      const { result } = turn;
       turns += 1;
       usage = addUsage(usage, result.usage);
-      context.emit({ type: 'model-call-end', turn: turns, usage: result.usage });
       const text = result.message.content;
       const step = parseReactStep(text);
       if (step === undefined) {

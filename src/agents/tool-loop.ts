@@ -16,13 +16,14 @@ import { addUsage, emptyUsage } from '../core/usage.ts';
 import type { Agent, AgentContext, AgentOutcome } from './spec.ts';
 import { startEpisodeBudget } from './episode-budget.ts';
 import { executeCall } from './execute-call.ts';
+import { takeModelTurn } from './model-turn.ts';
 
 export function createToolLoopAgent(): Agent {
   return { id: 'tool-loop', mode: 'calls', run: runToolLoop };
 }
 
 async function runToolLoop(task: Task, context: AgentContext): Promise<AgentOutcome> {
-  const { model, environment, limits } = context;
+  const { environment, limits } = context;
   const budget = startEpisodeBudget(limits, context.signal);
   const messages: Message[] = [...task.prompt];
   const tools = environment.listTools();
@@ -33,21 +34,11 @@ async function runToolLoop(task: Task, context: AgentContext): Promise<AgentOutc
 
   try {
     for (;;) {
-      const stopped = budget.stopReason();
-      if (stopped) return finish(stopped);
-      if (turns >= limits.maxTurns) return finish('max-turns');
-      let result;
-      try {
-        result = await model.generate({ messages: [...messages], tools, toolChoice: 'auto', settings: context.settings, signal: budget.signal });
-      } catch (error) {
-        // An abort we caused (time limit, cancellation) ends the episode; anything else is infrastructure.
-        const reason = budget.stopReason();
-        if (reason) return finish(reason);
-        throw error;
-      }
+      const turn = await takeModelTurn(context, budget, turns, { messages: [...messages], tools, toolChoice: 'auto', settings: context.settings });
+      if (turn.type === 'stopped') return finish(turn.termination);
+      const { result } = turn;
       turns += 1;
       usage = addUsage(usage, result.usage);
-      context.emit({ type: 'model-call-end', turn: turns, usage: result.usage });
       messages.push(result.message);
       if (result.message.toolCalls.length === 0) {
         return finish(result.finishReason === 'content-filter' ? 'content-filter' : 'final-answer');
