@@ -7,13 +7,14 @@
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
 import { mathOperationsByName, OperationError, runMathOperation } from './math-operations.ts';
+import type { MathOperation } from './math-operations.ts';
 import type { NestfulTool } from './nestful-sample.ts';
 import { resultPseudoCall } from './nestful-sample.ts';
 
 export type ExecutionFailure = { code: 'tool.unknown' | 'arguments.invalid' | 'execution.error'; message: string };
 export type ExecutionOutcome = { ok: true; answer: JsonValue } | { ok: false; failure: ExecutionFailure };
 
-type Results = Map<string, Record<string, JsonValue>>;
+export type Results = Map<string, Record<string, JsonValue>>;
 
 /** Resolves one argument value; a reference that cannot be resolved is an invalid argument. */
 export function resolveReference(value: JsonValue, results: Results): { ok: true; value: JsonValue } | { ok: false; message: string } {
@@ -32,6 +33,24 @@ export function resolveReference(value: JsonValue, results: Results): { ok: true
   return { ok: true, value: outputs[field] };
 }
 
+/** Resolves the argument values (references included) and runs one operation on them. */
+export function applyOperation(operation: MathOperation, rawValues: readonly JsonValue[], results: Results):
+  { ok: true; value: number } | { ok: false; failure: ExecutionFailure } {
+  const values: JsonValue[] = [];
+  for (const value of rawValues) {
+    const resolved = resolveReference(value, results);
+    if (!resolved.ok) return { ok: false, failure: { code: 'arguments.invalid', message: resolved.message } };
+    values.push(resolved.value);
+  }
+  try {
+    return { ok: true, value: runMathOperation(operation, values) };
+  } catch (error) {
+    if (!(error instanceof OperationError)) throw error;
+    const code = /arguments?|must be/.test(error.message) ? 'arguments.invalid' : 'execution.error';
+    return { ok: false, failure: { code, message: error.message } };
+  }
+}
+
 export function executeCallSequence(calls: readonly JsonObject[], tools: readonly NestfulTool[]): ExecutionOutcome {
   const sequence = calls.filter((call) => call.name !== resultPseudoCall);
   if (sequence.length === 0) return { ok: false, failure: { code: 'execution.error', message: 'the prediction has no calls' } };
@@ -46,22 +65,11 @@ export function executeCallSequence(calls: readonly JsonObject[], tools: readonl
     const outputs = Object.keys(tool.output_parameters);
     if (outputs.length !== 1) return { ok: false, failure: { code: 'execution.error', message: `'${name}' does not declare exactly one output` } };
     if (!isJsonObject(call.arguments)) return { ok: false, failure: { code: 'arguments.invalid', message: `call '${name}' has no arguments object` } };
-    const values: JsonValue[] = [];
-    for (const value of Object.values(call.arguments)) {
-      const resolved = resolveReference(value, results);
-      if (!resolved.ok) return { ok: false, failure: { code: 'arguments.invalid', message: resolved.message } };
-      values.push(resolved.value);
-    }
-    let result: number;
-    try {
-      result = runMathOperation(operation, values);
-    } catch (error) {
-      if (!(error instanceof OperationError)) throw error;
-      const code = /arguments?|must be/.test(error.message) ? 'arguments.invalid' : 'execution.error';
-      return { ok: false, failure: { code, message: error.message } };
-    }
+    // Positionally, in the order the arguments were written, as the official executor does.
+    const applied = applyOperation(operation, Object.values(call.arguments), results);
+    if (!applied.ok) return applied;
     lastLabel = call.label.replaceAll('$', '');
-    results.set(lastLabel, { [outputs[0]]: result });
+    results.set(lastLabel, { [outputs[0]]: applied.value });
   }
   const final = results.get(lastLabel) ?? {};
   return { ok: true, answer: Object.values(final)[0] ?? null };

@@ -8,8 +8,9 @@ import type { Environment } from '../../core/environment.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
 import type { ToolCall, ToolResult, ToolSpec } from '../../core/tool.ts';
-import { resolveReference } from './execute-calls.ts';
-import { mathOperationsByName, OperationError, runMathOperation } from './math-operations.ts';
+import { applyOperation } from './execute-calls.ts';
+import type { Results } from './execute-calls.ts';
+import { mathOperationsByName } from './math-operations.ts';
 import type { NestfulTool } from './nestful-sample.ts';
 
 export type LoggedCall =
@@ -20,7 +21,7 @@ export type NestfulState = { calls: LoggedCall[] };
 
 export function createNestfulEnvironment(tools: readonly NestfulTool[], toolSpecs: readonly ToolSpec[]): Environment {
   const log: LoggedCall[] = [];
-  const results = new Map<string, Record<string, JsonValue>>();
+  const results: Results = new Map();
   let successes = 0;
 
   const fail = (call: ToolCall, code: string, message: string): ToolResult => {
@@ -42,20 +43,11 @@ export function createNestfulEnvironment(tools: readonly NestfulTool[], toolSpec
       if (unknown.length > 0) {
         return fail(call, 'arguments.invalid', `'${call.name}' has no parameter ${unknown.map((name) => `'${name}'`).join(', ')}; its parameters are ${parameterNames.join(', ')}`);
       }
-      const values: JsonValue[] = [];
-      for (const name of parameterNames) {
-        if (!Object.hasOwn(call.arguments, name)) continue;
-        const resolved = resolveReference(call.arguments[name], results);
-        if (!resolved.ok) return fail(call, 'arguments.invalid', resolved.message);
-        values.push(resolved.value);
-      }
-      let result: number;
-      try {
-        result = runMathOperation(operation, values);
-      } catch (error) {
-        if (!(error instanceof OperationError)) throw error;
-        return fail(call, /arguments?|must be/.test(error.message) ? 'arguments.invalid' : 'execution.error', error.message);
-      }
+      // In the tool's declared parameter order: a native call's argument order carries no meaning.
+      const given = call.arguments;
+      const applied = applyOperation(operation, parameterNames.filter((name) => Object.hasOwn(given, name)).map((name) => given[name]), results);
+      if (!applied.ok) return fail(call, applied.failure.code, applied.failure.message);
+      const result = applied.value;
       successes += 1;
       const label = `$var_${successes}`;
       const output = Object.keys(tool.output_parameters)[0] ?? 'result';
