@@ -3,12 +3,14 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { ConfigError } from '../../core/errors.ts';
 import { canonicalJson } from '../../core/json.ts';
+import { Rng } from '../../core/rng.ts';
 import { taskSchema } from '../../core/task.ts';
 import { resolveKnobs } from '../knob.ts';
 import { describeFunction, parseFunctionDescription } from './function-description.ts';
 import type { FuncgenExpected } from './funcgen-task.ts';
 import { readFuncgenTask } from './funcgen-task.ts';
 import { longestPaths, topologicalOrder } from './graph.ts';
+import { createNameSource } from './naming.ts';
 import { funcgenSuite } from './index.ts';
 import { parseFuncgenParams } from './knobs.ts';
 import type { FuncgenParams } from './knobs.ts';
@@ -85,6 +87,9 @@ function checkStructure(params: FuncgenParams, expected: FuncgenExpected, label:
   assert.equal(new Set(variables.map((variable) => variable.subtype)).size, variables.length, `${label}: unique subtypes`);
   assert.ok(new Set(variables.map((variable) => variable.type)).size < variables.length, `${label}: types are shared`);
   for (const variable of variables) assert.ok(variable.value >= 100 && variable.value <= 999, `${label}: 3-digit values`);
+  // DINs have their own types: never type-compatible with a core or connected function (section 4.5).
+  const { distractor, connectedSide } = typesBySide(expected);
+  for (const type of distractor) assert.ok(!connectedSide.has(type), `${label}: DIN type ${type} is also a core/CIN type`);
   const inputNames = new Map(expected.inputs.map((input) => [input.name, input]));
   const usedInputs: string[] = [];
   for (const fn of functions) {
@@ -105,6 +110,13 @@ function checkStructure(params: FuncgenParams, expected: FuncgenExpected, label:
   assert.equal(usedInputs.length, expected.inputs.length);
 }
 
+/** The types of DIN variables, and of core and CIN variables (outputs, prompt inputs and linked parameters). */
+function typesBySide(expected: FuncgenExpected): { distractor: Set<string>; connectedSide: Set<string> } {
+  const typesOf = (disconnected: boolean) => new Set(expected.functions.filter((fn) => (fn.role === 'disconnected') === disconnected)
+    .flatMap((fn) => [fn.output.type, ...fn.parameters.map((parameter) => parameter.type)]));
+  return { distractor: typesOf(true), connectedSide: typesOf(false) };
+}
+
 describe('funcgen generator', () => {
   test('1,150 graphs over the paper grid (230 settings x 5 seeds): counts, depth, acyclicity, connectivity, names', () => {
     const grid = paperKnobGrid();
@@ -118,6 +130,42 @@ describe('funcgen generator', () => {
       }
     }
     assert.equal(checked, 1150);
+  });
+
+  test('no distractor variable shares a type with a core variable over the paper grid (was 64% in version 1)', () => {
+    // DIN outputs over the grid: 23 depth settings (4 + 9 + 10) x 105 DINs per depth setting
+    // (0 + 0+10+5 + 0+20+10 + 0+40+20 over the ten irrelevant splits) x 5 seeds = 12,075.
+    let dinOutputs = 0;
+    let dinVariables = 0;
+    let sharingCore = 0;
+    for (const [setting, params] of paperKnobGrid().entries()) {
+      for (let seed = 0; seed < 5; seed += 1) {
+        const { expected } = readFuncgenTask(generateFuncgenTask({ seed: seed * 1000 + setting, index: 0, params }));
+        const coreTypes = new Set(expected.functions.filter((fn) => fn.role === 'core')
+          .flatMap((fn) => [fn.output.type, ...fn.parameters.map((parameter) => parameter.type)]));
+        for (const fn of expected.functions.filter((candidate) => candidate.role === 'disconnected')) {
+          dinOutputs += 1;
+          for (const variable of [fn.output, ...fn.parameters.filter((parameter) => parameter.source.kind === 'input')]) {
+            dinVariables += 1;
+            if (coreTypes.has(variable.type)) sharingCore += 1;
+          }
+        }
+      }
+    }
+    assert.equal(dinOutputs, 12_075);
+    assert.ok(dinVariables > dinOutputs);
+    assert.equal(sharingCore, 0);
+  });
+
+  test('type pools: about one type per four variables, at least two, disjoint between core and distractors', () => {
+    const names = createNameSource(new Rng(7), { core: 9, distractor: 22 });
+    const coreTypes = new Set(Array.from({ length: 200 }, () => names.variableKind('core').type));
+    const distractorTypes = new Set(Array.from({ length: 200 }, () => names.variableKind('distractor').type));
+    assert.equal(coreTypes.size, 2);        // max(2, round(9 / 4)) = 2
+    assert.equal(distractorTypes.size, 6);  // max(2, round(22 / 4)) = 6 (5.5 rounds up)
+    for (const type of distractorTypes) assert.ok(!coreTypes.has(type));
+    const withoutDistractors = createNameSource(new Rng(7), { core: 4, distractor: 0 });
+    assert.throws(() => withoutDistractors.variableKind('distractor'), /no 'distractor' type pool/);
   });
 
   test('same seed and knobs give byte-identical tasks; another seed or index differs', async () => {
@@ -209,4 +257,4 @@ describe('funcgen generator', () => {
   });
 });
 
-const PINNED_DIGEST = '3edbe7c9a0a0895c5666df9c43eba6fdb0bc81093029e3990ed8e856fb08c1d3';
+const PINNED_DIGEST = '5881f5884ec38b3ae67d3ff7997fef44808ff56ac3c7446ae002b1687942b871';

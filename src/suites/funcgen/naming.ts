@@ -2,17 +2,26 @@
  * Random, task-unique names (paper section 3.2, appendix B.2): functions `func_` + 3 letters,
  * variables 4–6 letters, and for every variable a type shared by many (`type_` + 3 letters, from a
  * small pool) and a subtype unique to it (`subtype_` + 3 letters).
+ *
+ * There are two type pools. Core and connected (CIN) variables draw from one; variables of
+ * disconnected functions (DINs) from the other, so a DIN is never type-compatible with the core
+ * (section 4.5: "the disconnected setting where irrelevant functions are not type-compatible with
+ * core functions").
  */
 import type { Rng } from '../../core/rng.ts';
+
+/** Which type pool a variable draws from. */
+export type TypePool = 'core' | 'distractor';
 
 export type NameSource = {
   functionName(): string;
   variableName(): string;
-  /** A (type, subtype) pair for a new variable: the type from the shared pool, the subtype fresh. */
-  variableKind(): { type: string; subtype: string };
+  /** A (type, subtype) pair for a new variable: the type from the pool, the subtype fresh. */
+  variableKind(pool: TypePool): { type: string; subtype: string };
 };
 
-export function createNameSource(rng: Rng, variableCount: number): NameSource {
+/** `variableCounts`: how many variables each pool will serve, to size it. */
+export function createNameSource(rng: Rng, variableCounts: Record<TypePool, number>): NameSource {
   const used = new Set<string>();
   const fresh = (make: () => string): string => {
     for (;;) {
@@ -24,10 +33,16 @@ export function createNameSource(rng: Rng, variableCount: number): NameSource {
     }
   };
   // About four variables per type, and at least two types, so types alone never identify a link.
-  const typePool = Array.from({ length: Math.max(2, Math.round(variableCount / 4)) }, () => fresh(() => `type_${rng.letters(3)}`));
+  // Type names are unique across both pools (one `used` set), so the pools never overlap.
+  const poolOf = (count: number): string[] => (count === 0 ? []
+    : Array.from({ length: Math.max(2, Math.round(count / 4)) }, () => fresh(() => `type_${rng.letters(3)}`)));
+  const pools: Record<TypePool, string[]> = { core: poolOf(variableCounts.core), distractor: poolOf(variableCounts.distractor) };
   return {
     functionName: () => fresh(() => `func_${rng.letters(3)}`),
     variableName: () => fresh(() => rng.letters(rng.int(4, 6))),
-    variableKind: () => ({ type: rng.pick(typePool), subtype: fresh(() => `subtype_${rng.letters(3)}`) }),
+    variableKind: (pool) => {
+      if (pools[pool].length === 0) throw new Error(`funcgen: no '${pool}' type pool was sized for this variable (generator bug)`);
+      return { type: rng.pick(pools[pool]), subtype: fresh(() => `subtype_${rng.letters(3)}`) };
+    },
   };
 }

@@ -10,14 +10,16 @@ import type { Task } from '../../core/task.ts';
 import type { ToolSpec } from '../../core/tool.ts';
 import { describeFunction } from './function-description.ts';
 import type { FuncgenExpected, FuncgenFunction, FuncgenParameter, FuncgenVariable } from './funcgen-task.ts';
+import type { NodeRole } from './graph.ts';
 import { buildFunctionGraph, topologicalOrder } from './graph.ts';
 import type { FuncgenParams } from './knobs.ts';
+import type { TypePool } from './naming.ts';
 import { createNameSource } from './naming.ts';
 import { funcgenPrompt } from './prompt.ts';
 
 export const funcgenSuiteId = 'funcgen';
 /** Bump whenever generated tasks or grading change. */
-export const funcgenVersion = '1.0.0';
+export const funcgenVersion = '2.0.0';
 
 /** A prompt-fed parameter on a non-source core function, now and then, so inputs are not only at the roots. */
 const extraInputProbability = 0.2;
@@ -40,14 +42,17 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
     if (parentsOf[node].length === 0) return inputRng.int(1, 2);
     return role === 'core' && inputRng.bool(extraInputProbability) ? 1 : 0;
   });
-  const inputTotal = inputCounts.reduce((sum, count) => sum + count, 0);
+  const poolOf = (role: NodeRole): TypePool => (role === 'disconnected' ? 'distractor' : 'core');
+  // Variables per type pool: each function's output plus its prompt inputs.
+  const variableCounts: Record<TypePool, number> = { core: 0, distractor: 0 };
+  graph.roles.forEach((role, node) => { variableCounts[poolOf(role)] += 1 + inputCounts[node]; });
 
-  const names = createNameSource(rng.child('names'), nodeCount + inputTotal);
+  const names = createNameSource(rng.child('names'), variableCounts);
   const values = rng.child('values');
   const order = rng.child('order');
-  const newVariable = (): FuncgenVariable => ({ name: names.variableName(), ...names.variableKind(), value: values.int(100, 999) });
+  const newVariable = (pool: TypePool): FuncgenVariable => ({ name: names.variableName(), ...names.variableKind(pool), value: values.int(100, 999) });
   const functionNames = graph.roles.map(() => names.functionName());
-  const outputs = graph.roles.map(() => newVariable());
+  const outputs = graph.roles.map((role) => newVariable(poolOf(role)));
   const inputs: FuncgenVariable[] = [];
   const functions: FuncgenFunction[] = graph.roles.map((role, node) => {
     const linked: FuncgenParameter[] = parentsOf[node].map((parent) => ({
@@ -58,7 +63,7 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
       source: { kind: 'function', function: functionNames[parent] },
     }));
     const own: FuncgenParameter[] = Array.from({ length: inputCounts[node] }, () => {
-      const input = newVariable();
+      const input = newVariable(poolOf(role));
       inputs.push(input);
       return { ...input, source: { kind: 'input' } };
     });
