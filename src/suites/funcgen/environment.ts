@@ -1,11 +1,18 @@
 /**
  * The function executor (paper sections 3.4 and 4.6). Every call is logged and classified by the
- * paper's four predicates, in order:
+ * paper's four predicates (name resolution, schema conformance, dataflow availability, value
+ * consistency), in order:
  *   1. tool.unknown                  — no function of that name;
  *   2. arguments.invalid             — arguments not a JSON object, wrong number/names of inputs, or a non-integer value;
- *   3. arguments.value-not-yet-known — a value the model has not seen (prompt inputs and outputs returned so far);
- *   4. arguments.incorrect-value     — every value was seen, but one is not the right value for its parameter.
+ *   3. arguments.value-not-yet-known — a wrong argument whose variable is not yet established: it is fed by a
+ *                                      function that has not returned a result earlier in the episode;
+ *   4. arguments.incorrect-value     — every wrong argument's variable is established (a prompt input, or the
+ *                                      output of a function that has already returned), but its value is wrong.
  * Otherwise the call is `correct` (calls to irrelevant functions with their right inputs are not faults).
+ *
+ * Availability is dataflow, not value equality: which values the model has seen does not matter, only
+ * whether the variable a parameter needs has been produced. A prompt value passed where a function's
+ * output is needed is "not yet known" until that function has run, and "incorrect" after.
  *
  * Results: 1 and 2 are errors (the function cannot run). 3 and 4 fail silently, as in the paper: the
  * function returns `{"<out>": <wrong value>}`, a 3-digit value derived from the inputs. Only exactly the
@@ -17,7 +24,7 @@ import type { FailureCode } from '../../core/failure.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { hashString } from '../../core/rng.ts';
 import type { ToolCall, ToolResult, ToolSpec } from '../../core/tool.ts';
-import type { FuncgenFunction, FuncgenTaskView } from './funcgen-task.ts';
+import type { FuncgenFunction, FuncgenParameter, FuncgenTaskView } from './funcgen-task.ts';
 
 export type CallClassification = 'correct' | Extract<FailureCode,
   'tool.unknown' | 'arguments.invalid' | 'arguments.value-not-yet-known' | 'arguments.incorrect-value'>;
@@ -46,8 +53,8 @@ export function wrongOutput(salt: number, functionName: string, values: readonly
 export class FuncgenEnvironment implements Environment {
   private readonly functions: Map<string, FuncgenFunction>;
   private readonly log: CallLogEntry[] = [];
-  /** Every value the model has seen, for predicate 3. */
-  private readonly seenValues = new Set<number>();
+  /** Functions that have returned a value: their output variables are established (predicate 3). */
+  private readonly producedBy = new Set<string>();
   /** Latest value per variable name, in discovery order, for `restate`. */
   private readonly knownValues = new Map<string, number>();
 
@@ -75,13 +82,14 @@ export class FuncgenEnvironment implements Environment {
       return { ok: false, error: { code: 'arguments.invalid', message: `${fn.name}: ${invalid}` } };
     }
     const values = fn.parameters.map((parameter) => (call.arguments as Record<string, number>)[parameter.name]);
-    const allRight = fn.parameters.every((parameter, index) => values[index] === parameter.value);
-    // A right value passes even if it was never shown: only a lucky guess could produce it, and the function runs on values.
-    const classification: CallClassification = allRight
-      ? 'correct'
-      : values.some((value) => !this.seenValues.has(value)) ? 'arguments.value-not-yet-known' : 'arguments.incorrect-value';
-    const output = allRight ? fn.output.value : wrongOutput(this.view.expected.wrongOutputSalt, fn.name, values, fn.output.value);
+    // A right value passes even if its variable was never produced: only a lucky guess could give it, and the function runs on values.
+    const wrong = fn.parameters.filter((parameter, index) => values[index] !== parameter.value);
+    const classification: CallClassification = wrong.length === 0 ? 'correct'
+      : wrong.some((parameter) => !this.isEstablished(parameter)) ? 'arguments.value-not-yet-known' : 'arguments.incorrect-value';
+    const output = wrong.length === 0 ? fn.output.value : wrongOutput(this.view.expected.wrongOutputSalt, fn.name, values, fn.output.value);
     record(classification, output);
+    // Calls run in the order the model listed them, so a later call of the same turn sees this output as established.
+    this.producedBy.add(fn.name);
     this.learn(fn.output.name, output);
     const result: JsonObject = { [fn.output.name]: output };
     if (this.view.params.restate) result.known_values = Object.fromEntries(this.knownValues);
@@ -95,8 +103,12 @@ export class FuncgenEnvironment implements Environment {
 
   async dispose(): Promise<void> {}
 
+  /** Whether a parameter's variable has been established: a prompt input, or the output of a function that has returned. */
+  private isEstablished(parameter: FuncgenParameter): boolean {
+    return parameter.source.kind === 'input' || this.producedBy.has(parameter.source.function);
+  }
+
   private learn(name: string, value: number): void {
-    this.seenValues.add(value);
     this.knownValues.delete(name);
     this.knownValues.set(name, value);
   }

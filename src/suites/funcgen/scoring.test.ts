@@ -51,19 +51,18 @@ function fixture(restate = false) {
 describe('funcgen call classification and scoring', () => {
   test('every call fault, classified in the paper\'s order, with exact counts; the first fault is the failure', async () => {
     const { task, root, target } = fixture();
-    // The target's function-fed parameters get the root's output: seen, but not their right value.
-    assert.ok(target.parameters.some((parameter) => parameter.source.kind === 'function' && parameter.value !== root.output.value));
-    const seenButWrong = Object.fromEntries(target.parameters.map((parameter) => [parameter.name,
-      parameter.source.kind === 'input' ? parameter.value : root.output.value]));
+    // The root takes only prompt inputs: known variables, here with wrong values.
+    assert.ok(root.parameters.every((parameter) => parameter.source.kind === 'input'));
+    const knownButWrong = Object.fromEntries(root.parameters.map((parameter) => [parameter.name, parameter.value === 999 ? 998 : parameter.value + 1]));
     const model = replayingModel([
       turn(
         ['func_nope', '{}'],                                                                     // tool.unknown
         [target.name, '{}'],                                                                     // arguments.invalid (missing inputs)
         [target.name, '{"x": '],                                                                 // arguments.invalid (not JSON)
         [target.name, json({ ...rightArguments(target), extra: 1 })],                            // arguments.invalid (extra input)
-        [target.name, json(Object.fromEntries(target.parameters.map((parameter) => [parameter.name, 1000])))], // value-not-yet-known
+        [target.name, json(Object.fromEntries(target.parameters.map((parameter) => [parameter.name, 1000])))], // value-not-yet-known (no producer has run)
       ),
-      turn([root.name, json(rightArguments(root))], [target.name, json(seenButWrong)]),         // correct, incorrect-value
+      turn([root.name, json(rightArguments(root))], [root.name, json(knownButWrong)]),           // correct, incorrect-value
       answer('I believe the value is 5.'),
     ]);
     const { score, state, outcome } = await runFuncgenEpisode(task, 'calls', model);

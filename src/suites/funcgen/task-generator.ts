@@ -89,7 +89,7 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
     seed: taskSeed,
     params: { ...params },
     prompt: [{ role: 'user', content: funcgenPrompt(targetFunction.output.name, order.shuffle(inputs)) }],
-    tools: order.shuffle(functions).map(toolSpec),
+    tools: order.shuffle(functions).map(funcgenToolSpec),
     modes: ['calls', 'react'],
     expected: expected as unknown as JsonObject,
     limits: { maxTurns: maxToolCalls + spareTurns, maxToolCalls, timeLimitMs },
@@ -107,7 +107,7 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
 }
 
 /** Integer parameters, all required, no extras (the paper's `strict` OpenAI schema). */
-function toolSpec(fn: FuncgenFunction): ToolSpec {
+export function funcgenToolSpec(fn: FuncgenFunction): ToolSpec {
   return {
     name: fn.name,
     description: describeFunction(fn),

@@ -1,0 +1,140 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { JsonObject } from '../../core/json.ts';
+import type { AssistantMessage } from '../../core/message.ts';
+import type { Task } from '../../core/task.ts';
+import { createToolCall } from '../../core/tool.ts';
+import type { GenerateResult, LanguageModel } from '../../models/spec.ts';
+import { wrongOutput } from './environment.ts';
+import { runFuncgenEpisode } from './episode-harness.ts';
+import type { FuncgenExpected, FuncgenFunction, FuncgenVariable } from './funcgen-task.ts';
+import { funcgenPrompt } from './prompt.ts';
+import { funcgenToolSpec, generateFuncgenTask } from './task-generator.ts';
+
+/**
+ * A hand-built task, small enough to classify every call by hand:
+ *
+ *   alpha=111 -> func_one -> xray=301 --(pone)--> func_tgt -> zulu=503 (target)
+ *   beta=222  -> func_two -> yank=402 --(ptwo)--/
+ *                func_one --(qone)--> func_cin -> cinv=604   (connected, irrelevant)
+ *   gamma=333 -> func_din -> dinv=705                       (disconnected, irrelevant)
+ */
+const variable = (name: string, type: string, value: number): FuncgenVariable => ({ name, type, subtype: `subtype_${name.slice(0, 3)}`, value });
+const alpha = variable('alpha', 'type_inp', 111);
+const beta = variable('beta', 'type_inp', 222);
+const gamma = variable('gamma', 'type_din', 333);
+const xray = variable('xray', 'type_cor', 301);
+const yank = variable('yank', 'type_cor', 402);
+const fromInput = (input: FuncgenVariable) => ({ ...input, source: { kind: 'input' as const } });
+const fromFunction = (name: string, producer: FuncgenFunction) => ({
+  name, type: producer.output.type, subtype: producer.output.subtype, value: producer.output.value, source: { kind: 'function' as const, function: producer.name },
+});
+const funcOne: FuncgenFunction = { name: 'func_one', role: 'core', parameters: [fromInput(alpha)], output: xray };
+const funcTwo: FuncgenFunction = { name: 'func_two', role: 'core', parameters: [fromInput(beta)], output: yank };
+const funcTarget: FuncgenFunction = {
+  name: 'func_tgt', role: 'core', parameters: [fromFunction('pone', funcOne), fromFunction('ptwo', funcTwo)], output: variable('zulu', 'type_cor', 503),
+};
+const funcConnected: FuncgenFunction = { name: 'func_cin', role: 'connected', parameters: [fromFunction('qone', funcOne)], output: variable('cinv', 'type_cor', 604) };
+const funcDisconnected: FuncgenFunction = { name: 'func_din', role: 'disconnected', parameters: [fromInput(gamma)], output: variable('dinv', 'type_din', 705) };
+const salt = 5;
+
+function handTask(): Task {
+  const functions = [funcOne, funcTwo, funcTarget, funcConnected, funcDisconnected];
+  const expected: FuncgenExpected = {
+    target: { variable: 'zulu', value: 503, function: 'func_tgt' },
+    inputs: [alpha, beta, gamma],
+    functions,
+    solution: ['func_one', 'func_two', 'func_tgt'],
+    wrongOutputSalt: salt,
+    edges: [['func_one', 'func_tgt'], ['func_two', 'func_tgt'], ['func_one', 'func_cin']],
+  };
+  // Any other task fields come from a generated task, so the shape stays the suite's.
+  const base = generateFuncgenTask({ seed: 0, index: 0, params: { core: 3, depth: 1, connected: 1, disconnected: 1, restate: false } });
+  return {
+    ...base,
+    id: 'funcgen/hand/0',
+    prompt: [{ role: 'user', content: funcgenPrompt('zulu', [alpha, beta, gamma]) }],
+    tools: functions.map(funcgenToolSpec),
+    expected: expected as unknown as JsonObject,
+    limits: { maxTurns: 25, maxToolCalls: 20, timeLimitMs: 300_000 },
+  };
+}
+
+function replayingModel(turns: AssistantMessage[]): LanguageModel {
+  let index = 0;
+  return {
+    specificationVersion: 'v1', provider: 'test', modelId: 'replaying',
+    async generate(): Promise<GenerateResult> {
+      const message = turns[Math.min(index, turns.length - 1)];
+      index += 1;
+      return { message, finishReason: message.toolCalls.length > 0 ? 'tool-calls' : 'stop', usage: { inputTokens: 0, outputTokens: 0 }, warnings: [], raw: { request: null, response: null } };
+    },
+  };
+}
+let callNumber = 0;
+const turn = (...calls: [string, JsonObject][]): AssistantMessage => ({
+  role: 'assistant', content: '', toolCalls: calls.map(([name, args]) => createToolCall(`call_${(callNumber += 1)}`, name, JSON.stringify(args))),
+});
+
+describe('funcgen "value not yet known" is dataflow (paper section 4.6)', () => {
+  test('every classification on a hand-built task, computed by hand; the old value-equality rule would differ on 4 of 10 calls', async () => {
+    const wrongXray = wrongOutput(salt, 'func_one', [999], 301);
+    assert.notEqual(wrongXray, 301);
+    const model = replayingModel([
+      turn(
+        // 1. Prompt values reused for two function-fed inputs; neither producer has run: not yet known.
+        //    (Old rule: both values were seen, so "incorrect value".)
+        ['func_tgt', { pone: 111, ptwo: 222 }],
+        // 2. alpha is a prompt input, so its variable is known; 999 is the wrong value: incorrect value.
+        //    (Old rule: 999 was never seen, so "not yet known".)
+        ['func_one', { alpha: 999 }],
+        // 3. pone: func_one has run (wrongly), so xray is established, with the wrong value; ptwo: 402 is right
+        //    by luck (func_two never ran), which is no fault. Only established variables are wrong: incorrect value.
+        //    (Old rule: 402 was never seen, so "not yet known".)
+        ['func_tgt', { pone: wrongXray, ptwo: 402 }],
+      ),
+      turn(
+        // 4. pone established but wrong; ptwo's producer has not run: not yet known (predicate 3 comes first).
+        ['func_tgt', { pone: wrongXray, ptwo: 111 }],
+        // 5. Right inputs: correct.
+        ['func_two', { beta: 222 }],
+        // 6. pone right (301, never shown: a lucky guess is no fault); ptwo established by call 5, earlier in this
+        //    same turn, but given a prompt value: incorrect value. (Old rule: 301 never seen, "not yet known".)
+        ['func_tgt', { pone: 301, ptwo: 111 }],
+      ),
+      turn(
+        ['func_one', { alpha: 111 }],            // 7. correct
+        ['func_cin', { qone: 402 }],             // 8. func_one has run; 402 is yank, not xray: incorrect value
+        ['func_din', { gamma: 333 }],            // 9. an irrelevant function with its right inputs: correct, no fault
+        ['func_tgt', { pone: 301, ptwo: 402 }],  // 10. correct: 503
+      ),
+      { role: 'assistant', content: 'zulu = 503', toolCalls: [] },
+    ]);
+    const { state, score } = await runFuncgenEpisode(handTask(), 'calls', model);
+    const NYK = 'arguments.value-not-yet-known';
+    const INC = 'arguments.incorrect-value';
+    assert.deepEqual(state.calls.map((call) => call.classification), [NYK, INC, INC, NYK, 'correct', INC, 'correct', INC, 'correct', 'correct']);
+    assert.deepEqual(state.calls.map((call) => call.output), [
+      wrongOutput(salt, 'func_tgt', [111, 222], 503), wrongXray, wrongOutput(salt, 'func_tgt', [wrongXray, 402], 503),
+      wrongOutput(salt, 'func_tgt', [wrongXray, 111], 503), 402, wrongOutput(salt, 'func_tgt', [301, 111], 503),
+      301, wrongOutput(salt, 'func_cin', [402], 604), 705, 503,
+    ]);
+    assert.equal(score.passed, true);
+    assert.equal(score.failure, undefined);
+    assert.deepEqual(score.failureCounts, { [NYK]: 2, [INC]: 4 });
+    assert.equal(score.details?.correctCalls, 4);
+    assert.equal(score.details?.irrelevantCalls, 2);
+  });
+
+  test('a failed episode takes its first fault: not yet known when a consumer runs before its producer', async () => {
+    const model = replayingModel([
+      turn(['func_tgt', { pone: 111, ptwo: 222 }], ['func_one', { alpha: 111 }], ['func_two', { beta: 222 }]),
+      turn(['func_tgt', { pone: 301, ptwo: 401 }]),
+      { role: 'assistant', content: 'It is 111.', toolCalls: [] },
+    ]);
+    const { state, score } = await runFuncgenEpisode(handTask(), 'calls', model);
+    assert.deepEqual(state.calls.map((call) => call.classification), ['arguments.value-not-yet-known', 'correct', 'correct', 'arguments.incorrect-value']);
+    assert.equal(score.failure, 'arguments.value-not-yet-known');
+    assert.deepEqual(score.failureCounts, { 'arguments.value-not-yet-known': 1, 'arguments.incorrect-value': 1 });
+  });
+});
