@@ -1,5 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runEvaluation } from '../../runner/run-evaluation.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Task } from '../../core/task.ts';
 import { runBuiltinEpisode } from './episode-harness.ts';
@@ -88,6 +92,35 @@ describe('funcgen built-in models through the real agent, environment and scorer
       const summary = funcgenSuite.summarize(episodes);
       assert.ok(summary.metrics.callErrors > 0);
       assert.ok(summary.metrics.shareValueNotYetKnown > 0 && summary.metrics.shareIncorrectValue > 0);
+    }
+  });
+
+  test('the report\'s Figure 4 and Figure 8 tables come from stored episodes (planner, then random, on the 5-core grid)', async () => {
+    // 5 core nodes: 4 depths x 10 irrelevant splits = 40 tasks: No Extra 4, and 12 each of Connected, Half & Half and
+    // Disconnected (3 totals x 4 depths); plus 4 restated tasks (one per depth, no extra functions).
+    const baseline = gridTasks.filter((task) => task.params.core === 5);
+    const restated = [1, 2, 3, 4].map((depth, index) => generateFuncgenTask({ seed: 77, index, params: { core: 5, depth, connected: 0, disconnected: 0, restate: true } }));
+    const directory = mkdtempSync(join(tmpdir(), 'toolforge-funcgen-'));
+    try {
+      const run = (modelRef: string, name: string) => runEvaluation({
+        suite: funcgenSuite, tasks: [...baseline, ...restated], modelRef, seed: 2024, params: {}, dbPath: join(directory, `${name}.db`),
+      });
+      const table = (summary: Awaited<ReturnType<typeof run>>, title: string) => summary.tables.find((candidate) => candidate.title.startsWith(title))?.rows;
+      const planner = await run('builtin/planner', 'planner');
+      assert.equal(planner.episodes, 44);
+      assert.deepEqual(table(planner, 'Success rate by irrelevant-function kind'), [
+        ['No Extra', 8, '100.0%'], ['Connected', 12, '100.0%'], ['Half & Half', 12, '100.0%'], ['Disconnected', 12, '100.0%'],
+      ]);
+      assert.deepEqual(table(planner, 'Success rate without and with restated'), [['baseline', 40, '100.0%'], ['restated (mitigation)', 4, '100.0%']]);
+      assert.deepEqual(table(planner, 'Failure types of calls by dependency depth')?.map((row) => row.at(-1)), [0, 0, 0, 0]);
+      const random = await run('builtin/random', 'random');
+      const kinds = table(random, 'Success rate by irrelevant-function kind');
+      assert.deepEqual(kinds?.map((row) => [row[0], row[1]]), [['No Extra', 8], ['Connected', 12], ['Half & Half', 12], ['Disconnected', 12]]);
+      const errorsByDepth = table(random, 'Failure types of calls by dependency depth');
+      assert.deepEqual(errorsByDepth?.map((row) => [row[0], row[1]]), [[5, 1], [5, 2], [5, 3], [5, 4]]);
+      assert.equal(errorsByDepth?.reduce((sum, row) => sum + Number(row.at(-1)), 0), random.metrics.callErrors);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 

@@ -213,10 +213,14 @@ describe('funcgen call classification and scoring', () => {
 });
 
 describe('funcgen summary', () => {
-  const episode = (passed: boolean, calls: number, core: number, depth: number, failureCounts: Score['failureCounts']) => ({
+  const episode = (passed: boolean, calls: number, core: number, depth: number, failureCounts: Score['failureCounts'],
+    irrelevant: { connected: number; disconnected: number; restate?: boolean } = { connected: 5, disconnected: 5 }) => ({
     task: null as unknown as Task,
     trial: 0,
-    score: { value: passed ? 1 : 0, passed, reason: '', failureCounts, details: { calls, core, depth } },
+    score: {
+      value: passed ? 1 : 0, passed, reason: '', failureCounts,
+      details: { calls, core, depth, connected: irrelevant.connected, disconnected: irrelevant.disconnected, restate: irrelevant.restate ?? false },
+    },
   });
 
   test('hand-computed metrics and paper tables', () => {
@@ -249,7 +253,39 @@ describe('funcgen summary', () => {
       ['Incorrect Value', '20.0%', 1],
       ['Total errors', null, 5],
     ]);
-    assert.deepEqual(summary.tables[2].rows, [[5, 2, 1, '100.0%'], [5, 4, 1, '0.0%'], [10, 3, 2, '50.0%']]);
+    assert.deepEqual(summary.tables.map((table) => table.title), [
+      'Success rate and average calls (ACs) by core nodes (paper Table 2)',
+      'Failure types of calls (paper Table 3)',
+      'Success rate by irrelevant-function kind (paper Figure 4)',
+      'Success rate by dependency depth (paper Figure 5)',
+      'Failure types of calls by dependency depth',
+      'Success rate without and with restated variable values (paper Figure 8)',
+    ]);
+    assert.deepEqual(summary.tables[3].rows, [[5, 2, 1, '100.0%'], [5, 4, 1, '0.0%'], [10, 3, 2, '50.0%']]);
+  });
+
+  test('hand-computed Figure 4 (irrelevant-function kind), failure types by depth, and Figure 8 (restate)', () => {
+    const summary = funcgenSuite.summarize([
+      episode(true, 5, 5, 1, {}, { connected: 0, disconnected: 0 }),                                              // No Extra
+      episode(false, 9, 5, 1, { 'arguments.value-not-yet-known': 2 }, { connected: 10, disconnected: 0 }),        // Connected
+      episode(false, 7, 5, 2, { 'arguments.incorrect-value': 1, 'tool.unknown': 1 }, { connected: 20, disconnected: 0 }), // Connected
+      episode(true, 6, 5, 2, { 'arguments.value-not-yet-known': 1 }, { connected: 5, disconnected: 5 }),          // Half & Half
+      episode(true, 5, 5, 2, {}, { connected: 0, disconnected: 40 }),                                             // Disconnected
+      episode(false, 10, 5, 2, { 'arguments.invalid': 1, 'arguments.value-not-yet-known': 3 }, { connected: 0, disconnected: 10 }), // Disconnected
+      episode(true, 5, 5, 1, {}, { connected: 3, disconnected: 7, restate: true }),                               // Mixed, restated
+    ]);
+    const table = (title: string) => summary.tables.find((candidate) => candidate.title.startsWith(title));
+    // Figure 4: 1/1, 0/2, 1/1, 1/1, 1/2, in the paper's order with an unequal split on its own.
+    assert.deepEqual(table('Success rate by irrelevant-function kind')?.rows, [
+      ['No Extra', 1, '100.0%'], ['Connected', 2, '0.0%'], ['Half & Half', 1, '100.0%'], ['Mixed', 1, '100.0%'], ['Disconnected', 2, '50.0%'],
+    ]);
+    // Depth 1: 2 not-yet-known of 2 errors. Depth 2: 1 not found, 1 invalid, 1 + 3 not yet known, 1 incorrect = 7 errors.
+    assert.deepEqual(table('Failure types of calls by dependency depth')?.rows, [
+      [5, 1, '0.0%', '0.0%', '100.0%', '0.0%', 2],
+      [5, 2, '14.3%', '14.3%', '57.1%', '14.3%', 7],
+    ]);
+    // Figure 8: baseline 3/6 pass, restated 1/1.
+    assert.deepEqual(table('Success rate without and with restated')?.rows, [['baseline', 6, '50.0%'], ['restated (mitigation)', 1, '100.0%']]);
   });
 
   test('no successes: no avgCallsSuccess and an empty cell, as the paper\'s "—"', () => {

@@ -1,14 +1,18 @@
 /**
  * Suite metrics as the paper reports them: success rate and average calls on successes and on
  * failures (Table 2, by core size), the share of each call-failure type among all faulty calls
- * (Table 3), and success rate by dependency depth (Figure 5).
+ * (Table 3), success rate by irrelevant-function kind (Figure 4), by dependency depth (Figure 5),
+ * and without and with restated values (Figure 8), and the failure types by depth. Everything is
+ * computed from the stored scores' details, so a stored run can be summarised again.
  */
 import { z } from 'zod';
 import type { FailureCode } from '../../core/failure.ts';
 import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
 import { callFaults } from './environment.ts';
 
-const detailsSchema = z.object({ calls: z.number(), core: z.number(), depth: z.number() });
+const detailsSchema = z.object({
+  calls: z.number(), core: z.number(), depth: z.number(), connected: z.number(), disconnected: z.number(), restate: z.boolean(),
+});
 
 const faultLabels: Record<(typeof callFaults)[number], { label: string; metric: string }> = {
   'tool.unknown': { label: 'Function Not Found', metric: 'shareToolUnknown' },
@@ -17,7 +21,21 @@ const faultLabels: Record<(typeof callFaults)[number], { label: string; metric: 
   'arguments.incorrect-value': { label: 'Incorrect Value', metric: 'shareIncorrectValue' },
 };
 
-type Row = { passed: boolean; calls: number; core: number; depth: number; failureCounts: Partial<Record<FailureCode, number>> };
+/** The irrelevant functions of a setting, as Figure 4 groups them. */
+type IrrelevantKind = 'No Extra' | 'Connected' | 'Half & Half' | 'Mixed' | 'Disconnected';
+const irrelevantKinds: readonly IrrelevantKind[] = ['No Extra', 'Connected', 'Half & Half', 'Mixed', 'Disconnected'];
+
+function irrelevantKind(connected: number, disconnected: number): IrrelevantKind {
+  if (connected === 0) return disconnected === 0 ? 'No Extra' : 'Disconnected';
+  if (disconnected === 0) return 'Connected';
+  // The paper only splits half and half; any other split is listed on its own.
+  return connected === disconnected ? 'Half & Half' : 'Mixed';
+}
+
+type Row = {
+  passed: boolean; calls: number; core: number; depth: number; kind: IrrelevantKind; restate: boolean;
+  failureCounts: Partial<Record<FailureCode, number>>;
+};
 
 function mean(values: readonly number[]): number | undefined {
   return values.length === 0 ? undefined : values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -29,7 +47,10 @@ const oneDecimal = (value: number | undefined): string | null => (value === unde
 export function summarizeFuncgen(episodes: readonly ScoredEpisode[]): SuiteSummary {
   const rows: Row[] = episodes.map(({ score }) => {
     const details = detailsSchema.parse(score.details ?? {});
-    return { passed: score.passed, calls: details.calls, core: details.core, depth: details.depth, failureCounts: score.failureCounts ?? {} };
+    return {
+      passed: score.passed, calls: details.calls, core: details.core, depth: details.depth,
+      kind: irrelevantKind(details.connected, details.disconnected), restate: details.restate, failureCounts: score.failureCounts ?? {},
+    };
   });
   const aggregate = (group: readonly Row[]) => ({
     episodes: group.length,
@@ -74,5 +95,32 @@ export function summarizeFuncgen(episodes: readonly ScoredEpisode[]): SuiteSumma
       return [core, depth, stats.episodes, percent(stats.successRate)];
     }),
   };
-  return { metrics, tables: [byCore, failureTypes, byDepth] };
+  const kinds = irrelevantKinds.filter((kind) => rows.some((row) => row.kind === kind));
+  const byKind: ReportTable = {
+    title: 'Success rate by irrelevant-function kind (paper Figure 4)',
+    columns: ['irrelevant functions', 'episodes', 'success rate'],
+    rows: kinds.map((kind) => {
+      const stats = aggregate(rows.filter((row) => row.kind === kind));
+      return [kind, stats.episodes, percent(stats.successRate)];
+    }),
+  };
+  const byRestate: ReportTable = {
+    title: 'Success rate without and with restated variable values (paper Figure 8)',
+    columns: ['variable values', 'episodes', 'success rate'],
+    rows: [false, true].filter((restate) => rows.some((row) => row.restate === restate)).map((restate) => {
+      const stats = aggregate(rows.filter((row) => row.restate === restate));
+      return [restate ? 'restated (mitigation)' : 'baseline', stats.episodes, percent(stats.successRate)];
+    }),
+  };
+  const failuresByDepth: ReportTable = {
+    title: 'Failure types of calls by dependency depth',
+    columns: ['core nodes', 'depth', ...callFaults.map((code) => faultLabels[code].label), 'total errors'],
+    rows: depthKeys.map(([core, depth]) => {
+      const group = rows.filter((row) => row.core === core && row.depth === depth);
+      const totals = callFaults.map((code) => group.reduce((sum, row) => sum + (row.failureCounts[code] ?? 0), 0));
+      const total = totals.reduce((sum, count) => sum + count, 0);
+      return [core, depth, ...totals.map((count) => percent(total === 0 ? undefined : count / total)), total];
+    }),
+  };
+  return { metrics, tables: [byCore, failureTypes, byKind, byDepth, failuresByDepth, byRestate] };
 }
