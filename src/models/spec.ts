@@ -15,6 +15,11 @@ export type GenerationSettings = {
   maxOutputTokens?: number;
   seed?: number;
   stop?: string[];
+  /**
+   * Send tools with the provider's strict argument decoding (OpenAI's `strict: true`, as FuncBenchGen
+   * does); providers without it ignore it with a warning.
+   */
+  strictTools?: boolean;
 };
 
 export type ToolChoice = 'auto' | 'none' | 'required';

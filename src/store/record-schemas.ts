@@ -16,6 +16,7 @@ export const generationSettingsSchema = z.object({
   maxOutputTokens: z.number().int().optional(),
   seed: z.number().int().optional(),
   stop: z.array(z.string()).optional(),
+  strictTools: z.boolean().optional(),
 });
 
 export const provenanceSchema = z.object({

@@ -38,6 +38,7 @@ type RunFlags = {
   baseUrl?: string;
   temperature?: number;
   maxOutputTokens?: number;
+  strictTools?: boolean;
   json?: boolean;
   phrasingModel?: string;
 };
@@ -63,6 +64,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--base-url <url>', 'the endpoint for openai-compatible/ models (or to override a provider)')
     .option('--temperature <t>', 'sampling temperature', parseFiniteNumber)
     .option('--max-output-tokens <n>', 'output token cap per model call', parsePositiveInteger)
+    .option('--strict-tools', 'send tools with strict argument decoding where the provider has it (OpenAI `strict: true`, as FuncBenchGen does)')
     .option('--phrasing-model <ref>', 'a model that rewrites generated task text, for suites with --set phrasing=model')
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
@@ -134,7 +136,7 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
 }
 
 async function resume(suiteId: string | undefined, runId: string, flags: RunFlags, io: CliIo): Promise<RunSummary> {
-  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'phrasingModel'] as const)
+  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
@@ -222,6 +224,7 @@ function settingsOf(flags: RunFlags): GenerationSettings {
   const settings: GenerationSettings = {};
   if (flags.temperature !== undefined) settings.temperature = flags.temperature;
   if (flags.maxOutputTokens !== undefined) settings.maxOutputTokens = flags.maxOutputTokens;
+  if (flags.strictTools) settings.strictTools = true;
   return settings;
 }
 

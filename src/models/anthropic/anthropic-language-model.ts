@@ -36,6 +36,7 @@ export function createAnthropicLanguageModel(options: { modelId: string; apiKey:
       if (settings.temperature !== undefined) warnings.push(unsupportedSettingWarning('anthropic', 'temperature'));
       if (settings.topP !== undefined) warnings.push(unsupportedSettingWarning('anthropic', 'topP'));
       if (settings.seed !== undefined) warnings.push(unsupportedSettingWarning('anthropic', 'seed'));
+      if (settings.strictTools) warnings.push(unsupportedSettingWarning('anthropic', 'strictTools', 'tools are sent without strict decoding'));
       const body: Anthropic.MessageCreateParamsNonStreaming = {
         model: options.modelId,
         max_tokens: settings.maxOutputTokens ?? defaultAnthropicMaxTokens,

@@ -5,7 +5,7 @@ import type { ToolCall } from '../../core/tool.ts';
 import { createToolCall } from '../../core/tool.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
 import { invalidResponseError, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
-import { completionIgnoredWarning } from '../provider-warning.ts';
+import { completionIgnoredWarning, unsupportedSettingWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../spec.ts';
 import { convertToGoogleContents, prepareGoogleTools, synthesizedCallIdPrefix } from './convert-to-google-contents.ts';
 import { googleResponseSchema, mapGoogleFinishReason } from './google-response.ts';
@@ -87,7 +87,7 @@ export function createGoogleLanguageModel(options: { modelId: string; apiKey: { 
         // Gemini says STOP after function calls; our contract says tool-calls.
         finishReason: mapped === 'stop' && toolCalls.length > 0 ? 'tool-calls' : mapped,
         usage: { inputTokens: usage?.promptTokenCount ?? 0, outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0) },
-        warnings: completionIgnoredWarning('google', request),
+        warnings: [...completionIgnoredWarning('google', request), ...(request.settings.strictTools ? [unsupportedSettingWarning('google', 'strictTools', 'tools are sent without strict decoding')] : [])],
         raw: { request: body, response },
       };
     },

@@ -3,6 +3,7 @@ import type { Message } from '../../core/message.ts';
 import { renderToolResult } from '../../core/message.ts';
 import type { ToolSpec } from '../../core/tool.ts';
 import type { ToolChoice } from '../spec.ts';
+import { toStrictSchema } from './strict-tool-schema.ts';
 
 type OpenAIMessage = OpenAI.Chat.ChatCompletionMessageParam;
 type OpenAITool = OpenAI.Chat.ChatCompletionFunctionTool;
@@ -30,10 +31,22 @@ export function convertToOpenAIMessages(messages: readonly Message[]): OpenAIMes
   });
 }
 
-export function prepareOpenAITools(tools: readonly ToolSpec[], toolChoice: ToolChoice): { tools?: OpenAITool[]; tool_choice?: ToolChoice } {
-  if (tools.length === 0) return {};
-  return {
-    tools: tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })),
-    tool_choice: toolChoice,
-  };
+/** With `strict`, every tool whose schema can be strict is sent with `strict: true`; the others are named in `notStrict`. */
+export function prepareOpenAITools(tools: readonly ToolSpec[], toolChoice: ToolChoice, strict = false): {
+  fields: { tools?: OpenAITool[]; tool_choice?: ToolChoice };
+  notStrict: string[];
+} {
+  if (tools.length === 0) return { fields: {}, notStrict: [] };
+  const notStrict: string[] = [];
+  const openAITools = tools.map((tool): OpenAITool => {
+    const plain: OpenAITool = { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } };
+    if (!strict) return plain;
+    const converted = toStrictSchema(tool.inputSchema);
+    if (!converted.ok) {
+      notStrict.push(`${tool.name}: ${converted.reason}`);
+      return plain;
+    }
+    return { type: 'function', function: { ...plain.function, parameters: converted.schema, strict: true } };
+  });
+  return { fields: { tools: openAITools, tool_choice: toolChoice }, notStrict };
 }

@@ -54,10 +54,11 @@ export function createOpenAILanguageModel(config: OpenAILanguageModelConfig): La
 
 async function chat(openai: OpenAI, request: GenerateRequest, config: OpenAILanguageModelConfig, context: ProviderErrorContext): Promise<GenerateResult> {
   const { settings } = request;
+  const tools = prepareOpenAITools(request.tools, request.toolChoice, settings.strictTools === true);
   const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
     model: config.modelId,
     messages: convertToOpenAIMessages(request.messages),
-    ...prepareOpenAITools(request.tools, request.toolChoice),
+    ...tools.fields,
     ...samplingParameters(request),
   };
   if (settings.maxOutputTokens !== undefined) body[config.maxTokensField] = settings.maxOutputTokens;
@@ -83,7 +84,12 @@ async function chat(openai: OpenAI, request: GenerateRequest, config: OpenAILang
     message,
     finishReason: toolCalls.length > 0 && choice.finish_reason === 'stop' ? 'tool-calls' : mapOpenAIFinishReason(choice.finish_reason),
     usage: usageOf(parsed.data.usage),
-    warnings: completionIgnoredWarning(config.provider, request),
+    warnings: [
+      ...completionIgnoredWarning(config.provider, request),
+      ...(tools.notStrict.length > 0
+        ? [{ type: 'other' as const, message: `strictTools: ${tools.notStrict.length} tool(s) sent without strict, their schemas cannot be strict: ${tools.notStrict.join('; ')}` }]
+        : []),
+    ],
     raw: { request: body, response },
   };
 }
