@@ -38,6 +38,10 @@ describe('strict tool schemas (OpenAI strict: true, FuncBenchGen appendix B.3)',
       { ok: false, reason: 'the schema has optional properties (unit)' });
     assert.deepEqual(toStrictSchema({ type: 'object', properties: { meta: { type: 'object', additionalProperties: { type: 'string' } } }, required: ['meta'] }),
       { ok: false, reason: '.meta allows additional properties' });
+    assert.deepEqual(toStrictSchema({ type: 'object', properties: { any: { type: 'object' } }, required: ['any'] }),
+      { ok: false, reason: '.any is a free-form object' });
+    assert.deepEqual(toStrictSchema({ type: 'object', additionalProperties: false }),
+      { ok: true, schema: { type: 'object', additionalProperties: false, properties: {}, required: [] } });
     assert.deepEqual(toStrictSchema({ type: 'object', properties: { v: { oneOf: [{ type: 'string' }, { type: 'integer' }] } }, required: ['v'] }),
       { ok: false, reason: ".v uses 'oneOf'" });
   });

@@ -42,6 +42,8 @@ function strictNode(node: JsonValue, path: string): JsonValue {
     if (node.additionalProperties !== undefined && node.additionalProperties !== false) {
       throw new NotStrict(`${at} allows additional properties`);
     }
+    // Without `properties`, an object schema accepts any keys unless it already forbids them.
+    if (!isObject(node.properties) && node.additionalProperties !== false) throw new NotStrict(`${at} is a free-form object`);
     const required = Array.isArray(node.required) ? node.required : [];
     const optional = Object.keys(properties).filter((name) => !required.includes(name));
     if (optional.length > 0) throw new NotStrict(`${at} has optional properties (${optional.join(', ')})`);
