@@ -12,6 +12,7 @@ import { readFuncgenTask } from '../../src/suites/funcgen/funcgen-task.ts';
 import { funcgenSuite } from '../../src/suites/funcgen/index.ts';
 import { generateFuncgenTask } from '../../src/suites/funcgen/task-generator.ts';
 import { episodeTask } from '../conformance/model-provider.cases.ts';
+import { keylessEnvironment, runCli, temporaryDirectory } from '../e2e/run-cli.ts';
 import type { VendorFakeServer } from '../fakes/fake-reply.ts';
 import { startOpenAIFakeServer } from '../fakes/openai-server.ts';
 
@@ -70,6 +71,33 @@ describe('strict tool schemas (OpenAI strict: true, FuncBenchGen appendix B.3)',
       const plain = await request(undefined, task.tools);
       assert.ok((server.requests[1].body as { tools: WireTool[] }).tools.every((tool) => !('strict' in tool.function)));
       assert.deepEqual(plain.warnings, []);
+    });
+
+    test('the CLI flag --strict-tools reaches the wire and the stored provenance; --resume cannot change it', async () => {
+      server.reply({ type: 'message', text: 'It is 5.' });
+      const directory = temporaryDirectory();
+      try {
+        const environment = { ...keylessEnvironment(), OPENAI_API_KEY: 'k' };
+        const result = await runCli(['run', 'funcgen', '--model', 'openai/test-model', '--base-url', server.baseUrl, '--count', '1', '--strict-tools', '--json'],
+          { cwd: directory, env: environment });
+        assert.equal(result.code, 0, result.stderr);
+        const tools = (server.requests[0].body as { tools: WireTool[] }).tools;
+        assert.ok(tools.length > 0 && tools.every((tool) => tool.function.strict === true));
+        const { runId } = JSON.parse(result.stdout) as { runId: string };
+        const store = openResultsStore(join(directory, '.toolforge', 'results.db'));
+        try {
+          const run = store.getRun(runId);
+          assert.deepEqual(run.provenance.model.settings, { strictTools: true });
+          assert.ok(run.provenance.cliArgs.includes('--strict-tools'));
+        } finally {
+          store.close();
+        }
+        const resumed = await runCli(['run', '--resume', runId, '--strict-tools'], { cwd: directory, env: environment });
+        assert.equal(resumed.code, 2);
+        assert.match(resumed.stderr, /--strict-tools cannot change them/);
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
     });
 
     test('a funcgen run with strictTools: strict on every request, and the setting recorded in the stored provenance', async () => {
