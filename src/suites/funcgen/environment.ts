@@ -54,7 +54,7 @@ export class FuncgenEnvironment implements Environment {
   private readonly functions: Map<string, FuncgenFunction>;
   private readonly log: CallLogEntry[] = [];
   /** Functions that have returned a value: their output variables are established (predicate 3). */
-  private readonly producedBy = new Set<string>();
+  private readonly returnedFunctions = new Set<string>();
   /** Latest value per variable name, in discovery order, for `restate`. */
   private readonly knownValues = new Map<string, number>();
 
@@ -89,7 +89,7 @@ export class FuncgenEnvironment implements Environment {
     const output = wrong.length === 0 ? fn.output.value : wrongOutput(this.view.expected.wrongOutputSalt, fn.name, values, fn.output.value);
     record(classification, output);
     // Calls run in the order the model listed them, so a later call of the same turn sees this output as established.
-    this.producedBy.add(fn.name);
+    this.returnedFunctions.add(fn.name);
     this.learn(fn.output.name, output);
     const result: JsonObject = { [fn.output.name]: output };
     if (this.view.params.restate) result.known_values = Object.fromEntries(this.knownValues);
@@ -105,7 +105,7 @@ export class FuncgenEnvironment implements Environment {
 
   /** Whether a parameter's variable has been established: a prompt input, or the output of a function that has returned. */
   private isEstablished(parameter: FuncgenParameter): boolean {
-    return parameter.source.kind === 'input' || this.producedBy.has(parameter.source.function);
+    return parameter.source.kind === 'input' || this.returnedFunctions.has(parameter.source.function);
   }
 
   private learn(name: string, value: number): void {
