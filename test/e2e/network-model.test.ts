@@ -83,7 +83,9 @@ describe('a network model through the CLI (OpenAI wire on 127.0.0.1)', () => {
     try {
       const result = await spawnCli(['run', 'funcgen', '--model', 'openai/gpt-4.1', '--base-url', server.baseUrl, '--count', '2', '--json'],
         { cwd: temporaryDirectory(), env: { ...keylessEnvironment(), OPENAI_API_KEY: 'wrong-key' } });
-      assert.equal(result.code, 0, result.stderr);
+      // Nothing scored is not a result: a distinct exit code, and the reason on stderr.
+      assert.equal(result.code, 3, result.stderr);
+      assert.match(result.stderr, /no episode scored: 2 infrastructure errors/);
       const summary = JSON.parse(result.stdout);
       assert.equal(summary.episodes, 0, result.stderr);
       assert.equal(summary.infrastructureErrors, 2, result.stderr);
