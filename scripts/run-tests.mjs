@@ -14,6 +14,13 @@ function collect(directory) {
   return files;
 }
 
+function collectSources(directory) {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    return entry.isDirectory() ? collectSources(path) : [path];
+  });
+}
+
 const filter = process.argv.slice(2);
 const files = ['src', 'test'].flatMap((root) => collect(root)).sort()
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)));
@@ -21,5 +28,13 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// test/e2e/package.test.ts and the library test import the built package: rebuild dist/ when a source is newer.
+const newestSource = Math.max(...collectSources('src').map((file) => statSync(file).mtimeMs));
+const built = (() => { try { return statSync('dist/index.js').mtimeMs; } catch { return 0; } })();
+if (built < newestSource) {
+  const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

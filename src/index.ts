@@ -27,3 +27,5 @@ export * from './runner/index.ts';
 export * from './report/index.ts';
 export { createModelSource, parseModelReference, modelProviderPrefixes } from './models/registry.ts';
 export type { ModelSourceOptions } from './models/registry.ts';
+export { createSandbox } from './sandbox/index.ts';
+export type { Sandbox, SandboxOptions, SandboxResult, SandboxLimits, Bindings, Binding, RecordedRequest } from './sandbox/spec.ts';

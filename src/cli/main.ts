@@ -21,7 +21,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   const program = new Command('toolforge')
     .description('Generate fresh, executable tool-calling benchmarks, run models on them, score them with deterministic oracles.')
     .version(toolforgeVersion, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
+    .showHelpAfterError("  fix: see 'toolforge <command> --help' for the flags and the values they take")
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
     .addHelpText('after', [
       '',

@@ -1,16 +1,12 @@
-import { existsSync } from 'node:fs';
-import { ConfigError } from '../core/errors.ts';
 import type { ResultsStore } from '../store/index.ts';
 import { openResultsStore } from '../store/index.ts';
 
-/** Commands that only read results must not create an empty database where the user mistyped a path. */
+/**
+ * Commands that only read results open the file read-only: they never create an empty database where the user
+ * mistyped a path, and they work on a file the user may not write.
+ */
 export function openExistingStore(path: string): ResultsStore {
-  if (!existsSync(path)) {
-    throw new ConfigError('input.unreadable', `no results database at ${path}`, {
-      fix: "run 'toolforge run <suite> --model <ref>' first, or pass --db <file> to read another database",
-    });
-  }
-  return openResultsStore(path);
+  return openResultsStore(path, { readOnly: true });
 }
 
 export async function withStore<T>(store: ResultsStore, work: (store: ResultsStore) => Promise<T> | T): Promise<T> {

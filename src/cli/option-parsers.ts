@@ -32,3 +32,39 @@ export function collectSetting(value: string, previous: Record<string, string> =
 export function resolveDatabasePath(database: string | undefined, cwd: string): string {
   return resolve(cwd, database ?? defaultResultsPath);
 }
+
+/** A flag given once: commander would silently keep the last of `--model a --model b`. */
+export function once<T>(flag: string, parse: (value: string) => T): (value: string, previous: T | undefined) => T {
+  return (value, previous) => {
+    if (previous !== undefined) throw new InvalidArgumentError(`${flag} was given twice; pass it once (the run would silently use only one of them)`);
+    return parse(value);
+  };
+}
+
+export function parseText(value: string): string {
+  return value;
+}
+
+/** An http(s) URL, e.g. for --base-url. */
+export function parseHttpUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('expected an http(s) URL, e.g. http://127.0.0.1:8000/v1');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`expected an http(s) URL, not ${url.protocol}, e.g. http://127.0.0.1:8000/v1`);
+  return value;
+}
+
+/** A rate as a fraction (0.8) or a percentage (80%). */
+export function parseRate(value: string): number {
+  const trimmed = value.trim();
+  const isPercent = trimmed.endsWith('%');
+  const number = Number(isPercent ? trimmed.slice(0, -1) : trimmed);
+  const rate = isPercent ? number / 100 : number;
+  if (trimmed === '' || trimmed === '%' || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+    throw new InvalidArgumentError('expected a pass rate between 0 and 1 (e.g. 0.8) or a percentage (e.g. 80%)');
+  }
+  return rate;
+}

@@ -11,6 +11,7 @@ export function createProgressDisplay(io: CliIo): { listener: RunProgressListene
     return {
       listener: (event) => {
         if (event.type === 'episode-retry') io.stderr(`${retryLine(event)}\n`);
+        if (event.type === 'warning') io.stderr(`warning: ${event.message}\n`);
       },
       stop: () => {},
     };
@@ -40,6 +41,9 @@ export function createProgressDisplay(io: CliIo): { listener: RunProgressListene
           break;
         case 'episode-retry':
           bars.log(`${retryLine(event)}\n`);
+          break;
+        case 'warning':
+          bars.log(`warning: ${event.message}\n`);
           break;
         case 'episode-end':
           if (event.passed) passed += 1;

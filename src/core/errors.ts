@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'input.invalid'
   | 'store.invalid'
   | 'store.unknown-run'
+  | 'store.unwritable'
+  | 'store.locked'
   | 'provider.rate-limited'
   | 'provider.server-error'
   | 'provider.connection'

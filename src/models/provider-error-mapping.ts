@@ -65,7 +65,7 @@ function rejectionFix(status: number, context: ProviderErrorContext): string {
   if (status === 401 || status === 403) {
     return context.apiKeyVariable
       ? `check the API key in ${context.apiKeyVariable} (it is missing, invalid or lacks access to '${context.modelId}')`
-      : `the server at ${context.baseUrl ?? 'the base URL'} wants credentials: set OPENAI_API_KEY to the key it expects`;
+      : `the server at ${context.baseUrl ?? 'the base URL'} wants credentials: set OPENAI_COMPATIBLE_API_KEY to the key it expects`;
   }
   if (status === 404) {
     return `check the model id '${context.modelId}'${context.baseUrl ? ` and the base URL ${context.baseUrl}` : ''}`;

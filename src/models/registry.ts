@@ -21,9 +21,15 @@ export type ModelSourceOptions = {
 
 type ProviderContext = { reference: ModelReference; baseUrl: string | undefined; env: Record<string, string | undefined> };
 
+/**
+ * The key for an openai-compatible server has its own variable: OPENAI_API_KEY was given for OpenAI and must
+ * never be sent to whatever host --base-url names (often a local server, or another company's).
+ */
+export const openAICompatibleKeyVariable = 'OPENAI_COMPATIBLE_API_KEY';
+
 const providers: Record<string, (context: ProviderContext) => ModelSource> = {
   openai: (context) => sharedModel(context, createOpenAILanguageModel({ provider: 'openai', modelId: context.reference.modelId, apiKey: requireApiKey(context, ['OPENAI_API_KEY']).value, apiKeyVariable: 'OPENAI_API_KEY', baseUrl: context.baseUrl, maxTokensField: 'max_completion_tokens', supportsCompletion: false })),
-  'openai-compatible': (context) => sharedModel(context, createOpenAICompatibleLanguageModel({ modelId: context.reference.modelId, baseUrl: requireBaseUrl(context), apiKey: nonEmpty(context.env.OPENAI_API_KEY) })),
+  'openai-compatible': (context) => sharedModel(context, createOpenAICompatibleLanguageModel({ modelId: context.reference.modelId, baseUrl: requireBaseUrl(context), apiKey: nonEmpty(context.env[openAICompatibleKeyVariable]) })),
   anthropic: (context) => sharedModel(context, createAnthropicLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['ANTHROPIC_API_KEY']).value, baseUrl: context.baseUrl })),
   google: (context) => sharedModel(context, createGoogleLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['GEMINI_API_KEY', 'GOOGLE_API_KEY']), baseUrl: context.baseUrl })),
   replay: (context) => createReplayModelSource(context.reference.modelId, context.reference.ref),

@@ -69,6 +69,18 @@ export type EpisodeContext = { task: Task; trial: number; mode: Mode };
 export interface ModelSource {
   readonly ref: string;
   forEpisode(episode: EpisodeContext): LanguageModel;
+  /**
+   * For sources of stored outputs (replay): which planned episodes have no output, and which outputs name a task
+   * that is not planned. The runner refuses to score missing outputs as failures unless told to.
+   */
+  coverage?(episodes: readonly { task: Task; trial: number }[]): OutputCoverage;
 }
+
+export type OutputCoverage = {
+  /** Planned episodes with no stored output, as `taskId` (or `taskId#trial` when only some trials lack one). */
+  missing: string[];
+  /** Task ids of stored outputs that match no planned task. */
+  unknownTaskIds: string[];
+};
 
 export type ModelReference = { provider: string; modelId: string; ref: string };

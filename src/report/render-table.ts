@@ -12,7 +12,10 @@ export function renderRunTable(summary: ReportSummary): string {
     `run ${summary.runId}: suite ${summary.suite}, model ${summary.model}, mode ${summary.mode}`,
     `${summary.tasks} tasks x ${summary.trials} trials = ${summary.episodes} episodes`
       + ` (${summary.infrastructureErrors} infrastructure errors, not scored)`,
-    `pass rate ${formatPercent(summary.passRate)}  95% CI ${formatInterval(summary.passRateCI95)}`,
+    // With nothing scored there is no rate: "0.0% [0.0%, 100.0%]" would read as a result.
+    summary.episodes === 0
+      ? 'pass rate: none (no episode scored)'
+      : `pass rate ${formatPercent(summary.passRate)}  95% CI ${formatInterval(summary.passRateCI95)}`,
   ].join('\n'));
   const metricNames = Object.keys(summary.metrics);
   if (metricNames.length > 0) {
@@ -33,7 +36,7 @@ export function renderTable(reports: readonly RunReport[], options: { comparison
   const overview = textTable({
     columns: ['run', 'suite', 'model', 'mode', 'episodes', 'pass rate', '95% CI'],
     rows: reports.map(({ summary }) => [summary.runId, summary.suite, summary.model, summary.mode, summary.episodes,
-      formatPercent(summary.passRate), formatInterval(summary.passRateCI95)]),
+      summary.episodes === 0 ? '-' : formatPercent(summary.passRate), summary.episodes === 0 ? '-' : formatInterval(summary.passRateCI95)]),
   });
   const comparisons = options.comparisons ?? [];
   const compared = comparisons.length > 0 ? [`${titledTable(comparisonTable(comparisons))}\n`] : [];

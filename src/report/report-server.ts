@@ -23,7 +23,7 @@ export type ReportServer = { url: string; close(): Promise<void> };
  * Listens on 127.0.0.1 only: results hold prompts and model outputs.
  */
 export async function startReportServer(options: { dbPath: string; port?: number }): Promise<ReportServer> {
-  const store = openResultsStore(options.dbPath);
+  const store = openResultsStore(options.dbPath, { readOnly: true });
   const server = createServer((request, response) => {
     try {
       route(request, response);

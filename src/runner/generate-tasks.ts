@@ -1,4 +1,4 @@
-import { ToolForgeError, errorMessage } from '../core/errors.ts';
+import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
@@ -22,6 +22,11 @@ export type GenerateTasksOptions = GenerateTasksRequest & {
 export async function generateTasks(suite: Suite, options: GenerateTasksOptions): Promise<Task[]> {
   const { validate = true, concurrency = 2, ...request } = options;
   const tasks = await suite.generate(request);
+  if (request.count !== undefined && tasks.length < request.count && !request.signal?.aborted) {
+    throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${tasks.length} tasks for these settings, fewer than --count ${request.count}`, {
+      fix: `pass --count ${tasks.length} or less (or leave --count out for all of them)`,
+    });
+  }
   const seen = new Set<string>();
   for (const task of tasks) {
     const parsed = taskSchema.safeParse(task);

@@ -4,6 +4,7 @@
  * backoff; what still fails is recorded as `infrastructure-error` (never scored) and retried by
  * `resumeEvaluation`, which reruns only missing and infrastructure-error episodes of a stored run.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage, isRetryableError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
@@ -55,6 +56,11 @@ export type RunOptions = ExecutionOptions & {
   seed: number;
   params: JsonObject;
   cliArgs?: string[];
+  /**
+   * Score planned episodes that a stored-output model (replay) has no output for as failures. Default false:
+   * such a run is refused before it starts, naming the first missing task ids.
+   */
+  allowMissingOutputs?: boolean;
 };
 
 export type ResumeOptions = ExecutionOptions & {
@@ -63,6 +69,8 @@ export type ResumeOptions = ExecutionOptions & {
   suite?: Suite;
   /** Default: the base URL the run was started with. */
   baseUrl?: string;
+  /** Recorded in the run's provenance with the resume. */
+  cliArgs?: string[];
 };
 
 export const defaultConcurrency = 4;
@@ -78,6 +86,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   const model = resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env });
   const settings = options.settings ?? {};
   const baseUrl = options.baseUrl ?? null;
+  const missingOutputs = checkOutputCoverage(model, tasks, trials, options);
   return withStore(options, async (store) => {
     const runId = createRunId(suite.id);
     const mode = options.mode ?? null;
@@ -85,6 +94,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
       suite, modelRef: options.modelRef, baseUrl, settings, seed: options.seed, params: options.params, mode, trials,
       cliArgs: options.cliArgs ?? [],
     });
+    if (missingOutputs.length > 0) provenance.missingOutputs = missingOutputs;
     const run = store.createRun({
       id: runId, suite: { id: suite.id, version: suite.version }, model: options.modelRef, baseUrl, mode, trials, concurrency,
       seed: options.seed, params: options.params, settings, provenance,
@@ -106,7 +116,9 @@ export async function resumeEvaluation(options: ResumeOptions): Promise<RunSumma
     const concurrency = options.concurrency ?? run.concurrency;
     checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
     const tasks = store.listTasks(run.id);
-    const model = resolveModelSource(suite, run.model, { baseUrl: options.baseUrl ?? run.baseUrl ?? undefined, env: options.env });
+    const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
+    const model = resolveModelSource(suite, run.model, { baseUrl, env: options.env });
+    store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
     await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
     return summarizeRun(store, run.id, suite);
   });
@@ -120,6 +132,29 @@ async function withStore<T>(options: ExecutionOptions, use: (store: ResultsStore
   } finally {
     store.close();
   }
+}
+
+/**
+ * A stored-output model (replay) must cover every planned episode, or the user must say that missing outputs
+ * are failures: silently scoring them as unparsable would look like a model result. Outputs for tasks that are not
+ * in the run are reported, not fatal (a file may cover a larger set).
+ */
+function checkOutputCoverage(model: ModelSource, tasks: readonly Task[], trials: number, options: RunOptions): string[] {
+  if (!model.coverage) return [];
+  const coverage = model.coverage(tasks.flatMap((task) => Array.from({ length: trials }, (_, trial) => ({ task, trial }))));
+  if (coverage.unknownTaskIds.length > 0) {
+    const shown = coverage.unknownTaskIds.slice(0, 5).join(', ');
+    options.onProgress?.({ type: 'warning', message: `${model.ref}: ${coverage.unknownTaskIds.length} stored outputs name tasks that are not in this run (${shown}${coverage.unknownTaskIds.length > 5 ? ', ...' : ''}); they are ignored` });
+  }
+  if (coverage.missing.length === 0) return [];
+  if (options.allowMissingOutputs !== true) {
+    const shown = coverage.missing.slice(0, 5).join(', ');
+    throw new ConfigError('input.invalid', `${model.ref} has no output for ${coverage.missing.length} of ${tasks.length} tasks (${shown}${coverage.missing.length > 5 ? ', ...' : ''})`, {
+      fix: 'add the missing outputs to the file, run only the tasks it covers (--tasks <file>), or pass --allow-missing to score them as failures',
+    });
+  }
+  options.onProgress?.({ type: 'warning', message: `${model.ref}: ${coverage.missing.length} tasks have no stored output and are scored as failures (--allow-missing)` });
+  return coverage.missing;
 }
 
 function checkPositiveInteger(name: string, value: number, flag: string): void {
@@ -196,6 +231,9 @@ async function executeRun(
         type: 'episode-end', runId: run.id, taskId: task.id, trial, status: episode.status, passed: episode.score?.passed ?? null,
         attempts: episode.attempts, completedEpisodes: completed, plannedEpisodes: plan.length,
       });
+      // Built-in and replay models never wait on I/O: without this turn of the event loop a Ctrl-C handler
+      // would never run, and the run would stay 'running' after the process is killed.
+      await yieldToEventLoop();
     }, () => signal.aborted);
     if (signal.aborted) status = 'cancelled';
   } catch (error) {

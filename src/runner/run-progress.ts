@@ -27,6 +27,8 @@ export type RunProgressEvent =
     completedEpisodes: number;
     plannedEpisodes: number;
   }
-  | { type: 'run-end'; runId: string; status: RunStatus };
+  | { type: 'run-end'; runId: string; status: RunStatus }
+  /** Something the user should know that does not stop the run (e.g. replay outputs for tasks not in the run). */
+  | { type: 'warning'; message: string };
 
 export type RunProgressListener = (event: RunProgressEvent) => void;

@@ -64,6 +64,10 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
   metrics.meanScore = values.mean;
   metrics.scoreStandardDeviation = values.standardDeviation;
   if (run.trials > 1) Object.assign(metrics, repeatedTrialMetrics(scored, run.trials));
+  // Model-written phrasing that lost a value of the task falls back to the template; how often says how far to
+  // trust the phrasing model (suites mark each phrased task's stats.phrasing).
+  const phrased = tasks.filter((task) => task.stats.phrasing === 'model' || task.stats.phrasing === 'template-fallback');
+  if (phrased.length > 0) metrics.phrasingFallbacks = phrased.filter((task) => task.stats.phrasing === 'template-fallback').length;
   const modesUsed = new Set(tasks.map((task) => run.mode ?? task.modes[0]));
   return {
     runId: run.id,

@@ -191,11 +191,7 @@ export class QuickJsSandbox implements Sandbox {
     const { port1, port2 } = new MessageChannel();
     const sharedFlag = new SharedArrayBuffer(4);
     const workerData: SandboxWorkerData = { syncPort: port2, syncFlag: sharedFlag };
-    const workerUrl = new URL('./sandbox-worker.ts', import.meta.url);
-    // Workers do not inherit tsx's loader: register it inside the worker before importing the TypeScript entry.
-    const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})`
-      + `.then((api) => { api.register(); return import(${JSON.stringify(workerUrl.href)}); })`;
-    const worker = new Worker(bootstrap, { eval: true, workerData, transferList: [port2] });
+    const worker = startWorker(workerData, port2);
     port1.unref();
     const slot: Slot = { worker, ready: false, retired: false, run: undefined, syncPort: port1, syncFlag: new Int32Array(sharedFlag) };
     this.#slots.add(slot);
@@ -373,4 +369,20 @@ function describeHostError(error: unknown): { name: string; message: string } {
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+}
+
+/**
+ * From the built package (dist/*.js) the worker entry is plain JavaScript. From the TypeScript sources (a
+ * checkout), workers do not inherit tsx's loader: it is registered inside the worker before the entry is imported.
+ */
+function startWorker(workerData: SandboxWorkerData, port: MessagePort): Worker {
+  if (import.meta.url.endsWith('.js')) {
+    // A worker inherits the process's flags; --input-type (node -e '...') would stop a file entry from loading.
+    const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
+    return new Worker(new URL('./sandbox-worker.js', import.meta.url), { workerData, transferList: [port], execArgv });
+  }
+  const workerUrl = new URL('./sandbox-worker.ts', import.meta.url);
+  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})`
+    + `.then((api) => { api.register(); return import(${JSON.stringify(workerUrl.href)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData, transferList: [port] });
 }

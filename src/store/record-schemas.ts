@@ -31,6 +31,10 @@ export const provenanceSchema = z.object({
   mode: modeSchema.nullable(),
   trials: z.number().int().positive(),
   cliArgs: z.array(z.string()),
+  /** Replay runs started with --allow-missing: the planned episodes that had no stored output (scored as failures). */
+  missingOutputs: z.array(z.string()).optional(),
+  /** Each `run --resume`: when, with which endpoint and command line. */
+  resumes: z.array(z.object({ at: z.string(), baseUrl: z.string().nullable(), cliArgs: z.array(z.string()) })).optional(),
 });
 
 export const storedRunSchema = z.object({

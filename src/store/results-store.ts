@@ -4,7 +4,7 @@
  * episodes. A scored episode is never overwritten; an infrastructure-error row is replaced by its
  * retry.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
@@ -31,6 +31,8 @@ export interface ResultsStore {
   listRuns(filter?: { suiteId?: string; limit?: number }): StoredRun[];
   latestRun(filter?: { suiteId?: string }): StoredRun | undefined;
   setRunStatus(runId: string, status: RunStatus): void;
+  /** Appends a resume (time, endpoint, command line) to the run's provenance and makes its endpoint current. */
+  recordResume(runId: string, resume: { at: string; baseUrl: string | null; cliArgs: string[] }): void;
   /** The run's tasks in their original order. */
   listTasks(runId: string): Task[];
   /**
@@ -41,6 +43,8 @@ export interface ResultsStore {
   /** In task order, then trial. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
   countEpisodes(runId: string): Record<EpisodeStatus, number>;
+  /** Scored episodes that passed. */
+  countPassedEpisodes(runId: string): number;
   /** Which (task, trial) pairs have a row and in what status, without loading transcripts. */
   listEpisodeKeys(runId: string): { taskId: string; trial: number; status: EpisodeStatus }[];
   deleteRun(runId: string): void;
@@ -63,31 +67,113 @@ type EpisodeRow = {
   started_at: string; ended_at: string; duration_ms: number; error: string | null;
 };
 
-export function openResultsStore(path: string): ResultsStore {
+export type OpenStoreOptions = {
+  /**
+   * Open without writing anything (no schema upgrade, no journal-mode change): what `runs`, `report`, `export`
+   * and `view` use, so they work on a file the user may not write and never create one.
+   */
+  readOnly?: boolean;
+};
+
+export function openResultsStore(path: string, options: OpenStoreOptions = {}): ResultsStore {
   const isMemory = path === ':memory:';
   const filePath = isMemory ? path : resolve(path);
+  const readOnly = options.readOnly === true && !isMemory;
   if (!isMemory) {
     if (existsSync(filePath) && statSync(filePath).isDirectory()) {
       throw invalidStore(filePath, 'it is a directory');
     }
-    mkdirSync(dirname(filePath), { recursive: true });
+    if (readOnly) {
+      if (!existsSync(filePath)) {
+        throw new ConfigError('input.unreadable', `no results database at ${filePath}`, {
+          fix: "run 'toolforge run <suite> --model <ref>' first, or pass --db <file> to read another database",
+        });
+      }
+    } else {
+      prepareDatabaseDirectory(filePath);
+    }
   }
   let database: Database.Database | undefined;
   try {
-    database = new Database(filePath);
-    // The first statements read the header: a file that is not SQLite fails here.
-    database.pragma('journal_mode = WAL');
-    database.pragma('foreign_keys = ON');
+    database = new Database(filePath, readOnly ? { readonly: true, fileMustExist: true } : {});
     database.pragma('busy_timeout = 5000');
-    // In WAL mode NORMAL survives a killed process (not a power cut) and keeps commits cheap.
-    database.pragma('synchronous = NORMAL');
-    migrate(database, filePath);
+    if (readOnly) {
+      if (checkSchema(database, filePath) === 'older') {
+        // An older file is upgraded once by a writing open (the upgrade keeps every run), then read as usual.
+        database.close();
+        database = undefined;
+        openResultsStore(filePath).close();
+        return openResultsStore(filePath, options);
+      }
+    } else {
+      // The first statements read the header: a file that is not SQLite fails here.
+      database.pragma('journal_mode = WAL');
+      database.pragma('foreign_keys = ON');
+      // In WAL mode NORMAL survives a killed process (not a power cut) and keeps commits cheap.
+      database.pragma('synchronous = NORMAL');
+      migrate(database, filePath);
+    }
   } catch (error) {
     database?.close();
     if (error instanceof ToolForgeError) throw error;
-    throw invalidStore(filePath, errorMessage(error), error);
+    throw describeOpenFailure(filePath, error, readOnly);
   }
   return createStore(database, filePath);
+}
+
+/** SQLite's error codes say why a file could not be used; each gets its own message and fix. */
+function describeOpenFailure(path: string, error: unknown, readOnly: boolean): ConfigError {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return new ConfigError('store.locked', `${path} is locked by another process (${errorMessage(error)})`, {
+      fix: 'wait for the other toolforge command using it to finish, or pass --db <other path>',
+      cause: error,
+    });
+  }
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
+    return new ConfigError('store.unwritable', `cannot ${readOnly ? 'open' : 'write to'} ${path} (${errorMessage(error)})`, {
+      fix: readOnly
+        ? `check the permissions of ${path} and its folder (SQLite also needs to read ${path}-wal and ${path}-shm when they exist)`
+        : `make ${path} and its folder writable, or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it`,
+      cause: error,
+    });
+  }
+  return invalidStore(path, errorMessage(error), error);
+}
+
+/**
+ * Creates the database's folder one level at a time, so a path that cannot hold a folder (a file on the way, a
+ * read-only or virtual file system such as /proc) fails with a clear error instead of mkdir's recursive mode
+ * retrying or throwing a bare errno.
+ */
+function prepareDatabaseDirectory(filePath: string): void {
+  const missing: string[] = [];
+  let directory = dirname(filePath);
+  while (!existsSync(directory)) {
+    missing.unshift(directory);
+    const parent = dirname(directory);
+    if (parent === directory) break;
+    directory = parent;
+  }
+  const unusable = (reason: string, cause?: unknown) => new ConfigError('store.unwritable', `cannot create the results database ${filePath}: ${reason}`, {
+    fix: 'pass --db <path> in a folder you can write to (the default is .toolforge/results.db in the current folder)',
+    cause,
+  });
+  if (!statSync(directory).isDirectory()) throw unusable(`${directory} is a file, not a folder`);
+  for (const folder of missing) {
+    try {
+      mkdirSync(folder);
+    } catch (error) {
+      throw unusable(`cannot create the folder ${folder} (${(error as { code?: string }).code ?? errorMessage(error)})`, error);
+    }
+  }
+  if (!existsSync(filePath)) {
+    try {
+      accessSync(dirname(filePath), constants.W_OK);
+    } catch (error) {
+      throw unusable(`the folder ${dirname(filePath)} is not writable`, error);
+    }
+  }
 }
 
 function invalidStore(path: string, reason: string, cause?: unknown): ConfigError {
@@ -95,6 +181,22 @@ function invalidStore(path: string, reason: string, cause?: unknown): ConfigErro
     fix: `pass --db <other path> to use (or create) another results file, or move ${path} aside`,
     cause,
   });
+}
+
+/** A read-only open cannot upgrade: the schema must already be the one this ToolForge writes. */
+function checkSchema(database: Database.Database, path: string): 'current' | 'older' {
+  const tables = (database.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`).all() as { name: string }[])
+    .map((row) => row.name);
+  if (!tables.includes('schema_version')) {
+    throw invalidStore(path, tables.length > 0 ? `it holds other tables (${tables.slice(0, 5).join(', ')})` : 'it is empty');
+  }
+  const current = (database.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null }).version ?? 0;
+  if (current > latestSchemaVersion) {
+    throw new ConfigError('store.invalid', `${path} has schema version ${current}, newer than this ToolForge understands (${latestSchemaVersion})`, {
+      fix: 'upgrade ToolForge, or pass --db <other path>',
+    });
+  }
+  return current < latestSchemaVersion ? 'older' : 'current';
 }
 
 /** Checks and upgrades the schema in one IMMEDIATE transaction, so two processes opening a new file do not race. */
@@ -131,6 +233,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     listRuns: database.prepare(`SELECT ${runColumns} FROM runs r WHERE (@suite_id IS NULL OR r.suite_id = @suite_id)
       ORDER BY r.created_at DESC, r.rowid DESC LIMIT @limit`),
     setStatus: database.prepare('UPDATE runs SET status = ? WHERE id = ?'),
+    setProvenance: database.prepare('UPDATE runs SET provenance = ?, base_url = ? WHERE id = ?'),
     listTasks: database.prepare('SELECT task FROM run_tasks WHERE run_id = ? ORDER BY ordinal'),
     upsertEpisode: database.prepare(`INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed,
       value, failure, score, messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error)
@@ -146,6 +249,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     listEpisodes: database.prepare(`SELECT e.* FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id
       WHERE e.run_id = @run_id AND (@status IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`),
     countEpisodes: database.prepare('SELECT status, COUNT(*) AS count FROM episodes WHERE run_id = ? GROUP BY status'),
+    countPassed: database.prepare("SELECT COUNT(*) AS count FROM episodes WHERE run_id = ? AND status = 'scored' AND passed = 1"),
     listEpisodeKeys: database.prepare('SELECT task_id AS taskId, trial, status FROM episodes WHERE run_id = ? ORDER BY task_id, trial'),
     deleteRun: database.prepare('DELETE FROM runs WHERE id = ?'),
   };
@@ -202,6 +306,11 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     setRunStatus(runId, status) {
       if (statements.setStatus.run(status, runId).changes === 0) getRun(runId);
     },
+    recordResume(runId, resume) {
+      const run = getRun(runId);
+      const provenance = { ...run.provenance, resumes: [...(run.provenance.resumes ?? []), resume] };
+      statements.setProvenance.run(JSON.stringify(provenance), resume.baseUrl, runId);
+    },
     listTasks,
     saveEpisode,
     listEpisodes,
@@ -210,6 +319,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
       for (const row of statements.countEpisodes.all(runId) as { status: EpisodeStatus; count: number }[]) counts[row.status] = row.count;
       return counts;
     },
+    countPassedEpisodes: (runId) => (statements.countPassed.get(runId) as { count: number }).count,
     listEpisodeKeys: (runId) => statements.listEpisodeKeys.all(runId) as { taskId: string; trial: number; status: EpisodeStatus }[],
     deleteRun(runId) {
       if (statements.deleteRun.run(runId).changes === 0) getRun(runId);

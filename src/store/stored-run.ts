@@ -20,6 +20,10 @@ export type Provenance = {
   mode: Mode | null;
   trials: number;
   cliArgs: string[];
+  /** Replay runs started with --allow-missing: planned episodes with no stored output (scored as failures). */
+  missingOutputs?: string[];
+  /** Each `run --resume`: when, with which endpoint and command line (the run's base URL is the latest one). */
+  resumes?: { at: string; baseUrl: string | null; cliArgs: string[] }[];
 };
 
 /** One evaluation run: one model on a fixed list of tasks, each tried `trials` times. */

@@ -243,7 +243,7 @@ export function runModelProviderCases(options: ModelProviderCaseOptions): void {
     test('HTTP 401 is not retryable and says which key to check', async () => {
       server.reply({ type: 'http-error', status: 401, message: 'invalid api key' });
       const error = assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.request-rejected', isRetryable: false, statusCode: 401 });
-      assert.match(error.message, new RegExp(options.apiKeyVariable ?? 'OPENAI_API_KEY'));
+      assert.match(error.message, new RegExp(options.apiKeyVariable ?? 'OPENAI_COMPATIBLE_API_KEY'));
     });
 
     test('HTTP 404 is not retryable and says to check the model id', async () => {
@@ -295,12 +295,12 @@ export function runModelProviderCases(options: ModelProviderCaseOptions): void {
         assert.equal(server.requests.length, 0);
       });
     } else {
-      test('works without a key, sending no Authorization header, and sends OPENAI_API_KEY when set', async () => {
+      test('works without a key, sending no Authorization header, and sends OPENAI_COMPATIBLE_API_KEY when set', async () => {
         server.reply({ type: 'message', text: 'a' }, { type: 'message', text: 'b' });
         const keyless: GenerateResult = await createModel(server.baseUrl, {}).generate(generateRequest(userQuestion));
         assert.equal(keyless.message.content, 'a');
         options.assertAuthentication(server.requests[0], undefined);
-        await createModel(server.baseUrl, { OPENAI_API_KEY: testKey }).generate(generateRequest(userQuestion));
+        await createModel(server.baseUrl, { OPENAI_COMPATIBLE_API_KEY: testKey }).generate(generateRequest(userQuestion));
         options.assertAuthentication(server.requests[1], testKey);
       });
     }

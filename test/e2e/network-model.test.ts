@@ -75,7 +75,21 @@ describe('a network model through the CLI (OpenAI wire on 127.0.0.1)', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.ok(server.requests.length > before, 'the phrasing model was called');
     assert.equal(server.requests[before].body.model, 'writer');
-    assert.match(result.stdout, /The answer is 42\./);
+    // "The answer is 42." keeps none of the question's numbers: the template question is kept instead.
+    assert.doesNotMatch(result.stdout, /The answer is 42\./);
+    const tasks = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { stats: { phrasing?: string } });
+    assert.deepEqual(tasks.map((task) => task.stats.phrasing), ['template-fallback', 'template-fallback']);
+  });
+
+  test('--phrasing-base-url is the phrasing model\'s endpoint; the run summary counts phrasing fallbacks', async () => {
+    const before = server.requests.length;
+    const result = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '2', '--set', 'phrasing=model',
+      '--phrasing-model', 'openai-compatible/writer', '--phrasing-base-url', server.baseUrl, '--json'], { cwd: temporaryDirectory() });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(server.requests.length - before, 2, 'one phrasing request per task');
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.metrics.phrasingFallbacks, 2);
+    assert.equal(summary.passRate, 1);
   });
 
   test('a rejected key is stored as infrastructure errors, not scored, and the cause is shown', async () => {
@@ -83,7 +97,9 @@ describe('a network model through the CLI (OpenAI wire on 127.0.0.1)', () => {
     try {
       const result = await spawnCli(['run', 'funcgen', '--model', 'openai/gpt-4.1', '--base-url', server.baseUrl, '--count', '2', '--json'],
         { cwd: temporaryDirectory(), env: { ...keylessEnvironment(), OPENAI_API_KEY: 'wrong-key' } });
-      assert.equal(result.code, 0, result.stderr);
+      // Nothing scored is not a result: a distinct exit code, and the reason on stderr.
+      assert.equal(result.code, 3, result.stderr);
+      assert.match(result.stderr, /no episode scored: 2 infrastructure errors/);
       const summary = JSON.parse(result.stdout);
       assert.equal(summary.episodes, 0, result.stderr);
       assert.equal(summary.infrastructureErrors, 2, result.stderr);

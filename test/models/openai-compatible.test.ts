@@ -40,3 +40,19 @@ test('openai-compatible without --base-url is a ConfigError that shows an exampl
     return true;
   });
 });
+
+test('openai-compatible never sends OPENAI_API_KEY to its --base-url host; OPENAI_COMPATIBLE_API_KEY is sent', async () => {
+  const server = await startOpenAIFakeServer();
+  try {
+    const generate = async (env: Record<string, string>) => {
+      server.reply({ type: 'message', text: 'hi' });
+      const model = createModelSource('openai-compatible/llama', { baseUrl: server.baseUrl, env }).forEpisode({} as never);
+      await model.generate({ messages: [{ role: 'user', content: 'hello' }], tools: [], toolChoice: 'auto', settings: {}, signal: AbortSignal.timeout(10_000) });
+      return server.requests.at(-1)?.headers.authorization;
+    };
+    assert.equal(await generate({ OPENAI_API_KEY: 'real-openai-key' }), undefined);
+    assert.equal(await generate({ OPENAI_API_KEY: 'real-openai-key', OPENAI_COMPATIBLE_API_KEY: 'local-key' }), 'Bearer local-key');
+  } finally {
+    await server.close();
+  }
+});

@@ -41,7 +41,7 @@ describe('provider error mapping', () => {
     assert.match(unauthorized.message, /^anthropic returned HTTP 403 for model 'claude-x': forbidden/);
     assert.match(unauthorized.message, /fix: check the API key in ANTHROPIC_API_KEY/);
     const keyless = providerErrorFromHttpFailure({ status: 401, retryAfter: undefined, detail: '' }, { ...context, provider: 'openai-compatible', apiKeyVariable: undefined, baseUrl: 'http://127.0.0.1:8000/v1' });
-    assert.match(keyless.message, /set OPENAI_API_KEY/);
+    assert.match(keyless.message, /set OPENAI_COMPATIBLE_API_KEY/);
     const notFound = providerErrorFromHttpFailure({ status: 404, retryAfter: undefined, detail: '' }, { ...context, baseUrl: 'http://127.0.0.1:9/v1' });
     assert.match(notFound.message, /check the model id 'claude-x' and the base URL http:\/\/127\.0\.0\.1:9\/v1/);
   });

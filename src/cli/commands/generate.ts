@@ -6,9 +6,9 @@ import { getSuite } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
 import { writeOutputFile } from '../write-output-file.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
-import { collectSetting, parseNonNegativeInteger, parsePositiveInteger } from '../option-parsers.ts';
+import { collectSetting, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger } from '../option-parsers.ts';
 
-type GenerateFlags = { seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean; phrasingModel?: string; baseUrl?: string };
+type GenerateFlags = { seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean; phrasingModel?: string; phrasingBaseUrl?: string; baseUrl?: string };
 
 export function registerGenerateCommand(program: Command, io: CliIo): void {
   program
@@ -21,11 +21,12 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--no-validate', 'skip the builtin/oracle solvability check')
     .option('--phrasing-model <ref>', 'a model that rewrites task text, for suites with --set phrasing=model')
-    .option('--base-url <url>', 'the endpoint of an openai-compatible/ phrasing model')
+    .option('--phrasing-base-url <url>', 'the endpoint of the --phrasing-model', parseHttpUrl)
+    .option('--base-url <url>', 'the same as --phrasing-base-url (generate calls no other model)', parseHttpUrl)
     .action(async (suiteId: string, flags: GenerateFlags) => {
       const suite = getSuite(suiteId);
       const params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
-      const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.baseUrl, io);
+      const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl ?? flags.baseUrl, io);
       const tasks = await generateTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel });
       const jsonl = formatTasksJsonl(tasks);
       if (flags.out) {

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
+import { existsSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
-import { openResultsStore } from '../../store/index.ts';
+import { openResultsStore, parseRunExport } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 
@@ -23,12 +24,21 @@ export function registerImportCommand(program: Command, io: CliIo): void {
           cause: error,
         });
       }
-      const store = openResultsStore(resolveDatabasePath(options.db, io.cwd));
+      // Validate before touching the database: a bad file must not leave an empty results file behind.
+      parseRunExport(text, path);
+      const databasePath = resolveDatabasePath(options.db, io.cwd);
+      const existed = existsSync(databasePath);
+      const store = openResultsStore(databasePath);
+      let imported = false;
       try {
         const run = store.importRun(text, path);
+        imported = true;
         io.stdout(`imported run ${run.id} (${run.suite.id}, ${run.model}, ${run.taskCount} tasks)\n`);
       } finally {
         store.close();
+        if (!imported && !existed) {
+          for (const suffix of ['', '-wal', '-shm']) rmSync(`${databasePath}${suffix}`, { force: true });
+        }
       }
     });
 }

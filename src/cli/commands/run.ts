@@ -20,7 +20,10 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
-import { collectSetting, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, resolveDatabasePath } from '../option-parsers.ts';
+import { collectSetting, once, parseFiniteNumber, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { resolveRunId } from './resolve-run-id.ts';
+import { formatPercent } from '../../report/format-figure.ts';
+import { openResultsStore } from '../../store/index.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 
@@ -41,39 +44,50 @@ type RunFlags = {
   strictTools?: boolean;
   json?: boolean;
   phrasingModel?: string;
+  phrasingBaseUrl?: string;
+  failUnder?: number;
+  failUnderLower?: boolean;
+  allowMissing?: boolean;
 };
 
-/** Set by an interrupted run so `main` can exit 130 after printing what was kept. */
+/** Set by a run that ends without an error but not well (interrupted, nothing scored, under --fail-under). */
 export type RunOutcome = { exitCode: number };
+
+/** Exit codes of `run` beyond 0/1/2 (see main.ts): each says something different went wrong. */
+export const runExitCodes = { nothingScored: 3, belowThreshold: 4, interrupted: 130 } as const;
 
 export function registerRunCommand(program: Command, io: CliIo, argv: readonly string[], outcome: RunOutcome): void {
   program
     .command('run')
     .description('generate (or read) tasks, run a model on them, score and store every episode, print a report')
     .argument('[suite]', "suite id (see 'toolforge suites'); optional with --resume")
-    .option('--model <ref>', 'builtin/oracle|random|planner, openai/<m>, anthropic/<m>, google/<m>, openai-compatible/<m>, replay/<file.jsonl>')
-    .option('--tasks <file>', "run the tasks in this JSONL file (from 'toolforge generate') instead of generating")
-    .option('--seed <n>', 'generation seed (default 0)', parseNonNegativeInteger)
-    .option('--count <n>', "how many tasks to generate (default: the suite's default count)", parsePositiveInteger)
+    .option('--model <ref>', 'builtin/oracle|random|planner, openai/<m>, anthropic/<m>, google/<m>, openai-compatible/<m>, replay/<file.jsonl>', once('--model', parseText))
+    .option('--tasks <file>', "run the tasks in this JSONL file (from 'toolforge generate') instead of generating", once('--tasks', parseText))
+    .option('--seed <n>', 'generation seed (default 0)', once('--seed', parseNonNegativeInteger))
+    .option('--count <n>', "how many tasks to generate (default: the suite's default count)", once('--count', parsePositiveInteger))
     .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)
     .addOption(new Option('--mode <mode>', "interaction mode (default: each task's first mode)").choices(modes))
-    .option('--trials <n>', 'attempts per task (default 1; pass@k for k <= n)', parsePositiveInteger)
-    .option('--concurrency <n>', 'episodes in flight (default 4)', parsePositiveInteger)
-    .option('--db <file>', 'results database (default .toolforge/results.db)')
-    .option('--resume <run>', 'finish a stored run: rerun its missing and infrastructure-error episodes')
-    .option('--base-url <url>', 'the endpoint for openai-compatible/ models (or to override a provider)')
-    .option('--temperature <t>', 'sampling temperature', parseFiniteNumber)
-    .option('--max-output-tokens <n>', 'output token cap per model call', parsePositiveInteger)
+    .option('--trials <n>', 'attempts per task (default 1; pass@k for k <= n)', once('--trials', parsePositiveInteger))
+    .option('--concurrency <n>', 'episodes in flight (default 4)', once('--concurrency', parsePositiveInteger))
+    .option('--db <file>', 'results database (default .toolforge/results.db)', once('--db', parseText))
+    .option('--resume <run>', "finish a stored run ('latest' for the newest): rerun its missing and infrastructure-error episodes", once('--resume', parseText))
+    .option('--base-url <url>', 'the endpoint of the --model (required for openai-compatible/, or to override a provider)', once('--base-url', parseHttpUrl))
+    .option('--temperature <t>', 'sampling temperature', once('--temperature', parseFiniteNumber))
+    .option('--max-output-tokens <n>', 'output token cap per model call', once('--max-output-tokens', parsePositiveInteger))
     .option('--strict-tools', 'send tools with strict argument decoding where the provider has it (OpenAI `strict: true`, as FuncBenchGen does)')
-    .option('--phrasing-model <ref>', 'a model that rewrites generated task text, for suites with --set phrasing=model')
+    .option('--phrasing-model <ref>', 'a model that rewrites generated task text, for suites with --set phrasing=model', once('--phrasing-model', parseText))
+    .option('--phrasing-base-url <url>', 'the endpoint of the --phrasing-model (the --base-url is only for --model)', once('--phrasing-base-url', parseHttpUrl))
+    .option('--allow-missing', 'replay: score tasks the file has no output for as failures (default: refuse to start, naming them)')
+    .option('--fail-under <rate>', 'exit with code 4 when the pass rate is below this (0.8 or 80%), for CI', once('--fail-under', parseRate))
+    .option('--fail-under-lower', "with --fail-under: compare the 95% interval's lower bound instead of the pass rate")
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
       const cliArgs = [...argv];
       const summary = flags.resume
-        ? await resume(suiteId, flags.resume, flags, io)
+        ? await resume(suiteId, flags.resume, flags, io, cliArgs)
         : await startRun(suiteId, flags, io, cliArgs);
       printSummary(summary, flags, io);
-      if (summary.status === 'cancelled') outcome.exitCode = 130; // the shell's code for a Ctrl-C
+      outcome.exitCode = runExitCode(summary, flags, io);
     });
 }
 
@@ -104,20 +118,27 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
         fix: 'drop --count/--set/--phrasing-model to run the file as it is, or drop --tasks to generate new tasks',
       });
     }
-    tasks = await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id });
-    params = tasks[0].params as JsonObject;
-  } else {
-    params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
-    const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.baseUrl, io);
-    tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel });
+    if (flags.phrasingBaseUrl !== undefined) {
+      throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --phrasing-base-url has nothing to change', { fix: 'drop --phrasing-base-url' });
+    }
   }
+  // The store is opened (and checked) before any task is generated: a bad --db fails in a second, not after minutes.
+  const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
   const progress = createProgressDisplay(io);
-  const interrupt = listenForInterrupt(flags.model);
+  const interrupt = listenForInterrupt();
   let startedRunId: string | undefined;
   try {
+    if (flags.tasks) {
+      tasks = await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id });
+      params = tasks[0].params as JsonObject;
+    } else {
+      params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
+      const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io);
+      tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel, signal: interrupt.signal });
+    }
     return await runEvaluation({
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
-      concurrency: flags.concurrency, dbPath: resolveDatabasePath(flags.db, io.cwd), settings: settingsOf(flags),
+      concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing,
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
       seed, params, cliArgs, signal: interrupt.signal, env: io.env,
       onProgress: (event) => {
@@ -132,34 +153,35 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
   } finally {
     interrupt.dispose();
     progress.stop();
+    store.close();
   }
 }
 
-async function resume(suiteId: string | undefined, runId: string, flags: RunFlags, io: CliIo): Promise<RunSummary> {
-  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel'] as const)
+async function resume(suiteId: string | undefined, runReference: string, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<RunSummary> {
+  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
-    throw new ConfigError('config.invalid', `--resume continues run '${runId}' with its own model, tasks and settings; ${names} cannot change them`, {
+    throw new ConfigError('config.invalid', `--resume continues run '${runReference}' with its own model, tasks and settings; ${names} cannot change them`, {
       fix: `drop ${names}, or start a new run without --resume`,
     });
   }
   const dbPath = resolveDatabasePath(flags.db, io.cwd);
-  const modelRef = await withStore(openExistingStore(dbPath), (store) => {
-    const run = store.getRun(runId);
+  const runId = await withStore(openExistingStore(dbPath), (store) => {
+    const run = store.getRun(resolveRunId(store, runReference));
     if (suiteId !== undefined && suiteId !== run.suite.id) {
       throw new ConfigError('config.invalid', `run '${runId}' is a ${run.suite.id} run, not ${suiteId}`, {
         fix: `use 'toolforge run --resume ${runId}' (or 'toolforge run ${run.suite.id} --resume ${runId}')`,
       });
     }
-    return run.model;
+    return run.id;
   });
   const progress = createProgressDisplay(io);
-  const interrupt = listenForInterrupt(modelRef);
+  const interrupt = listenForInterrupt();
   let hasStarted = false;
   try {
     return await resumeEvaluation({
-      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env,
+      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env, cliArgs,
       onProgress: (event) => {
         if (event.type === 'run-start') hasStarted = true;
         progress.listener(event);
@@ -176,18 +198,35 @@ async function resume(suiteId: string | undefined, runId: string, flags: RunFlag
 }
 
 /**
- * With a network model the first Ctrl-C stops the run cleanly (finished episodes are kept, the run
- * is marked cancelled and can be resumed); a second one ends the process at once. Built-in and
- * replay models never wait on I/O, so a signal handler would not get a turn: there Ctrl-C keeps
- * Node's default (the process ends; committed episodes survive and --resume finishes the run).
+ * The first Ctrl-C stops the run cleanly (finished episodes are kept, the run is marked cancelled and can be
+ * resumed); a second one ends the process at once (Node's default, restored after the first).
  */
-function listenForInterrupt(modelRef: string): { signal: AbortSignal | undefined; dispose(): void } {
-  const provider = parseModelReference(modelRef).provider;
-  if (provider === 'builtin' || provider === 'replay') return { signal: undefined, dispose: () => {} };
+function listenForInterrupt(): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const onInterrupt = (): void => controller.abort(new Error('interrupted'));
   process.once('SIGINT', onInterrupt);
   return { signal: controller.signal, dispose: () => process.removeListener('SIGINT', onInterrupt) };
+}
+
+/**
+ * 0 for a run that scored episodes and met --fail-under; otherwise a code that says what happened, so CI never
+ * takes a run that scored nothing (every episode an infrastructure error) for a result.
+ */
+function runExitCode(summary: RunSummary, flags: RunFlags, io: CliIo): number {
+  if (summary.status === 'cancelled') return runExitCodes.interrupted; // the shell's code for a Ctrl-C
+  if (summary.episodes === 0) {
+    io.stderr(`no episode scored: ${summary.infrastructureErrors} infrastructure errors, ${summary.missingEpisodes} episodes not run; there is no pass rate to report (exit code ${runExitCodes.nothingScored})\n`);
+    return runExitCodes.nothingScored;
+  }
+  if (flags.failUnder !== undefined) {
+    const measured = flags.failUnderLower ? summary.passRateCI95[0] : summary.passRate;
+    const what = flags.failUnderLower ? "the pass rate's 95% lower bound" : 'the pass rate';
+    if (measured < flags.failUnder) {
+      io.stderr(`--fail-under: ${what} ${formatPercent(measured)} is below ${formatPercent(flags.failUnder)} (exit code ${runExitCodes.belowThreshold})\n`);
+      return runExitCodes.belowThreshold;
+    }
+  }
+  return 0;
 }
 
 /** Fails on a bad model reference or a missing API key before any task is generated. */

@@ -1,48 +1,81 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { openResultsStore } from '../../store/index.ts';
+import { ConfigError } from '../../core/errors.ts';
 import { textTable } from '../../report/text-table.ts';
+import { formatPercent } from '../../report/format-figure.ts';
+import type { StoredRun } from '../../store/index.ts';
+import { listSuites } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
+import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
+
+type RunsFlags = { db?: string; suite?: string; model?: string; status?: string; json?: boolean };
+
+const runStatuses = ['running', 'finished', 'cancelled', 'failed'];
 
 export function registerRunsCommand(program: Command, io: CliIo): void {
   program
     .command('runs')
-    .description('list the runs in the results database, newest first')
+    .description('list the runs in the results database, newest first, with their pass rates')
     .option('--db <file>', 'results database (default .toolforge/results.db)')
     .option('--suite <id>', 'only runs of this suite')
+    .option('--model <ref>', 'only runs of this model')
+    .option('--status <status>', `only runs in this status (${runStatuses.join('|')})`)
     .option('--json', 'print the runs as JSON')
-    .action((options: { db?: string; suite?: string; json?: boolean }) => {
-      const path = resolveDatabasePath(options.db, io.cwd);
+    .action(async (flags: RunsFlags) => {
+      if (flags.status !== undefined && !runStatuses.includes(flags.status)) {
+        throw new ConfigError('config.invalid', `unknown run status '${flags.status}'`, { fix: `use --status ${runStatuses.join('|')}` });
+      }
+      const path = resolveDatabasePath(flags.db, io.cwd);
       if (!existsSync(path)) {
-        io.stdout(options.json ? '[]\n' : `no results database at ${path} yet; start a run with: toolforge run funcgen --model builtin/planner\n`);
+        io.stdout(flags.json ? '[]\n' : `no results database at ${path} yet; start a run with: toolforge run funcgen --model builtin/planner\n`);
         return;
       }
-      const store = openResultsStore(path);
-      try {
-        const runs = store.listRuns(options.suite ? { suiteId: options.suite } : undefined);
-        const rows = runs.map((run) => {
-          const counts = store.countEpisodes(run.id);
-          return { run, counts };
-        });
-        if (options.json) {
-          io.stdout(`${JSON.stringify(rows.map(({ run, counts }) => ({
+      await withStore(openExistingStore(path), (store) => {
+        const everyRun = store.listRuns();
+        const runs = everyRun.filter((run) => (flags.suite === undefined || run.suite.id === flags.suite)
+          && (flags.model === undefined || run.model === flags.model)
+          && (flags.status === undefined || run.status === flags.status));
+        const rows = runs.map((run) => ({ run, counts: store.countEpisodes(run.id), passed: store.countPassedEpisodes(run.id) }));
+        if (flags.json) {
+          io.stdout(`${JSON.stringify(rows.map(({ run, counts, passed }) => ({
             id: run.id, createdAt: run.createdAt, suite: run.suite.id, model: run.model, mode: run.mode, status: run.status,
-            tasks: run.taskCount, trials: run.trials, episodes: counts,
+            tasks: run.taskCount, trials: run.trials, episodes: counts, passed, passRate: counts.scored > 0 ? passed / counts.scored : null,
           })), null, 2)}\n`);
           return;
         }
         if (rows.length === 0) {
-          io.stdout(`no runs recorded yet; start one with: toolforge run funcgen --model builtin/planner\n`);
+          io.stdout(everyRun.length === 0
+            ? 'no runs recorded yet; start one with: toolforge run funcgen --model builtin/planner\n'
+            : `${noMatchMessage(flags, everyRun)}\n`);
           return;
         }
         io.stdout(`${textTable({
-          columns: ['run', 'created', 'suite', 'model', 'mode', 'status', 'tasks', 'trials', 'scored', 'infrastructure errors'],
-          rows: rows.map(({ run, counts }) => [run.id, run.createdAt, run.suite.id, run.model, run.mode ?? 'default', run.status,
-            run.taskCount, run.trials, counts.scored, counts['infrastructure-error']]),
+          columns: ['run', 'created', 'suite', 'model', 'mode', 'status', 'tasks', 'trials', 'scored', 'pass rate', 'infrastructure errors'],
+          rows: rows.map(({ run, counts, passed }) => [run.id, run.createdAt, run.suite.id, run.model, modeLabel(run), run.status,
+            run.taskCount, run.trials, counts.scored, counts.scored > 0 ? formatPercent(passed / counts.scored) : '-', counts['infrastructure-error']]),
         })}\n`);
-      } finally {
-        store.close();
-      }
+      });
     });
+}
+
+/** A run without --mode ran each task in its first mode: show which mode that is rather than a placeholder. */
+function modeLabel(run: StoredRun): string {
+  if (run.mode) return run.mode;
+  const suite = listSuites().find((candidate) => candidate.id === run.suite.id);
+  return suite ? `${suite.modes[0]} (default)` : 'task default';
+}
+
+function noMatchMessage(flags: RunsFlags, everyRun: StoredRun[]): string {
+  const filters = [
+    flags.suite !== undefined ? `suite '${flags.suite}'` : '',
+    flags.model !== undefined ? `model '${flags.model}'` : '',
+    flags.status !== undefined ? `status '${flags.status}'` : '',
+  ].filter(Boolean).join(', ');
+  const knownSuites = [...new Set(everyRun.map((run) => run.suite.id))];
+  const isUnknownSuite = flags.suite !== undefined && !listSuites().some((suite) => suite.id === flags.suite);
+  const hint = isUnknownSuite
+    ? `'${flags.suite}' is not a suite (see 'toolforge suites'); runs here are of: ${knownSuites.join(', ')}`
+    : `${everyRun.length} runs are recorded (suites: ${knownSuites.join(', ')}); drop or change the filter`;
+  return `no runs match ${filters}. ${hint}`;
 }

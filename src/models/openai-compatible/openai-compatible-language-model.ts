@@ -11,7 +11,7 @@ export function createOpenAICompatibleLanguageModel(options: { modelId: string; 
     provider: 'openai-compatible',
     modelId: options.modelId,
     apiKey: options.apiKey,
-    apiKeyVariable: options.apiKey === undefined ? undefined : 'OPENAI_API_KEY',
+    apiKeyVariable: options.apiKey === undefined ? undefined : 'OPENAI_COMPATIBLE_API_KEY',
     baseUrl: options.baseUrl,
     maxTokensField: 'max_tokens',
     supportsCompletion: true,

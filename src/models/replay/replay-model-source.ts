@@ -7,7 +7,7 @@ import type { JsonObject } from '../../core/json.ts';
 import type { AssistantMessage } from '../../core/message.ts';
 import type { Task } from '../../core/task.ts';
 import { createToolCall } from '../../core/tool.ts';
-import type { EpisodeContext, GenerateResult, LanguageModel, ModelSource, ProviderWarning } from '../spec.ts';
+import type { EpisodeContext, GenerateResult, LanguageModel, ModelSource, OutputCoverage, ProviderWarning } from '../spec.ts';
 import type { ReplayEntry, ReplayTurn } from './replay-file.ts';
 import { readReplayFile } from './replay-file.ts';
 
@@ -19,7 +19,37 @@ export function createReplayModelSource(path: string, ref = `replay/${path}`): M
       const entry = findReplayEntry(entries, episode.task, episode.trial);
       return createReplayLanguageModel(path, entry, episode.task.id);
     },
+    coverage: (episodes) => replayCoverage(entries, episodes),
   };
+}
+
+function replayCoverage(entries: readonly ReplayEntry[], episodes: readonly { task: Task; trial: number }[]): OutputCoverage {
+  const missing: string[] = [];
+  const used = new Set<ReplayEntry>();
+  const trialsByTask = new Map<string, { task: Task; trials: number[]; missingTrials: number[] }>();
+  for (const { task, trial } of episodes) {
+    const byTask = trialsByTask.get(task.id) ?? { task, trials: [], missingTrials: [] };
+    trialsByTask.set(task.id, byTask);
+    byTask.trials.push(trial);
+    const entry = findReplayEntry(entries, task, trial);
+    if (entry) used.add(entry);
+    else byTask.missingTrials.push(trial);
+  }
+  for (const [taskId, { trials, missingTrials }] of trialsByTask) {
+    if (missingTrials.length === 0) continue;
+    if (missingTrials.length === trials.length) missing.push(taskId);
+    else missing.push(...missingTrials.map((trial) => `${taskId}#${trial}`));
+  }
+  const plannedIds = new Set<string>();
+  for (const { task } of trialsByTask.values()) {
+    plannedIds.add(task.id);
+    for (const separator of ['/', ':']) {
+      const prefix = `${task.suite.id}${separator}`;
+      if (task.id.startsWith(prefix)) plannedIds.add(task.id.slice(prefix.length));
+    }
+  }
+  const unknownTaskIds = [...new Set(entries.filter((entry) => !plannedIds.has(entry.line.taskId)).map((entry) => entry.line.taskId))];
+  return { missing, unknownTaskIds };
 }
 
 /** Task ids in files from other tools lack our suite prefix: `nestful/abc` also matches `abc`. */

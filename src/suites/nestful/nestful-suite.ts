@@ -28,6 +28,7 @@ import type { NestfulTool } from './nestful-sample.ts';
 import { groundResultValues } from './ground-result-values.ts';
 import { buildNestfulTask, nestfulExpected, nestfulSuiteId, nestfulSuiteVersion, referenceOf } from './nestful-task.ts';
 import { phraseWithModel } from './phrase-with-model.ts';
+import type { Phrasing } from './phrase-with-model.ts';
 
 const knobs: readonly Knob[] = [
   { type: 'string', name: 'data', description: 'a NESTFUL data file to import (v2 JSON list/JSONL or v1); unset = generate fresh samples', default: null },
@@ -64,17 +65,23 @@ async function generate(request: GenerateTasksRequest): Promise<Task[]> {
   const tasks: Task[] = [];
   for (let index = 0; index < count; index += 1) {
     const { sample } = generateSample(seed, index, generatorKnobs);
+    let phrasing: Phrasing['source'] | undefined;
     if (params.phrasing === 'model') {
       if (!request.phrasingModel) {
         throw new ConfigError('config.invalid-knob', "nestful knob 'phrasing=model' needs a model to write the questions", {
           fix: 'pass --phrasing-model <provider/model> (library: GenerateTasksRequest.phrasingModel), or use --set phrasing=template',
         });
       }
-      sample.input = await phraseWithModel(request.phrasingModel, sample.input, request.signal);
+      const phrased = await phraseWithModel(request.phrasingModel, sample.input, request.signal);
+      sample.input = phrased.text;
+      phrasing = phrased.source;
     }
-    tasks.push(buildNestfulTask(sample, {
+    const task = buildNestfulTask(sample, {
       id: `${nestfulSuiteId}/${seed}/${index}`, seed, params: { ...generatorKnobs, icl: String(iclCount), phrasing: String(params.phrasing ?? 'template') }, iclCount,
-    }));
+    });
+    // Counted by the run summary (phrasingFallbacks), so a model that rarely keeps the numbers shows.
+    if (phrasing) task.stats.phrasing = phrasing;
+    tasks.push(task);
   }
   return tasks;
 }

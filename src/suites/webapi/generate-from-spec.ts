@@ -219,6 +219,11 @@ function sentence(text: string): string | undefined {
  * appears verbatim (so the task stays unambiguous); otherwise the template text stays.
  */
 export async function rephraseTask(model: ModelSource, sample: GeneratedSample, index: number, signal?: AbortSignal): Promise<string> {
+  return (await rephraseTaskWithSource(model, sample, index, signal)).text;
+}
+
+/** The rewrite, or the template when the rewrite lost a value (`source` says which, for the run summary). */
+export async function rephraseTaskWithSource(model: ModelSource, sample: GeneratedSample, index: number, signal?: AbortSignal): Promise<{ text: string; source: 'model' | 'template-fallback' }> {
   const language = model.forEpisode({ task: placeholderTask(index), trial: 0, mode: 'code' });
   const result = await language.generate({
     messages: [{ role: 'user', content: `Rewrite this API task as one natural request a developer would write. Keep every value exactly as written (same spelling, quotes and numbers) and do not name the URL or HTTP method. Answer with the rewritten task only.\n\nTask: ${sample.task}` }],
@@ -229,7 +234,7 @@ export async function rephraseTask(model: ModelSource, sample: GeneratedSample, 
   });
   const text = lastAssistantText([result.message]).trim().replace(/\s+/g, ' ');
   const keepsValues = sample.values.every(({ value }) => text.includes(typeof value === 'string' ? value : JSON.stringify(value)));
-  return text !== '' && keepsValues ? text : sample.task;
+  return text !== '' && keepsValues ? { text, source: 'model' } : { text: sample.task, source: 'template-fallback' };
 }
 
 /** The phrasing call is not an episode of any task; replay and built-in sources still want one to key on. */

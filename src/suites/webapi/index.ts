@@ -19,7 +19,7 @@ import type { Sandbox } from '../../sandbox/spec.ts';
 import type { GenerateTasksRequest, Suite } from '../spec.ts';
 import { webapiBuiltinModels } from './builtin-models.ts';
 import { argumentsOf } from './compare-request.ts';
-import { generateSamples, rephraseTask } from './generate-from-spec.ts';
+import { generateSamples, rephraseTaskWithSource } from './generate-from-spec.ts';
 import { parseWebapiParams, webapiKnobs } from './knobs.ts';
 import type { WebapiParams } from './knobs.ts';
 import { programOf, runWebapiProgram } from './run-program.ts';
@@ -117,7 +117,8 @@ async function generateFromSpec(request: GenerateTasksRequest, params: WebapiPar
   const tasks: Task[] = [];
   for (const [index, sample] of samples.entries()) {
     request.signal?.throwIfAborted();
-    const text = params.phrasing === 'model' && request.phrasingModel ? await rephraseTask(request.phrasingModel, sample, index, request.signal) : sample.task;
+    const phrased = params.phrasing === 'model' && request.phrasingModel ? await rephraseTaskWithSource(request.phrasingModel, sample, index, request.signal) : undefined;
+    const text = phrased?.text ?? sample.task;
     const pathParameters = Object.keys(argumentsOf(document, sample.config).fields.path_params ?? {}).length;
     tasks.push(buildWebapiTask({
       id: `${webapiSuiteId}/${api}/${request.seed}-${index}`,
@@ -130,7 +131,10 @@ async function generateFromSpec(request: GenerateTasksRequest, params: WebapiPar
       config: sample.config,
       setup: params.setup,
       endpoint: params.endpoint,
-      stats: { method: sample.config.method, template: sample.operation.template, arguments: countableArgumentCount(sample.config, pathParameters) },
+      stats: {
+        method: sample.config.method, template: sample.operation.template, arguments: countableArgumentCount(sample.config, pathParameters),
+        ...(phrased ? { phrasing: phrased.source } : {}),
+      },
     }));
   }
   return tasks;

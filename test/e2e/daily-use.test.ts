@@ -1,0 +1,233 @@
+/**
+ * What a new user hit in daily use (issue "Daily use"): unusable --db locations, replay files that do not cover
+ * the run, runs that scored nothing, CI gates, flags given twice, and the small things around them.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { binPath, keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
+
+async function generateNestful(directory: string, count: number): Promise<{ file: string; ids: string[] }> {
+  const result = await runCli(['generate', 'nestful', '--count', String(count), '--seed', '3', '--out', 'tasks.jsonl'], { cwd: directory });
+  assert.equal(result.code, 0, result.stderr);
+  const file = join(directory, 'tasks.jsonl');
+  const ids = readFileSync(file, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+  return { file, ids };
+}
+
+function writeReplay(directory: string, lines: object[]): string {
+  const file = join(directory, 'outputs.jsonl');
+  writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
+  return file;
+}
+
+describe('--db locations that cannot hold a database', () => {
+  test('a folder that cannot be created (under /proc) fails at once with error + fix and exit 2, before generating', async () => {
+    const result = await spawnCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', '/proc/toolforge-test/x/results.db'],
+      { cwd: temporaryDirectory(), env: keylessEnvironment() });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /^error: cannot create the results database \/proc\/toolforge-test\/x\/results\.db: cannot create the folder/m);
+    assert.match(result.stderr, /fix: pass --db <path> in a folder you can write to/);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  test('a file where a folder should be (EEXIST/ENOTDIR) is a clear error, not a stack trace', async () => {
+    const directory = temporaryDirectory();
+    writeFileSync(join(directory, 'afile'), 'x');
+    const result = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', 'afile/sub/results.db'], { cwd: directory });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /afile is a file, not a folder/);
+    assert.match(result.stderr, /fix: /);
+  });
+
+  test('a database locked by another process has its own message', async () => {
+    const directory = temporaryDirectory();
+    assert.equal((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '1', '--db', 'r.db'], { cwd: directory })).code, 0);
+    const holder = new Database(join(directory, 'r.db'));
+    holder.pragma('locking_mode = EXCLUSIVE');
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      const result = await spawnCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '1', '--db', 'r.db'], { cwd: directory, env: keylessEnvironment() });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /is locked by another process/);
+      assert.doesNotMatch(result.stderr, /is not a ToolForge results database/);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+  });
+
+  test('read-only commands never write: runs, report and export leave the file byte-identical', async () => {
+    const directory = temporaryDirectory();
+    assert.equal((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', 'r.db'], { cwd: directory })).code, 0);
+    // Fold the WAL into the main file so any later write would show in its bytes.
+    const database = new Database(join(directory, 'r.db'));
+    database.pragma('wal_checkpoint(TRUNCATE)');
+    database.close();
+    const before = readFileSync(join(directory, 'r.db'));
+    for (const args of [['runs'], ['report'], ['report', 'latest', '--format', 'json'], ['export', 'latest']]) {
+      const result = await runCli([...args, '--db', 'r.db'], { cwd: directory });
+      assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+    }
+    assert.ok(readFileSync(join(directory, 'r.db')).equals(before));
+  });
+
+  test('a file that is not a database still says so', async () => {
+    const directory = temporaryDirectory();
+    writeFileSync(join(directory, 'notes.db'), 'hello, not sqlite, but long enough to have a header of sorts............................................');
+    const result = await runCli(['runs', '--db', 'notes.db'], { cwd: directory });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /is not a ToolForge results database/);
+  });
+});
+
+describe('replay files that do not cover the run', () => {
+  test('missing outputs stop the run before it is created, naming the first ids; --allow-missing scores them as failures', async () => {
+    const directory = temporaryDirectory();
+    const { ids } = await generateNestful(directory, 3);
+    const replay = writeReplay(directory, [{ taskId: ids[0], output: '[]' }, { taskId: 'nestful/not-a-task', output: '[]' }]);
+    const refused = await runCli(['run', '--tasks', 'tasks.jsonl', 'nestful', '--model', `replay/${replay}`, '--db', 'r.db'], { cwd: directory });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`has no output for 2 of 3 tasks \\(${ids[1]}, ${ids[2]}\\)`));
+    assert.match(refused.stderr, /fix: .*--allow-missing/);
+    // Refused before any run was recorded.
+    assert.equal(JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout).length, 0);
+
+    const allowed = await runCli(['run', '--tasks', 'tasks.jsonl', 'nestful', '--model', `replay/${replay}`, '--db', 'r.db', '--allow-missing', '--json'], { cwd: directory });
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.match(allowed.stderr, /2 tasks have no stored output and are scored as failures/);
+    assert.match(allowed.stderr, /1 stored outputs name tasks that are not in this run \(nestful\/not-a-task\)/);
+    assert.equal(JSON.parse(allowed.stdout).episodes, 3);
+    const exported = (await runCli(['export', 'latest', '--db', 'r.db'], { cwd: directory })).stdout;
+    assert.deepEqual(JSON.parse(exported.split('\n')[0]).run.provenance.missingOutputs, [ids[1], ids[2]]);
+  });
+});
+
+describe('exit codes for CI', () => {
+  test('--fail-under exits 4 below the threshold and 0 at or above it; --fail-under-lower reads the interval', async () => {
+    const directory = temporaryDirectory();
+    const base = ['run', 'funcgen', '--count', '4', '--db', 'r.db'];
+    const random = await runCli([...base, '--model', 'builtin/random', '--fail-under', '50%'], { cwd: directory });
+    assert.equal(random.code, 4, random.stderr);
+    assert.match(random.stderr, /--fail-under: the pass rate 0\.0% is below 50\.0%/);
+    const planner = await runCli([...base, '--model', 'builtin/planner', '--fail-under', '0.9'], { cwd: directory });
+    assert.equal(planner.code, 0, planner.stderr);
+    // 4 of 4 passed: the Wilson lower bound is 51.0%, below 0.9.
+    const lower = await runCli([...base, '--model', 'builtin/planner', '--fail-under', '0.9', '--fail-under-lower'], { cwd: directory });
+    assert.equal(lower.code, 4, lower.stderr);
+    assert.match(lower.stderr, /lower bound 51\.0% is below 90\.0%/);
+  });
+
+  test('bad --fail-under values and flags given twice are usage errors with a fix line', async () => {
+    const directory = temporaryDirectory();
+    for (const args of [
+      ['run', 'funcgen', '--model', 'builtin/planner', '--fail-under', '1.5'],
+      ['run', 'funcgen', '--model', 'builtin/planner', '--model', 'builtin/random'],
+      ['run', 'funcgen', '--model', 'openai-compatible/x', '--base-url', 'localhost:8000'],
+      ['run', 'funcgen', '--model', 'builtin/planner', '--count', 'abc'],
+      ['run', 'funcgen', '--nope'],
+    ]) {
+      const result = await runCli(args, { cwd: directory });
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, /^error: /m, args.join(' '));
+      assert.match(result.stderr, /fix: /, `${args.join(' ')}: ${result.stderr}`);
+    }
+    const twice = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--model', 'builtin/random'], { cwd: directory });
+    assert.match(twice.stderr, /--model was given twice/);
+    assert.equal(existsSync(join(directory, '.toolforge')), false, 'nothing was created');
+  });
+});
+
+describe('runs, resume, import, count', () => {
+  test('runs shows the mode each task ran in and the pass rate, filters by suite/model/status, and says why a filter matched nothing', async () => {
+    const directory = temporaryDirectory();
+    await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', 'r.db'], { cwd: directory });
+    await runCli(['run', 'funcgen', '--model', 'builtin/random', '--count', '2', '--db', 'r.db', '--mode', 'react'], { cwd: directory });
+    const table = (await runCli(['runs', '--db', 'r.db'], { cwd: directory })).stdout;
+    assert.match(table, /calls \(default\)/);
+    assert.doesNotMatch(table, /\bdefault\b(?! *\))/);
+    assert.match(table, /100\.0%/);
+    const json = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db', '--model', 'builtin/planner'], { cwd: directory })).stdout);
+    assert.equal(json.length, 1);
+    assert.equal(json[0].passRate, 1);
+    const unknown = await runCli(['runs', '--db', 'r.db', '--suite', 'nope'], { cwd: directory });
+    assert.match(unknown.stdout, /no runs match suite 'nope'\. 'nope' is not a suite/);
+    assert.doesNotMatch(unknown.stdout, /no runs recorded yet/);
+    const badStatus = await runCli(['runs', '--db', 'r.db', '--status', 'done'], { cwd: directory });
+    assert.equal(badStatus.code, 2);
+  });
+
+  test('run --resume latest resumes the newest run; a new --base-url is recorded in its provenance', async () => {
+    const directory = temporaryDirectory();
+    const first = JSON.parse((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', 'r.db', '--json'], { cwd: directory })).stdout);
+    const resumed = await runCli(['run', '--resume', 'latest', '--db', 'r.db', '--base-url', 'http://127.0.0.1:9/v1', '--json'], { cwd: directory });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(JSON.parse(resumed.stdout).runId, first.runId);
+    const header = JSON.parse((await runCli(['export', first.runId, '--db', 'r.db'], { cwd: directory })).stdout.split('\n')[0]);
+    assert.equal(header.run.baseUrl, 'http://127.0.0.1:9/v1');
+    assert.equal(header.run.provenance.resumes.length, 1);
+    assert.equal(header.run.provenance.resumes[0].baseUrl, 'http://127.0.0.1:9/v1');
+  });
+
+  test('a failed import leaves no database behind', async () => {
+    const directory = temporaryDirectory();
+    writeFileSync(join(directory, 'bad.jsonl'), '{"not": "an export"}\n');
+    const result = await runCli(['import', 'bad.jsonl', '--db', 'fresh.db'], { cwd: directory });
+    assert.equal(result.code, 2, result.stderr);
+    assert.equal(existsSync(join(directory, 'fresh.db')), false);
+  });
+
+  test('--count beyond what a suite has is an error, not a silent smaller run', async () => {
+    const directory = temporaryDirectory();
+    const tool = { name: 'add', description: 'adds two numbers', parameters: { a: { type: 'number' }, b: { type: 'number' } }, output_parameters: { result: { type: 'number' } } };
+    const sample = (id: string) => ({ sample_id: id, input: 'What is 2 plus 3?', tools: [tool], output: [{ name: 'add', label: '$var_1', arguments: { a: 2, b: 3 } }], gold_answer: 5 });
+    writeFileSync(join(directory, 'two.jsonl'), `${JSON.stringify(sample('s1'))}\n${JSON.stringify(sample('s2'))}\n`);
+    const result = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--set', `data=${join(directory, 'two.jsonl')}`, '--count', '5', '--db', 'r.db'], { cwd: directory });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /suite 'nestful' has only 2 tasks for these settings, fewer than --count 5/);
+    assert.match(result.stderr, /fix: pass --count 2 or less/);
+    const all = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--set', `data=${join(directory, 'two.jsonl')}`, '--count', '2', '--db', 'r.db', '--json'], { cwd: directory });
+    assert.equal(all.code, 0, all.stderr);
+    assert.equal(JSON.parse(all.stdout).passRate, 1);
+  });
+});
+
+describe('the process', () => {
+  test('a reader that closes the pipe early (| head) ends quietly', async () => {
+    const directory = temporaryDirectory();
+    const child = spawn(process.execPath, [binPath, 'suites'], { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
+    assert.doesNotMatch(stderr, /EPIPE|\n\s+at /);
+    assert.equal(code, 0);
+  });
+
+  test('Ctrl-C during a built-in run marks the run cancelled, exits 130, and --resume finishes it', async () => {
+    const directory = temporaryDirectory();
+    const generated = await runCli(['generate', 'funcgen', '--count', '4000', '--no-validate', '--set', 'core=3', '--set', 'depth=2', '--out', 'many.jsonl'], { cwd: directory });
+    assert.equal(generated.code, 0, generated.stderr);
+    const child = spawn(process.execPath, [binPath, 'run', 'funcgen', '--tasks', 'many.jsonl', '--model', 'builtin/planner', '--db', 'r.db', '--concurrency', '1'],
+      { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const closed = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
+    // Wait until episodes are being committed, then interrupt.
+    for (let polls = 0; polls < 600; polls += 1) {
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
+      if (!existsSync(join(directory, 'r.db')) || statSync(join(directory, 'r.db')).size === 0) continue;
+      const runs = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { episodes: { scored: number } }[];
+      if (runs.length > 0 && runs[0].episodes.scored > 0) break;
+    }
+    child.kill('SIGINT');
+    assert.equal(await closed, 130);
+    const [run] = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string; episodes: { scored: number } }[];
+    assert.equal(run.status, 'cancelled');
+    assert.ok(run.episodes.scored < 4000);
+    const resumed = await runCli(['run', '--resume', run.id, '--db', 'r.db', '--json'], { cwd: directory });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(JSON.parse(resumed.stdout).episodes, 4000);
+  });
+});
