@@ -68,3 +68,8 @@ export function parseRate(value: string): number {
   }
   return rate;
 }
+
+/** A repeatable flag whose values are collected in order (`--task-id a --task-id b`). */
+export function collectValues(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

@@ -15,3 +15,5 @@ export { collectProvenance } from './provenance.ts';
 export type { ProvenanceInput } from './provenance.ts';
 export { compareRuns } from './compare-runs.ts';
 export type { CompareRunsOptions, RunComparison } from './compare-runs.ts';
+export { failedTasksOf, globExpression, selectTasks } from './select-tasks.ts';
+export type { TaskSelection } from './select-tasks.ts';

@@ -45,6 +45,8 @@ export interface ResultsStore {
   countEpisodes(runId: string): Record<EpisodeStatus, number>;
   /** Scored episodes that passed. */
   countPassedEpisodes(runId: string): number;
+  /** The task id of each passed episode (a task appears once per passed trial). */
+  listPassedTaskTrials(runId: string): string[];
   /** Which (task, trial) pairs have a row and in what status, without loading transcripts. */
   listEpisodeKeys(runId: string): { taskId: string; trial: number; status: EpisodeStatus }[];
   deleteRun(runId: string): void;
@@ -250,6 +252,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
       WHERE e.run_id = @run_id AND (@status IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`),
     countEpisodes: database.prepare('SELECT status, COUNT(*) AS count FROM episodes WHERE run_id = ? GROUP BY status'),
     countPassed: database.prepare("SELECT COUNT(*) AS count FROM episodes WHERE run_id = ? AND status = 'scored' AND passed = 1"),
+    listPassed: database.prepare("SELECT task_id AS taskId FROM episodes WHERE run_id = ? AND status = 'scored' AND passed = 1"),
     listEpisodeKeys: database.prepare('SELECT task_id AS taskId, trial, status FROM episodes WHERE run_id = ? ORDER BY task_id, trial'),
     deleteRun: database.prepare('DELETE FROM runs WHERE id = ?'),
   };
@@ -320,6 +323,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
       return counts;
     },
     countPassedEpisodes: (runId) => (statements.countPassed.get(runId) as { count: number }).count,
+    listPassedTaskTrials: (runId) => (statements.listPassed.all(runId) as { taskId: string }[]).map((row) => row.taskId),
     listEpisodeKeys: (runId) => statements.listEpisodeKeys.all(runId) as { taskId: string; trial: number; status: EpisodeStatus }[],
     deleteRun(runId) {
       if (statements.deleteRun.run(runId).changes === 0) getRun(runId);

@@ -218,7 +218,10 @@ describe('the process', () => {
     for (let polls = 0; polls < 600; polls += 1) {
       await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
       if (!existsSync(join(directory, 'r.db')) || statSync(join(directory, 'r.db')).size === 0) continue;
-      const runs = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { episodes: { scored: number } }[];
+      // The child may still be creating the schema: a failed read is simply polled again.
+      const listed = await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory });
+      if (listed.code !== 0) continue;
+      const runs = JSON.parse(listed.stdout) as { episodes: { scored: number } }[];
       if (runs.length > 0 && runs[0].episodes.scored > 0) break;
     }
     child.kill('SIGINT');
@@ -229,5 +232,58 @@ describe('the process', () => {
     const resumed = await runCli(['run', '--resume', run.id, '--db', 'r.db', '--json'], { cwd: directory });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.equal(JSON.parse(resumed.stdout).episodes, 4000);
+  });
+});
+
+describe('task selection and delete', () => {
+  test('--task-id globs and --limit choose tasks; a pattern that matches nothing is an error naming example ids', async () => {
+    const directory = temporaryDirectory();
+    const base = ['run', 'funcgen', '--model', 'builtin/planner', '--count', '6', '--db', 'r.db', '--json'];
+    const picked = await runCli([...base, '--task-id', 'funcgen/0/1', '--task-id', '*/4'], { cwd: directory });
+    assert.equal(picked.code, 0, picked.stderr);
+    assert.equal(JSON.parse(picked.stdout).tasks, 2);
+    const limited = JSON.parse((await runCli([...base, '--limit', '3'], { cwd: directory })).stdout);
+    assert.equal(limited.tasks, 3);
+    const tasks = JSON.parse((await runCli(['report', limited.runId, '--format', 'json', '--db', 'r.db'], { cwd: directory })).stdout).taskResults
+      .map((result: { taskId: string }) => result.taskId);
+    assert.deepEqual(tasks, ['funcgen/0/0', 'funcgen/0/1', 'funcgen/0/2']);
+    const none = await runCli([...base, '--task-id', 'nestful/*'], { cwd: directory });
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /--task-id 'nestful\/\*' matches no task/);
+    assert.match(none.stderr, /fix: use ids as stored \(e\.g\. funcgen\/0\/0/);
+  });
+
+  test('--rerun-failed runs the failed tasks of a stored run with its suite and knobs; a run with no failure has nothing to rerun', async () => {
+    const directory = temporaryDirectory();
+    const failed = JSON.parse((await runCli(['run', 'funcgen', '--model', 'builtin/random', '--count', '3', '--set', 'core=4', '--db', 'r.db', '--json'], { cwd: directory })).stdout);
+    assert.equal(failed.passRate, 0);
+    const rerun = await runCli(['run', '--rerun-failed', failed.runId, '--model', 'builtin/planner', '--db', 'r.db', '--json'], { cwd: directory });
+    assert.equal(rerun.code, 0, rerun.stderr);
+    const summary = JSON.parse(rerun.stdout);
+    assert.equal(summary.suite, 'funcgen');
+    assert.equal(summary.tasks, 3);
+    assert.equal(summary.passRate, 1);
+    const header = JSON.parse((await runCli(['export', summary.runId, '--db', 'r.db'], { cwd: directory })).stdout.split('\n')[0]);
+    assert.equal(header.run.params.core, 4, 'the stored run\'s knobs');
+    const nothing = await runCli(['run', '--rerun-failed', summary.runId, '--model', 'builtin/planner', '--db', 'r.db'], { cwd: directory });
+    assert.equal(nothing.code, 2);
+    assert.match(nothing.stderr, /passed every task in every trial: there is nothing to rerun/);
+    const clash = await runCli(['run', '--rerun-failed', failed.runId, '--model', 'builtin/planner', '--count', '2', '--db', 'r.db'], { cwd: directory });
+    assert.equal(clash.code, 2);
+    assert.match(clash.stderr, /--count cannot change them/);
+  });
+
+  test('delete removes runs with their episodes; an unknown id deletes nothing', async () => {
+    const directory = temporaryDirectory();
+    const first = JSON.parse((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', 'r.db', '--json'], { cwd: directory })).stdout);
+    const second = JSON.parse((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', 'r.db', '--json'], { cwd: directory })).stdout);
+    const refused = await runCli(['delete', first.runId, 'no-such-run', '--db', 'r.db'], { cwd: directory });
+    assert.equal(refused.code, 2);
+    assert.equal(JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout).length, 2);
+    const deleted = await runCli(['delete', first.runId, '--db', 'r.db'], { cwd: directory });
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.match(deleted.stdout, new RegExp(`deleted run ${first.runId} \\(2 episodes\\)`));
+    const remaining = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string }[];
+    assert.deepEqual(remaining.map((run) => run.id), [second.runId]);
   });
 });

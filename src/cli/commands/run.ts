@@ -20,8 +20,9 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
-import { collectSetting, once, parseFiniteNumber, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectSetting, collectValues, once, parseFiniteNumber, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
+import { failedTasksOf, selectTasks } from '../../runner/select-tasks.ts';
 import { formatPercent } from '../../report/format-figure.ts';
 import { openResultsStore } from '../../store/index.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
@@ -48,6 +49,9 @@ type RunFlags = {
   failUnder?: number;
   failUnderLower?: boolean;
   allowMissing?: boolean;
+  limit?: number;
+  taskId?: string[];
+  rerunFailed?: string;
 };
 
 /** Set by a run that ends without an error but not well (interrupted, nothing scored, under --fail-under). */
@@ -80,6 +84,9 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--allow-missing', 'replay: score tasks the file has no output for as failures (default: refuse to start, naming them)')
     .option('--fail-under <rate>', 'exit with code 4 when the pass rate is below this (0.8 or 80%), for CI', once('--fail-under', parseRate))
     .option('--fail-under-lower', "with --fail-under: compare the 95% interval's lower bound instead of the pass rate")
+    .option('--task-id <pattern>', "run only tasks whose id matches (repeatable; '*' and '?' globs)", collectValues)
+    .option('--limit <n>', 'run at most this many of the tasks (after --task-id)', once('--limit', parsePositiveInteger))
+    .option('--rerun-failed <run>', "run again the tasks a stored run did not pass in every trial (its tasks, suite and knobs; 'latest' for the newest)", once('--rerun-failed', parseText))
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
       const cliArgs = [...argv];
@@ -91,7 +98,9 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     });
 }
 
-async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<RunSummary> {
+async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<RunSummary> {
+  const rerun = flags.rerunFailed === undefined ? undefined : readFailedTasks(flags.rerunFailed, suiteIdArgument, flags, io);
+  const suiteId = suiteIdArgument ?? rerun?.suiteId;
   if (!suiteId) {
     throw new ConfigError('config.invalid', 'no suite given', {
       fix: "name one: 'toolforge run funcgen --model builtin/planner' (see 'toolforge suites'), or continue a run with 'toolforge run --resume <run>'",
@@ -109,10 +118,10 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
     });
   }
   checkModel(suite, flags.model, flags.baseUrl, io);
-  const seed = flags.seed ?? 0;
+  const seed = flags.seed ?? rerun?.seed ?? 0;
   let tasks: Task[];
   let params: JsonObject;
-  if (flags.tasks) {
+  if (flags.tasks || rerun) {
     if (flags.count !== undefined || flags.set !== undefined || flags.phrasingModel !== undefined) {
       throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count, --set and --phrasing-model have nothing to change', {
         fix: 'drop --count/--set/--phrasing-model to run the file as it is, or drop --tasks to generate new tasks',
@@ -128,7 +137,10 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
   const interrupt = listenForInterrupt();
   let startedRunId: string | undefined;
   try {
-    if (flags.tasks) {
+    if (rerun) {
+      tasks = rerun.tasks;
+      params = rerun.params;
+    } else if (flags.tasks) {
       tasks = await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id });
       params = tasks[0].params as JsonObject;
     } else {
@@ -136,6 +148,7 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
       const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io);
       tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel, signal: interrupt.signal });
     }
+    tasks = selectTasks(tasks, { taskIds: flags.taskId, limit: flags.limit });
     return await runEvaluation({
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing,
@@ -157,8 +170,31 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
   }
 }
 
+/** `--rerun-failed <run>`: the stored run's failed tasks, with the suite, seed and knobs they were made with. */
+function readFailedTasks(runReference: string, suiteId: string | undefined, flags: RunFlags, io: CliIo): { suiteId: string; seed: number; params: JsonObject; tasks: Task[] } {
+  const clashing = (['tasks', 'count', 'set', 'seed', 'phrasingModel'] as const).filter((name) => flags[name] !== undefined);
+  if (clashing.length > 0) {
+    const names = clashing.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
+    throw new ConfigError('config.invalid', `--rerun-failed runs the stored tasks of run '${runReference}'; ${names} cannot change them`, { fix: `drop ${names}` });
+  }
+  const store = openExistingStore(resolveDatabasePath(flags.db, io.cwd));
+  try {
+    const run = store.getRun(resolveRunId(store, runReference));
+    if (suiteId !== undefined && suiteId !== run.suite.id) {
+      throw new ConfigError('config.invalid', `run '${run.id}' is a ${run.suite.id} run, not ${suiteId}`, { fix: `use 'toolforge run --rerun-failed ${run.id} --model <ref>'` });
+    }
+    const tasks = failedTasksOf(store, run.id);
+    if (tasks.length === 0) {
+      throw new ConfigError('config.invalid', `run '${run.id}' passed every task in every trial: there is nothing to rerun`, { fix: 'pick a run with failures (toolforge runs shows pass rates)' });
+    }
+    return { suiteId: run.suite.id, seed: run.seed, params: run.params, tasks };
+  } finally {
+    store.close();
+  }
+}
+
 async function resume(suiteId: string | undefined, runReference: string, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<RunSummary> {
-  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing'] as const)
+  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');

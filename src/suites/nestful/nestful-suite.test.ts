@@ -122,9 +122,16 @@ describe('nestful suite', () => {
   test('phrasing=model uses the phrasing model, and needs one', async () => {
     await assert.rejects(generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ phrasing: 'model' }), validate: false }),
       (error: unknown) => error instanceof ConfigError && /phrasing/.test(error.message));
-    const phrasingModel = scripted(() => ({ type: 'text', text: 'A shop sells 3 boxes...' }));
-    const [task] = await generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ phrasing: 'model' }), phrasingModel, validate: false });
-    assert.equal(task.prompt[1].content, 'A shop sells 3 boxes...');
+    // A rewrite that keeps every number of the question is used...
+    const keeping = scripted(({ messages }) => ({ type: 'text', text: `Word problem: ${messages.at(-1)?.content ?? ''}` }));
+    const [kept] = await generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ phrasing: 'model' }), phrasingModel: keeping, validate: false });
+    assert.match(kept.prompt[1].content, /^Word problem: /);
+    assert.equal(kept.stats.phrasing, 'model');
+    // ...one that loses them falls back to the template question.
+    const losing = scripted(() => ({ type: 'text', text: 'A shop sells 3 boxes...' }));
+    const [fallback] = await generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ phrasing: 'model' }), phrasingModel: losing, validate: false });
+    assert.equal(fallback.prompt[1].content, kept.prompt[1].content.replace(/^Word problem: /, ''));
+    assert.equal(fallback.stats.phrasing, 'template-fallback');
   });
 
   test('bad knobs are ConfigErrors', async () => {

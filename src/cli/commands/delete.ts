@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { openResultsStore } from '../../store/index.ts';
+import type { CliIo } from '../cli-io.ts';
+import { openExistingStore, withStore } from '../open-store.ts';
+import { resolveDatabasePath } from '../option-parsers.ts';
+
+export function registerDeleteCommand(program: Command, io: CliIo): void {
+  program
+    .command('delete')
+    .description('delete runs (their tasks and episodes) from the results database')
+    .argument('<runs...>', "run ids as 'toolforge runs' lists them ('latest' is not accepted: name what you delete)")
+    .option('--db <file>', 'results database (default .toolforge/results.db)')
+    .action(async (runIds: string[], options: { db?: string }) => {
+      const path = resolveDatabasePath(options.db, io.cwd);
+      // Check every id first (read-only), so a typo in the last id deletes nothing.
+      await withStore(openExistingStore(path), (store) => {
+        for (const runId of runIds) store.getRun(runId);
+      });
+      await withStore(openResultsStore(path), (store) => {
+        for (const runId of runIds) {
+          const counts = store.countEpisodes(runId);
+          store.deleteRun(runId);
+          io.stdout(`deleted run ${runId} (${counts.scored + counts['infrastructure-error'] + counts.cancelled} episodes)\n`);
+        }
+      });
+    });
+}
