@@ -9,7 +9,6 @@ import { isJsonObject } from '../../core/json.ts';
 import { mathOperationsByName, OperationError, runMathOperation } from './math-operations.ts';
 import type { MathOperation } from './math-operations.ts';
 import type { NestfulTool } from './nestful-sample.ts';
-import { resultPseudoCall } from './nestful-sample.ts';
 
 export type ExecutionFailure = { code: 'tool.unknown' | 'arguments.invalid' | 'execution.error'; message: string };
 export type ExecutionOutcome = { ok: true; answer: JsonValue } | { ok: false; failure: ExecutionFailure };
@@ -51,8 +50,8 @@ export function applyOperation(operation: MathOperation, rawValues: readonly Jso
   }
 }
 
-export function executeCallSequence(calls: readonly JsonObject[], tools: readonly NestfulTool[]): ExecutionOutcome {
-  const sequence = calls.filter((call) => call.name !== resultPseudoCall);
+/** Every call runs, a `var_result` pseudo-call included (it is no tool, so the run fails, as the official one does). */
+export function executeCallSequence(sequence: readonly JsonObject[], tools: readonly NestfulTool[]): ExecutionOutcome {
   if (sequence.length === 0) return { ok: false, failure: { code: 'execution.error', message: 'the prediction has no calls' } };
   const results: Results = new Map();
   let lastLabel = '';
