@@ -6,9 +6,14 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { JsonValue } from '../../core/json.ts';
+import { Rng } from '../../core/rng.ts';
+import { generateSample } from './generate-samples.ts';
+import type { PythonNumber } from './math-operations.ts';
+import { mathOperationsByName, OperationError, runMathOperation } from './math-operations.ts';
 import type { NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { parseCallList } from './parse-call-list.ts';
-import { scoreNestfulPredictions } from './score-predictions.ts';
+import { checkExecutable, scoreNestfulPredictions } from './score-predictions.ts';
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
@@ -153,5 +158,118 @@ describe('item 4: the var_result pseudo-call', () => {
     assert.deepEqual(result.figures, [1, 1, 0.5, 0, 0]);
     assert.deepEqual(result.evaluation.predictedNames, ['add', 'var_result']);
     assert.equal(result.evaluation.failure, 'arguments.invalid');
+  });
+});
+
+describe('item 5: the published basic_functions semantics', () => {
+  const run = (name: string, ...values: [JsonValue, boolean?][]) => {
+    const operation = mathOperationsByName.get(name);
+    assert.ok(operation, name);
+    try {
+      return runMathOperation(operation, values.map(([value, isFloat]) => ({ value, isFloat: isFloat ?? false })));
+    } catch (error) {
+      if (error instanceof OperationError) return 'raises';
+      throw error;
+    }
+  };
+
+  test('each function, on ints and floats, as Python runs basic_functions.py', () => {
+    // Python values, from the published definitions (int vs float is the Python type of the result).
+    const cases: [string, [JsonValue, boolean?][], PythonNumber | 'raises'][] = [
+      ['sqrt', [[17]], { kind: 'int', value: 4 }], // math.isqrt(17)
+      ['sqrt', [[16, true]], 'raises'], // math.isqrt(16.0): TypeError
+      ['sqrt', [[-4]], 'raises'],
+      ['log', [[1000], [10]], { kind: 'int', value: 2 }], // int(math.log(1000, 10)) = int(2.9999999999999996)
+      ['log', [[8], [2]], { kind: 'int', value: 3 }],
+      ['log', [[100]], { kind: 'int', value: 4 }], // natural log 4.605 -> 4
+      ['log', [[5], [1]], 'raises'],
+      ['lcm', [[4], [6]], { kind: 'int', value: 12 }],
+      ['lcm', [[4, true], [6]], { kind: 'float', value: 12 }],
+      ['lcm', [[2.5], [5]], { kind: 'float', value: 12 }], // abs(12.5) // gcd(int(2.5), int(5)) = 12.5 // 1
+      ['lcm', [[0.5], [0.3]], 'raises'], // gcd(0, 0) = 0: ZeroDivisionError
+      ['gcd', [[12.7], [8]], { kind: 'int', value: 4 }],
+      ['gcd', [['12'], ['8']], { kind: 'int', value: 4 }], // int('12')
+      ['choose', [[5], [2]], { kind: 'int', value: 10 }],
+      ['choose', [[5, true], [2]], 'raises'], // math.comb rejects floats
+      ['choose', [[2], [5]], { kind: 'int', value: 0 }],
+      ['permutation', [[5], [2]], { kind: 'int', value: 20 }],
+      ['permutation', [[5, true], [2]], 'raises'], // factorial(5.0): range() rejects a float
+      ['permutation', [[2], [5]], 'raises'], // factorial(-3): ValueError
+      ['factorial', [[0, true]], { kind: 'int', value: 1 }], // n == 0 returns before range()
+      ['factorial', [[3, true]], 'raises'],
+      ['power', [[2], [-1]], { kind: 'float', value: 0.5 }],
+      ['power', [[2], [10]], { kind: 'int', value: 1024 }],
+      ['power', [[-8], [1 / 3]], 'raises'], // a complex number in Python: equals no real gold answer
+      ['power', [[0], [-1]], 'raises'],
+      ['remainder', [[-7], [3]], { kind: 'int', value: 2 }],
+      ['reminder', [[7], [-3]], { kind: 'int', value: -2 }],
+      ['remainder', [[7.5], [2]], { kind: 'float', value: 1.5 }],
+      ['floor', [[-2.5]], { kind: 'int', value: -3 }],
+      ['divide', [[8], [2]], { kind: 'float', value: 4 }],
+      ['add', [[480], [300]], { kind: 'int', value: 780 }],
+      ['add', [[true], [1]], { kind: 'int', value: 2 }], // True is an int
+      ['negate_prob', [[0.25]], { kind: 'float', value: 0.75 }],
+      ['square_perimeter', [[3]], { kind: 'int', value: 12 }],
+      ['square_edge_by_perimeter', [[12]], { kind: 'float', value: 3 }],
+      ['volume_cube', [[3]], { kind: 'int', value: 27 }],
+      ['max_number', [[[2, 2.0]]], { kind: 'int', value: 2 }], // max() keeps the first of equal elements
+      ['min_number', [[[]]], 'raises'],
+    ];
+    for (const [name, values, expected] of cases) {
+      assert.deepEqual(run(name, ...values), expected, `${name}(${values.map(([value, isFloat]) => (isFloat ? `${value}.0` : JSON.stringify(value))).join(', ')})`);
+    }
+    assert.equal(mathOperationsByName.has('max'), false);
+    assert.equal(mathOperationsByName.has('min'), false);
+  });
+
+  test('sqrt of a division result fails (a float); of a product it runs: official win 0 and 1', () => {
+    const sqrtSample = (first: string): NestfulSample => ({
+      sampleId: first, input: 'root', flavour: 'math',
+      outputJson: JSON.stringify([
+        { name: 'multiply', label: '$var_1', arguments: { arg_0: 4, arg_1: 4 } },
+        { name: 'sqrt', label: '$var_2', arguments: { arg_0: '$var_1.result$' } },
+      ]),
+      goldAnswerJson: '4.0',
+      tools: [tool('multiply', math), tool('divide', math), tool('sqrt', ['arg_0'])],
+    });
+    const sample = sqrtSample('root');
+    assert.equal(scoreOne(sample, sample.outputJson).figures[4], 1); // isqrt(16) = 4 == 4.0
+    // divide(32, 2) = 16.0, and math.isqrt(16.0) raises TypeError: calculate_ans returns False.
+    const viaDivision = scoreOne(sample, JSON.stringify([
+      { name: 'divide', label: '$var_1', arguments: { arg_0: 32, arg_1: 2 } },
+      { name: 'sqrt', label: '$var_2', arguments: { arg_0: '$var_1.result$' } },
+    ]));
+    assert.equal(viaDivision.figures[4], 0);
+    assert.equal(viaDivision.evaluation.failure, 'arguments.invalid');
+    // A literal 16.0 is a float too; 16 is an int.
+    assert.equal(scoreOne(sample, '[{"name": "sqrt", "label": "$var_1", "arguments": {"arg_0": 16.0}}]').figures[4], 0);
+    assert.equal(scoreOne(sample, '[{"name": "sqrt", "label": "$var_1", "arguments": {"arg_0": 16}}]').figures[4], 1);
+  });
+
+  test('a sample offering max or min is not executable here (they are not basic functions)', () => {
+    const withMax: NestfulSample = {
+      sampleId: 'max', input: 'larger', flavour: 'math', goldAnswerJson: '3.0',
+      outputJson: JSON.stringify([{ name: 'max', label: '$var_1', arguments: { arg_0: 1, arg_1: 3 } }]),
+      tools: [tool('max', math)],
+    };
+    assert.deepEqual(checkExecutable(withMax), { executable: false, reason: 'its tools are not MathQA operations implemented here' });
+  });
+
+  test('generated samples: published semantics, no max/min, no answer 0, no trivial call', () => {
+    const rng = new Rng(99);
+    for (let index = 0; index < 400; index += 1) {
+      const calls = rng.int(1, 8);
+      const knobs = { calls, depth: rng.int(0, calls - 1), fanin: rng.int(1, 2), distractors: rng.int(0, 40) };
+      const { sample, nodes } = generateSample(3, index, knobs);
+      const where = `sample ${index}`;
+      assert.ok(sample.tools.every((offered) => mathOperationsByName.has(offered.name)), where);
+      assert.notEqual(Number(sample.goldAnswerJson), 0, where);
+      nodes.forEach((node, position) => {
+        const inputs = node.inputs.map((input) => (typeof input === 'number' ? input : nodes[input.call].value.value));
+        assert.ok(!inputs.includes(node.value.value), `${where}: call ${position} returns one of its inputs`);
+        assert.ok(nodes.slice(0, position).every((earlier) => earlier.value.value !== node.value.value), `${where}: call ${position} repeats an earlier value`);
+      });
+      assert.deepEqual(checkExecutable(sample), { executable: true }, where);
+    }
   });
 });
