@@ -8,7 +8,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonValue } from '../../core/json.ts';
 import { Rng } from '../../core/rng.ts';
+import { hasSharedData, sharedDataPath } from '../../core/shared-data.ts';
 import { generateSample } from './generate-samples.ts';
+import { importNestfulSamples } from './import-samples.ts';
 import type { PythonNumber } from './math-operations.ts';
 import { mathOperationsByName, OperationError, runMathOperation } from './math-operations.ts';
 import type { NestfulSample, NestfulTool } from './nestful-sample.ts';
@@ -271,5 +273,49 @@ describe('item 5: the published basic_functions semantics', () => {
       });
       assert.deepEqual(checkExecutable(sample), { executable: true }, where);
     }
+  });
+});
+
+describe('measured effect of the remaining deliberate differences on the shared NESTFUL data (README)', () => {
+  const files = [['src', 'icl_examples.json'], ['data_v1', 'executable', 'executable-data.json'],
+    ['data_v1', 'non-executable', 'non-executable-glaive-data.json'], ['data_v1', 'non-executable', 'non-executable-sgd-data.json']];
+  const skip = hasSharedData('nestful', 'data_v1') ? false : 'needs ../shared/data/nestful (the public NESTFUL data), absent here';
+  const load = () => files.flatMap((parts) => importNestfulSamples(sharedDataPath('nestful', ...parts)));
+  const figures = (samples: NestfulSample[], predictions: string[]) => {
+    const { metrics } = scoreNestfulPredictions(samples, predictions);
+    return [metrics.f1Function, metrics.f1Parameter, metrics.partialAccuracy, metrics.fullAccuracy, metrics.unparsable].map(round3);
+  };
+
+  test('calls one per line, and lists cut after a separating comma: read here, parse errors for the official parser', { skip }, () => {
+    const samples = load();
+    assert.equal(samples.length, 303);
+    const lists = samples.map((sample) => JSON.parse(sample.outputJson) as unknown[]);
+    // Every shared gold list has 2+ entries, so the official '[' + text + ']' is invalid JSON for all 303.
+    assert.equal(lists.filter((list) => list.length > 1).length, 303);
+    const asList = figures(samples, lists.map((list) => JSON.stringify(list)));
+    assert.deepEqual(figures(samples, lists.map((list) => list.map((call) => JSON.stringify(call)).join('\n'))), asList);
+    const half = (list: unknown[]) => list.slice(0, Math.ceil(list.length / 2)).map((call) => JSON.stringify(call)).join(', ');
+    const atBoundary = figures(samples, lists.map((list) => `[${half(list)}`));
+    assert.deepEqual(atBoundary, [0.885, 0.853, 0.865, 0.561, 0]);
+    assert.deepEqual(figures(samples, lists.map((list) => `[${half(list)},`)), atBoundary);
+  });
+
+  test('the trailing $ only on reference-shaped strings: gold 1.000 here, 0.995 partial / 0.987 full under the official rule', { skip }, () => {
+    const samples = load();
+    const officialRule = (text: string) => JSON.stringify((JSON.parse(text) as { arguments?: Record<string, unknown> }[]).map((call) => ({
+      ...call,
+      arguments: Object.fromEntries(Object.entries(call.arguments ?? {}).map(([name, value]) =>
+        [name, typeof value === 'string' && value.startsWith('$') && !value.endsWith('$') ? `${value}$` : value])),
+    })));
+    const changed = samples.filter((sample) => officialRule(sample.outputJson) !== JSON.stringify(JSON.parse(sample.outputJson)));
+    assert.equal(changed.length, 3);
+    assert.deepEqual(figures(samples, samples.map((sample) => sample.outputJson)), [1, 1, 1, 1, 0]);
+    assert.deepEqual(figures(samples, samples.map((sample) => officialRule(sample.outputJson))), [1, 0.996, 0.995, 0.987, 0]);
+  });
+
+  test('a failed execution is never a win: no executable shared sample has the gold answer 0', { skip }, () => {
+    const executable = load().filter((sample) => checkExecutable(sample).executable);
+    assert.equal(executable.length, 2);
+    assert.equal(executable.filter((sample) => Number(sample.goldAnswerJson) === 0).length, 0);
   });
 });
