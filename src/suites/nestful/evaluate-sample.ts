@@ -136,22 +136,42 @@ export function groundCalls(calls: readonly JsonObject[]): JsonObject[] {
 /**
  * A reference written without its trailing `$` (`$var_1.result`). The official scorer appends `$` to any
  * predicted string that starts with `$`, which also changes literals such as "$100-$200" and makes the
- * gold sequence itself score below 1 on three v1 samples; only reference-shaped strings are completed here.
+ * gold sequence itself score below 1 on three v1 samples; only reference-shaped strings are completed
+ * here. Labels and tool names may hold hyphens (`Real-Time_Product_Search_Search`).
  */
-const unterminatedReference = /^\$[A-Za-z_][A-Za-z0-9_]*\.[^$\s]+$/;
+const unterminatedReference = /^\$[A-Za-z_][\w-]*\.[^$\s]+$/;
 
-/** `"arg = value"` strings of a call; predictions get the missing trailing `$` of a reference added. */
-function parameterStrings(call: JsonObject, isPrediction: boolean): string[] | undefined {
-  const callArguments = call.arguments;
-  if (!isJsonObject(callArguments)) return undefined;
-  return Object.entries(callArguments).map(([name, value]) => {
-    if (isPrediction && typeof value === 'string' && unterminatedReference.test(value)) return `${name} = ${value}$`;
-    return `${name} = ${pythonStr(value, isFloatLiteral(callArguments, name))}`;
+/**
+ * Completes unterminated references in a prediction's top-level argument strings (the official scorer
+ * does not look inside lists either). Done before grounding, so the completed reference grounds to
+ * `$producer.field$` whatever characters the producer's name holds.
+ */
+export function completeReferences(calls: readonly JsonObject[]): JsonObject[] {
+  return calls.map((call) => {
+    const callArguments = call.arguments;
+    if (!isJsonObject(callArguments)) return call;
+    let changed = false;
+    const completed: JsonObject = {};
+    for (const [name, value] of Object.entries(callArguments)) {
+      const unterminated = typeof value === 'string' && unterminatedReference.test(value);
+      completed[name] = unterminated ? `${value}$` : value;
+      changed ||= unterminated;
+    }
+    if (!changed) return call;
+    copyFloatMarks(callArguments, completed);
+    return { ...call, arguments: completed };
   });
 }
 
-function callString(call: JsonObject, isPrediction: boolean): string {
-  const strings = parameterStrings(call, isPrediction);
+/** `"arg = value"` strings of a call (Python `str()` of each value). */
+function parameterStrings(call: JsonObject): string[] | undefined {
+  const callArguments = call.arguments;
+  if (!isJsonObject(callArguments)) return undefined;
+  return Object.entries(callArguments).map(([name, value]) => `${name} = ${pythonStr(value, isFloatLiteral(callArguments, name))}`);
+}
+
+function callString(call: JsonObject): string {
+  const strings = parameterStrings(call);
   // Python sorts by code point; for these ASCII-dominated strings UTF-16 order is the same.
   return `${pythonStr(call.name ?? null)}(${strings ? strings.sort().join(', ') : '{}'})`;
 }
@@ -189,11 +209,11 @@ export function partialAccuracy(goldCalls: readonly string[], predictedCalls: re
   return equal / gold.length;
 }
 
-function parameterMap(calls: readonly JsonObject[], isPrediction: boolean): Map<string, string[]> {
+function parameterMap(calls: readonly JsonObject[]): Map<string, string[]> {
   const map = new Map<string, string[]>();
   for (const call of calls) {
     // As the official scorer: the entry is created even when the arguments are unusable.
-    map.set(pythonStr(call.name ?? null), parameterStrings(call, isPrediction) ?? []);
+    map.set(pythonStr(call.name ?? null), parameterStrings(call) ?? []);
   }
   return map;
 }
@@ -213,7 +233,7 @@ export function evaluatePrediction(reference: NestfulReference, prediction: Pred
     dependencies: prepared.stats.dependencies,
     pattern: prepared.stats.pattern,
   };
-  const goldParameters = parameterMap(prepared.goldGrounded, false);
+  const goldParameters = parameterMap(prepared.goldGrounded);
   let rawCalls: JsonObject[];
   let mentionsLabel: boolean;
   if (prediction.type === 'text') {
@@ -237,17 +257,19 @@ export function evaluatePrediction(reference: NestfulReference, prediction: Pred
     rawCalls = prediction.calls;
     mentionsLabel = true;
   }
-  const predictedCalls = rawCalls.filter((call) => call.name !== resultPseudoCall);
-  const grounded = mentionsLabel ? groundCalls(predictedCalls) : predictedCalls;
+  // As the official scorer: a `var_result` pseudo-call is dropped by grounding only, so an unlabelled
+  // output keeps it as a predicted call, and execution (which runs the raw list) fails on it.
+  const completed = completeReferences(rawCalls);
+  const grounded = mentionsLabel ? groundCalls(completed) : completed;
   const predictedNames = grounded.map((call) => pythonStr(call.name ?? null));
-  const predictedParameters = parameterMap(grounded, true);
+  const predictedParameters = parameterMap(grounded);
   const parameterRows: [string[], string[]][] = [];
   for (const name of new Set([...predictedParameters.keys(), ...goldParameters.keys()])) {
     parameterRows.push([predictedParameters.get(name) ?? [], goldParameters.get(name) ?? []]);
   }
   const accuracy = partialAccuracy(
-    prepared.goldGrounded.map((call) => callString(call, false)),
-    grounded.map((call) => callString(call, true)),
+    prepared.goldGrounded.map(callString),
+    grounded.map(callString),
   );
   const fullMatch = accuracy === 1;
   const unknown = predictedNames.find((name) => !prepared.toolNames.has(name));
@@ -257,7 +279,7 @@ export function evaluatePrediction(reference: NestfulReference, prediction: Pred
   let failure: FailureCode | null = null;
   let reason: string;
   if (reference.executable) {
-    const outcome = prediction.type === 'executed' ? prediction.outcome : executeCallSequence(predictedCalls, reference.tools);
+    const outcome = prediction.type === 'executed' ? prediction.outcome : executeCallSequence(rawCalls, reference.tools);
     if (outcome.ok) {
       predictedAnswer = outcome.answer;
       win = answerMatches(outcome.answer, prepared.goldAnswer, prepared.goldDecimals, pythonRound);
@@ -267,7 +289,7 @@ export function evaluatePrediction(reference: NestfulReference, prediction: Pred
       failure = outcome.failure.code;
       reason = `the calls do not execute: ${outcome.failure.message}`;
     }
-    if (prediction.type === 'text' && predictedCalls.length === 0) { failure = 'result.wrong'; reason = 'the prediction is an empty call list'; }
+    if (prediction.type === 'text' && rawCalls.length === 0) { failure = 'result.wrong'; reason = 'the prediction is an empty call list'; }
   } else if (fullMatch) {
     reason = 'the call sequence matches the gold sequence';
   } else {

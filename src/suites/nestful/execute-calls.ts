@@ -6,23 +6,32 @@
  */
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
+import { isFloatLiteral, markFloat } from './lenient-json.ts';
 import { mathOperationsByName, OperationError, runMathOperation } from './math-operations.ts';
-import type { MathOperation } from './math-operations.ts';
+import type { MathOperation, OperationArgument, PythonNumber } from './math-operations.ts';
 import type { NestfulTool } from './nestful-sample.ts';
-import { resultPseudoCall } from './nestful-sample.ts';
 
 export type ExecutionFailure = { code: 'tool.unknown' | 'arguments.invalid' | 'execution.error'; message: string };
 export type ExecutionOutcome = { ok: true; answer: JsonValue } | { ok: false; failure: ExecutionFailure };
 
+/** Each label's outputs; a float output is marked (lenient-json's float marks), as Python keeps `4.0` a float. */
 export type Results = Map<string, Record<string, JsonValue>>;
 
+/** Records a call's output under its label, keeping whether it is a Python float. */
+export function recordResult(results: Results, label: string, output: string, result: PythonNumber): void {
+  const record: Record<string, JsonValue> = { [output]: result.value };
+  if (result.kind === 'float') markFloat(record, output);
+  results.set(label, record);
+}
+
 /** Resolves one argument value; a reference that cannot be resolved is an invalid argument. */
-export function resolveReference(value: JsonValue, results: Results): { ok: true; value: JsonValue } | { ok: false; message: string } {
-  if (typeof value !== 'string') return { ok: true, value };
+export function resolveReference(argument: OperationArgument, results: Results): { ok: true; argument: OperationArgument } | { ok: false; message: string } {
+  const { value } = argument;
+  if (typeof value !== 'string') return { ok: true, argument };
   let body: string;
   if (value.startsWith('$') && value.endsWith('$')) body = value.slice(1, -1);
   else if (value.startsWith('$var')) body = value.slice(1);
-  else return { ok: true, value };
+  else return { ok: true, argument };
   const dot = body.indexOf('.');
   if (dot < 0) return { ok: false, message: `reference '${value}' names no output field ("$label.field$")` };
   const label = body.slice(0, dot);
@@ -30,20 +39,25 @@ export function resolveReference(value: JsonValue, results: Results): { ok: true
   const outputs = results.get(label);
   if (!outputs) return { ok: false, message: `reference '${value}': no earlier call is labelled '${label}'` };
   if (!Object.hasOwn(outputs, field)) return { ok: false, message: `reference '${value}': call '${label}' has no output '${field}'` };
-  return { ok: true, value: outputs[field] };
+  return { ok: true, argument: { value: outputs[field], isFloat: isFloatLiteral(outputs, field) } };
+}
+
+/** The arguments of a parsed call object, in the order written, each with its float-literal mark. */
+export function argumentsOf(callArguments: JsonObject, names: readonly string[] = Object.keys(callArguments)): OperationArgument[] {
+  return names.map((name) => ({ value: callArguments[name], isFloat: isFloatLiteral(callArguments, name) }));
 }
 
 /** Resolves the argument values (references included) and runs one operation on them. */
-export function applyOperation(operation: MathOperation, rawValues: readonly JsonValue[], results: Results):
-  { ok: true; value: number } | { ok: false; failure: ExecutionFailure } {
-  const values: JsonValue[] = [];
-  for (const value of rawValues) {
-    const resolved = resolveReference(value, results);
+export function applyOperation(operation: MathOperation, rawArguments: readonly OperationArgument[], results: Results):
+  { ok: true; value: PythonNumber } | { ok: false; failure: ExecutionFailure } {
+  const resolvedArguments: OperationArgument[] = [];
+  for (const argument of rawArguments) {
+    const resolved = resolveReference(argument, results);
     if (!resolved.ok) return { ok: false, failure: { code: 'arguments.invalid', message: resolved.message } };
-    values.push(resolved.value);
+    resolvedArguments.push(resolved.argument);
   }
   try {
-    return { ok: true, value: runMathOperation(operation, values) };
+    return { ok: true, value: runMathOperation(operation, resolvedArguments) };
   } catch (error) {
     if (!(error instanceof OperationError)) throw error;
     const code = /arguments?|must be/.test(error.message) ? 'arguments.invalid' : 'execution.error';
@@ -51,8 +65,8 @@ export function applyOperation(operation: MathOperation, rawValues: readonly Jso
   }
 }
 
-export function executeCallSequence(calls: readonly JsonObject[], tools: readonly NestfulTool[]): ExecutionOutcome {
-  const sequence = calls.filter((call) => call.name !== resultPseudoCall);
+/** Every call runs, a `var_result` pseudo-call included (it is no tool, so the run fails, as the official one does). */
+export function executeCallSequence(sequence: readonly JsonObject[], tools: readonly NestfulTool[]): ExecutionOutcome {
   if (sequence.length === 0) return { ok: false, failure: { code: 'execution.error', message: 'the prediction has no calls' } };
   const results: Results = new Map();
   let lastLabel = '';
@@ -66,10 +80,10 @@ export function executeCallSequence(calls: readonly JsonObject[], tools: readonl
     if (outputs.length !== 1) return { ok: false, failure: { code: 'execution.error', message: `'${name}' does not declare exactly one output` } };
     if (!isJsonObject(call.arguments)) return { ok: false, failure: { code: 'arguments.invalid', message: `call '${name}' has no arguments object` } };
     // Positionally, in the order the arguments were written, as the official executor does.
-    const applied = applyOperation(operation, Object.values(call.arguments), results);
+    const applied = applyOperation(operation, argumentsOf(call.arguments), results);
     if (!applied.ok) return applied;
     lastLabel = call.label.replaceAll('$', '');
-    results.set(lastLabel, { [outputs[0]]: applied.value });
+    recordResult(results, lastLabel, outputs[0], applied.value);
   }
   const final = results.get(lastLabel) ?? {};
   return { ok: true, answer: Object.values(final)[0] ?? null };

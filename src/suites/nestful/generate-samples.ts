@@ -5,13 +5,14 @@
  * - depth: edges on the longest dependency path (exactly; the last call ends that path);
  * - fanin: at most this many distinct earlier outputs feed one call (our operations take two inputs);
  * - distractors: extra operations offered beside the ones the gold sequence uses.
- * Constants come from the seed; the gold answer comes from executing the gold sequence; the question is
- * rendered deterministically from the DAG.
+ * Constants come from the seed; the gold answer comes from executing the gold sequence with the
+ * published MathQA semantics (math-operations.ts; max/min are not among them); the question is rendered
+ * deterministically from the DAG. No call of a sample is trivial and no answer is 0 (see isTrivial, sane).
  */
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { deriveSeed, Rng } from '../../core/rng.ts';
-import type { MathOperation } from './math-operations.ts';
+import type { MathOperation, OperationArgument, PythonNumber } from './math-operations.ts';
 import { mathOperations, OperationError, runMathOperation } from './math-operations.ts';
 import type { NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { pythonFloatRepr, pythonJsonDumps, pythonRound, pythonStr } from './python-format.ts';
@@ -42,9 +43,25 @@ function constant(rng: Rng, operation: MathOperation, position: number): number 
   return rng.bool(0.8) ? rng.int(2, 60) : rng.int(11, 299) / 10;
 }
 
-type Node = { operation: MathOperation; inputs: (number | { call: number })[]; value: number };
+type Node = { operation: MathOperation; inputs: (number | { call: number })[]; value: PythonNumber };
 
-const sane = (value: number): boolean => Number.isFinite(value) && Math.abs(value) <= 1e9 && (value === 0 || Math.abs(value) >= 1e-6);
+/**
+ * A value a call may produce: finite, not huge, and not zero or so small that the gold answer's four
+ * decimals would round it to 0.0 (an answer of 0 is reached by degenerate calls and rewards guessing).
+ */
+const sane = (value: number): boolean => Number.isFinite(value) && Math.abs(value) <= 1e9 && Math.abs(value) >= 1e-3;
+
+/**
+ * A trivial call changes nothing: its result equals one of its inputs (multiplying by 1, 1 - 0.5, the
+ * square of 1) or a value computed before (undoing an earlier call: the square root of a square, the
+ * negative of a negative). A sample reached through such calls is not emitted.
+ */
+function isTrivial(value: number, inputs: readonly number[], earlier: readonly Node[]): boolean {
+  return inputs.includes(value) || earlier.some((node) => node.value.value === value);
+}
+
+/** A generator constant as a Python value: an integer-valued one is written (and executed) as an int. */
+const constantArgument = (value: number): OperationArgument => ({ value, isFloat: !Number.isInteger(value) });
 
 /** Builds one DAG; undefined when the drawn constants made some value unusable (the caller retries). */
 function tryBuild(rng: Rng, knobs: GeneratorKnobs): Node[] | undefined {
@@ -82,10 +99,10 @@ function tryBuild(rng: Rng, knobs: GeneratorKnobs): Node[] | undefined {
         const slot = positions.indexOf(position);
         return slot >= 0 ? { call: producers[slot] } : constant(rng, operation, position);
       });
-      const values = inputs.map((input) => (typeof input === 'number' ? input : nodes[input.call].value));
+      const values = inputs.map((input) => (typeof input === 'number' ? constantArgument(input) : { value: nodes[input.call].value.value, isFloat: nodes[input.call].value.kind === 'float' }));
       try {
         const value = runMathOperation(operation, values);
-        if (sane(value)) built = { operation, inputs, value };
+        if (sane(value.value) && !isTrivial(value.value, values.map((argument) => argument.value as number), nodes)) built = { operation, inputs, value };
       } catch (error) {
         if (!(error instanceof OperationError)) throw error;
       }
@@ -141,7 +158,7 @@ export function generateSample(seed: number, index: number, knobs: GeneratorKnob
   const others = mathOperations.filter((operation) => !used.includes(operation.name));
   const distractors = rng.sample(others, Math.min(knobs.distractors, others.length));
   const tools = rng.shuffle([...used.map((name) => mathOperations.find((operation) => operation.name === name)!), ...distractors]).map(toolOf);
-  const answer = pythonRound(nodes[nodes.length - 1].value, 4);
+  const answer = pythonRound(nodes[nodes.length - 1].value.value, 4);
   return {
     nodes,
     sample: {

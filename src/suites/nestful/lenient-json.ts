@@ -43,14 +43,21 @@ export function parseLenientJson(text: string): LenientParseResult {
 }
 
 /**
- * Parses the first complete JSON value starting at `start` and returns where it ended, so a caller
- * can find a list inside surrounding prose.
+ * How a run of values ended: `closed` at the list's `]`, `end-of-text` after a complete value or a
+ * separator (output cut at a call boundary by a token limit), `stopped` at text that starts no value.
  */
-export function parseLenientJsonPrefix(text: string, start: number): { value: JsonValue; end: number } | undefined {
+export type SequenceEnding = 'closed' | 'end-of-text' | 'stopped';
+
+/**
+ * Parses the values of a list from the `[` at `start`, or, when `start` is at a `{`, a run of objects
+ * written without the outer brackets and separated by commas or line breaks. Only complete values are
+ * returned; a value cut in the middle (or any syntax error inside one) gives undefined.
+ */
+export function parseLenientSequence(text: string, start: number): { values: JsonValue[]; ending: SequenceEnding; end: number } | undefined {
   const parser = new Parser(text, start);
   try {
-    const value = parser.parseValueWithFloat().value;
-    return { value, end: parser.position };
+    const { values, ending } = parser.parseSequence();
+    return { values, ending, end: parser.position };
   } catch (error) {
     if (error instanceof ParseFailure) return undefined;
     throw error;
@@ -101,6 +108,27 @@ class Parser {
       }
     }
     return this.fail(character === undefined ? 'unexpected end of text' : `unexpected character '${character}'`);
+  }
+
+  parseSequence(): { values: JsonValue[]; ending: SequenceEnding } {
+    const bracketed = this.text[this.position] === '[';
+    if (bracketed) this.position += 1;
+    const values: JsonValue[] = [];
+    for (;;) {
+      this.skipWhitespace();
+      const character = this.text[this.position];
+      if (character === undefined) return { values, ending: 'end-of-text' };
+      if (bracketed && character === ']') { this.position += 1; return { values, ending: 'closed' }; }
+      if (!bracketed && character !== '{') return { values, ending: 'stopped' };
+      const { value, isFloat } = this.parseValueWithFloat();
+      if (isFloat) markFloat(values, values.length);
+      values.push(value);
+      this.skipWhitespace();
+      const separator = this.text[this.position];
+      if (separator === ',') { this.position += 1; continue; }
+      if (separator === undefined || (bracketed && separator === ']') || !bracketed) continue;
+      this.fail("expected ',' or ']' in a list");
+    }
   }
 
   private parseObject(): JsonValue {

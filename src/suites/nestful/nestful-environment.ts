@@ -8,8 +8,9 @@ import type { Environment } from '../../core/environment.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
 import type { ToolCall, ToolResult, ToolSpec } from '../../core/tool.ts';
-import { applyOperation } from './execute-calls.ts';
+import { applyOperation, argumentsOf, recordResult } from './execute-calls.ts';
 import type { Results } from './execute-calls.ts';
+import { parseLenientJson } from './lenient-json.ts';
 import { mathOperationsByName } from './math-operations.ts';
 import type { NestfulTool } from './nestful-sample.ts';
 
@@ -43,15 +44,17 @@ export function createNestfulEnvironment(tools: readonly NestfulTool[], toolSpec
       if (unknown.length > 0) {
         return fail(call, 'arguments.invalid', `'${call.name}' has no parameter ${unknown.map((name) => `'${name}'`).join(', ')}; its parameters are ${parameterNames.join(', ')}`);
       }
-      // In the tool's declared parameter order: a native call's argument order carries no meaning.
-      const given = call.arguments;
-      const applied = applyOperation(operation, parameterNames.filter((name) => Object.hasOwn(given, name)).map((name) => given[name]), results);
+      // In the tool's declared parameter order: a native call's argument order carries no meaning. The
+      // text is read again for its float literals (`4.0` is a Python float: sqrt rejects it).
+      const reread = parseLenientJson(call.argumentsText);
+      const given = reread.ok && isJsonObject(reread.value) ? reread.value : call.arguments;
+      const applied = applyOperation(operation, argumentsOf(given, parameterNames.filter((name) => Object.hasOwn(given, name))), results);
       if (!applied.ok) return fail(call, applied.failure.code, applied.failure.message);
-      const result = applied.value;
+      const result = applied.value.value;
       successes += 1;
       const label = `$var_${successes}`;
       const output = Object.keys(tool.output_parameters)[0] ?? 'result';
-      results.set(label.slice(1), { [output]: result });
+      recordResult(results, label.slice(1), output, applied.value);
       log.push({ name: call.name, arguments: call.arguments, label, ok: true, result });
       return { ok: true, output: { label, [output]: result } };
     },

@@ -15,7 +15,7 @@ import { toToolSpec } from './nestful-sample.ts';
 import { checkExecutable } from './score-predictions.ts';
 
 export const nestfulSuiteId = 'nestful';
-export const nestfulSuiteVersion = '1.0.0';
+export const nestfulSuiteVersion = '1.1.0';
 
 const toolSchema = z.object({
   name: z.string(),

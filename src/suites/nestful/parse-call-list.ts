@@ -2,12 +2,14 @@
  * Finds the call list in a model's raw sequence-mode output. Real outputs wrap it in code fences with a
  * language tag, `<tool_call>` / `<|tool_call|>` tags, leading prose, `{"tool_calls": [...]}` wrappers,
  * or write Python-ish single quotes; all of those are accepted (the official per-model parsers miss
- * some, e.g. ```json fences). Anything without a list of `{name, ...}` objects is unparsable: a scored
- * failure, never a thrown error.
+ * some, e.g. ```json fences). As the official LLaMa-3.1 parser does (it adds a missing `[` or `]`), calls
+ * written without the outer brackets are all read, and a list cut at a call boundary keeps its complete
+ * calls. Anything without a list of `{name, ...}` objects is unparsable: a scored failure, never a
+ * thrown error.
  */
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
-import { parseLenientJson, parseLenientJsonPrefix } from './lenient-json.ts';
+import { parseLenientJson, parseLenientSequence } from './lenient-json.ts';
 
 export type ParsedCallList =
   | { ok: true; calls: JsonObject[]; /** The text mentions `label` (the official scorer grounds only then). */ mentionsLabel: boolean }
@@ -65,19 +67,47 @@ function stripTags(text: string): string {
 const maximumStarts = 200;
 
 /**
- * Candidate texts, most specific first: fenced blocks, the whole text, then each `[` start; a bare `{`
- * start only when the text has no `[` at all (a truncated list must stay unparsable, not become its
- * first call).
+ * Offsets of the `[` and `{` that open a top-level value: brackets inside another value (an argument
+ * whose value is a list of objects, say) are never candidates, even when the outer list is cut short.
+ * Quotes count only inside brackets, so apostrophes in surrounding prose do not hide the list.
  */
-function* candidates(text: string): Generator<string | { start: number; text: string }> {
-  for (const fence of text.matchAll(/```[A-Za-z0-9_+-]*[ \t]*\r?\n?([\s\S]*?)```/g)) yield fence[1].trim();
-  yield text.trim();
-  const opener = text.includes('[') ? '[' : '{';
-  let tried = 0;
-  for (let index = text.indexOf(opener); index >= 0 && tried < maximumStarts; index = text.indexOf(opener, index + 1)) {
-    tried += 1;
-    yield { start: index, text };
+function topLevelStarts(text: string): number[] {
+  const starts: number[] = [];
+  let depth = 0;
+  let quote: string | undefined;
+  for (let index = 0; index < text.length && starts.length < maximumStarts; index += 1) {
+    const character = text[index];
+    if (quote !== undefined) {
+      if (character === '\\') index += 1;
+      else if (character === quote) quote = undefined;
+      continue;
+    }
+    if (depth > 0 && (character === '"' || character === "'")) quote = character;
+    else if (character === '[' || character === '{') {
+      if (depth === 0) starts.push(index);
+      depth += 1;
+    } else if ((character === ']' || character === '}') && depth > 0) depth -= 1;
   }
+  return starts;
+}
+
+/**
+ * The calls of a list read from `start`, or of objects written without the outer brackets (the official
+ * parser wraps such output in `[ ]`). A list cut at a call boundary keeps its complete calls (the
+ * official parser closes it with `]`); a call cut in the middle leaves the output unparsable, as there.
+ */
+function callsFrom(text: string, start: number): JsonObject[] | undefined {
+  const sequence = parseLenientSequence(text, start);
+  if (!sequence) return undefined;
+  if (text[start] === '[') return sequence.ending === 'stopped' ? undefined : asCallList(sequence.values);
+  if (sequence.values.length === 1) return asCallList(sequence.values[0]);
+  const calls: JsonObject[] = [];
+  for (const value of sequence.values) {
+    const call = asCall(value);
+    if (!call) break;
+    calls.push(call);
+  }
+  return calls.length > 0 ? calls : undefined;
 }
 
 export function parseCallList(raw: string): ParsedCallList {
@@ -95,24 +125,23 @@ export function parseCallList(raw: string): ParsedCallList {
     if (calls.length > 0) return { ok: true, calls, mentionsLabel };
   }
   let firstError = 'no JSON list of calls found';
+  const whole = text.trim();
+  const fences = [...text.matchAll(/```[A-Za-z0-9_+-]*[ \t]*\r?\n?([\s\S]*?)```/g)].map((fence) => fence[1].trim());
   let seen = 0;
-  for (const candidate of candidates(text)) {
-    if (typeof candidate === 'string') {
-      if (candidate === '') continue;
-      const parsed = parseLenientJson(candidate);
-      if (parsed.ok) {
-        const calls = asCallList(parsed.value);
-        if (calls) return { ok: true, calls, mentionsLabel };
-        if (seen === 0) firstError = 'the output is JSON but not a list of {"name", "arguments"} calls';
-      } else if (seen === 0) {
-        firstError = `not JSON: ${parsed.error}`;
-      }
-      seen += 1;
-      continue;
+  for (const candidate of [...fences, whole]) {
+    if (candidate === '') continue;
+    const parsed = parseLenientJson(candidate);
+    if (parsed.ok) {
+      const calls = asCallList(parsed.value);
+      if (calls) return { ok: true, calls, mentionsLabel };
+      if (seen === 0) firstError = 'the output is JSON but not a list of {"name", "arguments"} calls';
+    } else if (seen === 0) {
+      firstError = `not JSON: ${parsed.error}`;
     }
-    const prefix = parseLenientJsonPrefix(candidate.text, candidate.start);
-    if (!prefix) continue;
-    const calls = asCallList(prefix.value);
+    seen += 1;
+  }
+  for (const start of topLevelStarts(text)) {
+    const calls = callsFrom(text, start);
     if (calls) return { ok: true, calls, mentionsLabel };
   }
   return { ok: false, error: firstError };
