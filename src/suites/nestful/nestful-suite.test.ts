@@ -123,7 +123,7 @@ describe('nestful suite', () => {
     await assert.rejects(generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ phrasing: 'model' }), validate: false }),
       (error: unknown) => error instanceof ConfigError && /phrasing/.test(error.message));
     // A rewrite that keeps every number of the question is used...
-    const keeping = scripted(({ messages }) => ({ type: 'text', text: `Word problem: ${messages.at(-1)?.content ?? ''}` }));
+    const keeping = scripted(({ messages }) => { const last = messages.at(-1); return { type: 'text', text: `Word problem: ${last && 'content' in last ? last.content : ''}` }; });
     const [kept] = await generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ phrasing: 'model' }), phrasingModel: keeping, validate: false });
     assert.match(kept.prompt[1].content, /^Word problem: /);
     assert.equal(kept.stats.phrasing, 'model');
