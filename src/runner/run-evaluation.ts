@@ -21,6 +21,9 @@ import type { Suite } from '../suites/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { collectProvenance } from './provenance.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
+import { parseModelReference } from '../models/registry.ts';
+import { withResponseCache } from '../models/response-cache.ts';
+import type { ResponseCacheCounters, ResponseCachePolicy, ResponseCacheStorage } from '../models/response-cache.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { defaultRetryPolicy, retryDelayMs } from './retry-policy.ts';
 import { runEpisode } from './run-episode.ts';
@@ -40,6 +43,8 @@ type ExecutionOptions = {
   dbPath?: string;
   /** Where provider API keys are read from (default process.env). */
   env?: Record<string, string | undefined>;
+  /** Answer repeated provider requests from a cache (see models/response-cache.ts); counters are updated. */
+  responseCache?: { storage: ResponseCacheStorage; policy: ResponseCachePolicy; counters?: ResponseCacheCounters };
 };
 
 export type RunOptions = ExecutionOptions & {
@@ -83,7 +88,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
   checkTasks(suite, tasks, options.mode);
   // Resolve the model first: a bad reference or a missing key fails before a run is recorded.
-  const model = resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env });
+  const model = cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env }), options.baseUrl, options);
   const settings = options.settings ?? {};
   const baseUrl = options.baseUrl ?? null;
   const missingOutputs = checkOutputCoverage(model, tasks, trials, options);
@@ -117,11 +122,19 @@ export async function resumeEvaluation(options: ResumeOptions): Promise<RunSumma
     checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
     const tasks = store.listTasks(run.id);
     const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
-    const model = resolveModelSource(suite, run.model, { baseUrl, env: options.env });
+    const model = cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env }), baseUrl, options);
     store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
     await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
     return summarizeRun(store, run.id, suite);
   });
+}
+
+/** Built-in and replay models cost nothing to call again: only provider models go through the cache. */
+function cached(model: ModelSource, baseUrl: string | undefined, options: ExecutionOptions): ModelSource {
+  if (!options.responseCache) return model;
+  const provider = parseModelReference(model.ref).provider;
+  if (provider === 'builtin' || provider === 'replay') return model;
+  return withResponseCache(model, { ...options.responseCache, endpoint: baseUrl });
 }
 
 async function withStore<T>(options: ExecutionOptions, use: (store: ResultsStore) => Promise<T>): Promise<T> {

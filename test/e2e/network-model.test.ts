@@ -81,6 +81,28 @@ describe('a network model through the CLI (OpenAI wire on 127.0.0.1)', () => {
     assert.deepEqual(tasks.map((task) => task.stats.phrasing), ['template-fallback', 'template-fallback']);
   });
 
+  test('--cache answers a repeated temperature-0 run from the response cache: no request, same scores; sampled requests are not cached', async () => {
+    const directory = temporaryDirectory();
+    const env = { ...keylessEnvironment(), OPENAI_API_KEY: 'test-key' };
+    const args = ['run', 'funcgen', '--model', 'openai/gpt-4.1', '--base-url', server.baseUrl, '--count', '2', '--cache', '--json', '--db', 'r.db'];
+    const requestsBefore = server.requests.length;
+    const first = await runCli([...args, '--temperature', '0'], { cwd: directory, env });
+    assert.equal(first.code, 0, first.stderr);
+    const sent = server.requests.length - requestsBefore;
+    assert.ok(sent >= 2);
+    assert.match(first.stderr, new RegExp(`0 requests answered from the cache, ${sent} sent and stored`));
+    const second = await runCli([...args, '--temperature', '0'], { cwd: directory, env });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(server.requests.length - requestsBefore, sent, 'the second run sent nothing');
+    assert.match(second.stderr, new RegExp(`${sent} requests answered from the cache, 0 sent`));
+    const [firstSummary, secondSummary] = [JSON.parse(first.stdout), JSON.parse(second.stdout)];
+    assert.deepEqual({ ...secondSummary, runId: '' }, { ...firstSummary, runId: '' });
+    const sampled = await runCli([...args, '--temperature', '0.7'], { cwd: directory, env });
+    assert.equal(sampled.code, 0, sampled.stderr);
+    assert.equal(server.requests.length - requestsBefore, 2 * sent, 'temperature 0.7 is sent again');
+    assert.match(sampled.stderr, /sent uncached \(temperature is not 0/);
+  });
+
   test('--phrasing-base-url is the phrasing model\'s endpoint; the run summary counts phrasing fallbacks', async () => {
     const before = server.requests.length;
     const result = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '2', '--set', 'phrasing=model',

@@ -25,6 +25,9 @@ import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTasks } from '../../runner/select-tasks.ts';
 import { formatPercent } from '../../report/format-figure.ts';
 import { openResultsStore } from '../../store/index.ts';
+import { openResponseCache, responseCachePathFor } from '../../store/response-cache-store.ts';
+import type { ResponseCacheStore } from '../../store/response-cache-store.ts';
+import type { ResponseCacheCounters, ResponseCachePolicy } from '../../models/response-cache.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 
@@ -52,6 +55,8 @@ type RunFlags = {
   limit?: number;
   taskId?: string[];
   rerunFailed?: string;
+  cache?: ResponseCachePolicy;
+  cacheDb?: string;
 };
 
 /** Set by a run that ends without an error but not well (interrupted, nothing scored, under --fail-under). */
@@ -87,18 +92,43 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--task-id <pattern>', "run only tasks whose id matches (repeatable; '*' and '?' globs)", collectValues)
     .option('--limit <n>', 'run at most this many of the tasks (after --task-id)', once('--limit', parsePositiveInteger))
     .option('--rerun-failed <run>', "run again the tasks a stored run did not pass in every trial (its tasks, suite and knobs; 'latest' for the newest)", once('--rerun-failed', parseText))
+    .addOption(new Option('--cache [policy]', "answer repeated model requests from a response cache: 'deterministic' (temperature 0 only, the default) or 'all'")
+      .choices(['deterministic', 'all']).preset('deterministic'))
+    .option('--cache-db <file>', 'the response cache file (default: response-cache.db beside the results database)', once('--cache-db', parseText))
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
       const cliArgs = [...argv];
-      const summary = flags.resume
-        ? await resume(suiteId, flags.resume, flags, io, cliArgs)
-        : await startRun(suiteId, flags, io, cliArgs);
+      const cache = openCache(flags, io);
+      let summary: RunSummary;
+      try {
+        summary = flags.resume
+          ? await resume(suiteId, flags.resume, flags, io, cliArgs, cache?.option)
+          : await startRun(suiteId, flags, io, cliArgs, cache?.option);
+      } finally {
+        cache?.store.close();
+      }
+      if (cache) {
+        const { hits, misses, uncacheable } = cache.option.counters;
+        io.stderr(`response cache ${cache.store.path}: ${hits} requests answered from the cache, ${misses} sent and stored${uncacheable > 0 ? `, ${uncacheable} sent uncached (temperature is not 0; --cache all caches them too)` : ''}\n`);
+      }
       printSummary(summary, flags, io);
       outcome.exitCode = runExitCode(summary, flags, io);
     });
 }
 
-async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<RunSummary> {
+type CacheOption = { storage: ResponseCacheStore; policy: ResponseCachePolicy; counters: ResponseCacheCounters };
+
+function openCache(flags: RunFlags, io: CliIo): { store: ResponseCacheStore; option: CacheOption } | undefined {
+  if (flags.cache === undefined) {
+    if (flags.cacheDb !== undefined) throw new ConfigError('config.invalid', '--cache-db names the response cache, but --cache is not given', { fix: 'add --cache, or drop --cache-db' });
+    return undefined;
+  }
+  const path = flags.cacheDb ? resolve(io.cwd, flags.cacheDb) : responseCachePathFor(resolveDatabasePath(flags.db, io.cwd));
+  const store = openResponseCache(path);
+  return { store, option: { storage: store, policy: flags.cache, counters: { hits: 0, misses: 0, uncacheable: 0 } } };
+}
+
+async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[], responseCache?: CacheOption): Promise<RunSummary> {
   const rerun = flags.rerunFailed === undefined ? undefined : readFailedTasks(flags.rerunFailed, suiteIdArgument, flags, io);
   const suiteId = suiteIdArgument ?? rerun?.suiteId;
   if (!suiteId) {
@@ -151,7 +181,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
     tasks = selectTasks(tasks, { taskIds: flags.taskId, limit: flags.limit });
     return await runEvaluation({
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
-      concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing,
+      concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache,
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
       seed, params, cliArgs, signal: interrupt.signal, env: io.env,
       onProgress: (event) => {
@@ -193,7 +223,7 @@ function readFailedTasks(runReference: string, suiteId: string | undefined, flag
   }
 }
 
-async function resume(suiteId: string | undefined, runReference: string, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<RunSummary> {
+async function resume(suiteId: string | undefined, runReference: string, flags: RunFlags, io: CliIo, cliArgs: string[], responseCache?: CacheOption): Promise<RunSummary> {
   const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
@@ -217,7 +247,7 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
   let hasStarted = false;
   try {
     return await resumeEvaluation({
-      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env, cliArgs,
+      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env, cliArgs, responseCache,
       onProgress: (event) => {
         if (event.type === 'run-start') hasStarted = true;
         progress.listener(event);
