@@ -29,4 +29,9 @@ export type EpisodeRecord = {
   endedAt: string;
   durationMs: number;
   error: { code: string; message: string } | null;
+  /**
+   * Retries by cause (an error code: 'provider.rate-limited', 'provider.timeout', 'sandbox.crashed'...):
+   * the episode's retried model requests and its restarts. Absent when there were none.
+   */
+  retries?: Record<string, number>;
 };

@@ -75,7 +75,7 @@ describe('formatting', () => {
 describe('renderers', () => {
   test('summary object has exactly the documented keys', () => {
     assert.deepEqual(Object.keys(summaryObject(sampleReport().summary)), [
-      'runId', 'suite', 'model', 'mode', 'tasks', 'trials', 'episodes', 'infrastructureErrors', 'passRate', 'passRateCI95', 'metrics', 'failures',
+      'runId', 'suite', 'model', 'mode', 'tasks', 'trials', 'episodes', 'infrastructureErrors', 'passRate', 'passRateCI95', 'metrics', 'failures', 'retries',
     ]);
   });
 

@@ -14,6 +14,7 @@ import { generateTasks } from '../../runner/generate-tasks.ts';
 import { readTasksFile } from '../../runner/read-tasks-file.ts';
 import { resolveModelSource } from '../../runner/resolve-model-source.ts';
 import { resumeEvaluation, runEvaluation } from '../../runner/run-evaluation.ts';
+import type { RunOptions } from '../../runner/run-evaluation.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
@@ -40,6 +41,10 @@ type RunFlags = {
   maxOutputTokens?: number;
   json?: boolean;
   phrasingModel?: string;
+  maxRetries?: number;
+  maxRetryWait?: number;
+  requestTimeout?: number;
+  episodeTimeout?: number;
 };
 
 /** Set by an interrupted run so `main` can exit 130 after printing what was kept. */
@@ -63,6 +68,10 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--base-url <url>', 'the endpoint for openai-compatible/ models (or to override a provider)')
     .option('--temperature <t>', 'sampling temperature', parseFiniteNumber)
     .option('--max-output-tokens <n>', 'output token cap per model call', parsePositiveInteger)
+    .option('--max-retries <n>', 'retries per model request on 429, 408, 5xx, timeouts, dropped connections, invalid bodies (default 6)', parseNonNegativeInteger)
+    .option('--max-retry-wait <ms>', 'time the whole run may lose to retried requests, failed attempts included (default 1800000)', parseNonNegativeInteger)
+    .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', parsePositiveInteger)
+    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", parsePositiveInteger)
     .option('--phrasing-model <ref>', 'a model that rewrites generated task text, for suites with --set phrasing=model')
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
@@ -117,7 +126,7 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, dbPath: resolveDatabasePath(flags.db, io.cwd), settings: settingsOf(flags),
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
-      seed, params, cliArgs, signal: interrupt.signal, env: io.env,
+      seed, params, cliArgs, signal: interrupt.signal, env: io.env, ...executionFlags(flags),
       onProgress: (event) => {
         if (event.type === 'run-start') startedRunId = event.runId;
         progress.listener(event);
@@ -157,7 +166,7 @@ async function resume(suiteId: string | undefined, runId: string, flags: RunFlag
   let hasStarted = false;
   try {
     return await resumeEvaluation({
-      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env,
+      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env, ...executionFlags(flags),
       onProgress: (event) => {
         if (event.type === 'run-start') hasStarted = true;
         progress.listener(event);
@@ -216,6 +225,15 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
 function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
   const database = flags.db ? ` --db ${flags.db}` : '';
   io.stderr(`run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: toolforge run --resume ${runId}${database}\n`);
+}
+
+/** How requests are retried and episodes timed: may differ between a run and its resumption. */
+function executionFlags(flags: RunFlags): Pick<RunOptions, 'retry' | 'episodeTimeoutMs'> {
+  const retry: RunOptions['retry'] = {};
+  if (flags.maxRetries !== undefined) retry.maxRetries = flags.maxRetries;
+  if (flags.maxRetryWait !== undefined) retry.maxTotalWaitMs = flags.maxRetryWait;
+  if (flags.requestTimeout !== undefined) retry.timeoutMs = flags.requestTimeout;
+  return { retry, ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}) };
 }
 
 function settingsOf(flags: RunFlags): GenerationSettings {
