@@ -88,6 +88,14 @@ describe('renderers', () => {
     assert.match(text, /By depth\ndepth +pass rate/);
   });
 
+  test('table prints retries by cause when there were any, and json carries them', () => {
+    const report = sampleReport();
+    assert.doesNotMatch(renderTable([report]), /retries/);
+    report.summary = { ...report.summary, retries: { 'provider.timeout': 1, 'provider.rate-limited': 12 } };
+    assert.match(renderTable([report]), /\nretries 13: provider\.rate-limited 12, provider\.timeout 1\n/);
+    assert.deepEqual(summaryObject(report.summary).retries, { 'provider.timeout': 1, 'provider.rate-limited': 12 });
+  });
+
   test('several runs get an overview first', () => {
     const second = sampleReport();
     second.summary = { ...second.summary, runId: 'run-2', passRate: 1, passRateCI95: [0.5, 1] };
