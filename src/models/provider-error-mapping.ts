@@ -133,13 +133,19 @@ export function invalidResponseError(context: ProviderErrorContext, issue: strin
   });
 }
 
-/** Looks down the cause chain; a timeout anywhere wins over the generic "fetch failed" around it. */
+/**
+ * Looks down the cause chain; a timeout anywhere wins over the generic "fetch failed" around it. An
+ * AbortError we did not cause (the caller's signal is not aborted) is the SDK's own request timeout
+ * (@google/genai aborts on `httpOptions.timeout`); openai names its timeout class only by constructor.
+ */
 function transportKind(error: unknown): 'timeout' | 'connection' | undefined {
   let kind: 'connection' | undefined;
   for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
     if (typeof current !== 'object') break;
     const { name, code, message } = current as { name?: unknown; code?: unknown; message?: unknown };
-    if (name === 'APIConnectionTimeoutError' || name === 'TimeoutError' || (typeof code === 'string' && timeoutErrorCodes.has(code))) return 'timeout';
+    const className = (current as { constructor?: { name?: unknown } }).constructor?.name;
+    if (name === 'APIConnectionTimeoutError' || className === 'APIConnectionTimeoutError' || name === 'TimeoutError' || name === 'AbortError'
+      || (typeof code === 'string' && timeoutErrorCodes.has(code))) return 'timeout';
     if ((typeof code === 'string' && connectionErrorCodes.has(code)) || name === 'APIConnectionError' || (name === 'TypeError' && message === 'fetch failed')) {
       kind = 'connection';
     }

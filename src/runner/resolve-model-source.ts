@@ -5,6 +5,8 @@ import { defaultRequestRetryPolicy, withRequestRetries } from '../models/request
 import type { ModelSource } from '../models/spec.ts';
 import type { Suite } from '../suites/spec.ts';
 
+const sdkTimeoutBackstopMs = 1_000;
+
 /**
  * `builtin/<name>` comes from the suite (oracle, random, planner read the task); every other
  * reference from the model registry. Either way a bad reference fails here, before anything runs.
@@ -19,7 +21,8 @@ export function resolveModelSource(
   const reference = parseModelReference(ref);
   if (reference.provider !== 'builtin') {
     const retry: RequestRetryPolicy = { ...defaultRequestRetryPolicy, ...options.retry };
-    const source = createModelSource(ref, { baseUrl: options.baseUrl, env: options.env, requestTimeoutMs: retry.timeoutMs });
+    // The retry layer times each attempt; the SDK's own timer is a backstop just behind it.
+    const source = createModelSource(ref, { baseUrl: options.baseUrl, env: options.env, requestTimeoutMs: retry.timeoutMs + sdkTimeoutBackstopMs });
     return reference.provider === 'replay' ? source : withRequestRetries(source, retry);
   }
   const name = reference.modelId;
