@@ -27,3 +27,5 @@ export * from './runner/index.ts';
 export * from './report/index.ts';
 export { createModelSource, parseModelReference, modelProviderPrefixes } from './models/registry.ts';
 export type { ModelSourceOptions } from './models/registry.ts';
+export { defaultRequestRetryPolicy, withRequestRetries } from './models/request-retry.ts';
+export type { RequestRetryPolicy } from './models/request-retry.ts';
