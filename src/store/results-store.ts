@@ -35,7 +35,8 @@ export interface ResultsStore {
   listTasks(runId: string): Task[];
   /**
    * Commits one episode now. Upserts on (run, task, trial), except that a scored row is never
-   * replaced: returns false (and writes nothing) in that case.
+   * replaced: returns false (and writes nothing) in that case. Retries add up over the rows an
+   * episode had (an infrastructure error's retries stay counted after its resumed run is scored).
    */
   saveEpisode(episode: EpisodeRecord): boolean;
   /** In task order, then trial. */
@@ -143,7 +144,11 @@ function createStore(database: Database.Database, path: string): ResultsStore {
         failure = excluded.failure, score = excluded.score, messages = excluded.messages,
         input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, attempts = excluded.attempts,
         started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms,
-        error = excluded.error, retries = excluded.retries
+        error = excluded.error,
+        retries = CASE WHEN episodes.retries IS NULL THEN excluded.retries WHEN excluded.retries IS NULL THEN episodes.retries
+          ELSE (SELECT json_group_object(cause, total) FROM (SELECT cause, SUM(count) AS total FROM (
+            SELECT key AS cause, value AS count FROM json_each(episodes.retries)
+            UNION ALL SELECT key AS cause, value AS count FROM json_each(excluded.retries)) GROUP BY cause ORDER BY cause)) END
       WHERE episodes.status <> 'scored'`),
     listEpisodes: database.prepare(`SELECT e.* FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id
       WHERE e.run_id = @run_id AND (@status IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`),

@@ -43,6 +43,8 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     const finished = JSON.parse(resumed.stdout);
     assert.equal(finished.episodes, 2);
     assert.equal(finished.infrastructureErrors, 0);
+    // The timeouts of the first attempt stay counted after the resumed run scored the episodes.
+    assert.deepEqual(finished.retries, { 'provider.timeout': 2 });
   });
 
   test('bad retry and timeout flags are refused before anything runs', async () => {

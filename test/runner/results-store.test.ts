@@ -174,11 +174,17 @@ describe('results store', () => {
     upgraded.saveEpisode(sampleEpisode('run-old', tasks[1].id, 0, { retries: { 'provider.rate-limited': 2 } }));
     assert.deepEqual(upgraded.listEpisodes('run-old').map((episode) => episode.retries), [undefined, { 'provider.rate-limited': 3, 'provider.timeout': 1 }, { 'provider.rate-limited': 2 }]);
     assert.deepEqual(upgraded.countRetries('run-old'), { 'provider.rate-limited': 5, 'provider.timeout': 1 });
+    // An infrastructure error, then its resumed run: the retries of both are kept.
+    upgraded.saveEpisode(sampleEpisode('run-old', tasks[1].id, 1, { status: 'infrastructure-error', score: null, retries: { 'provider.timeout': 7 } }));
+    upgraded.saveEpisode(sampleEpisode('run-old', tasks[1].id, 1, { retries: { 'provider.rate-limited': 1, 'provider.connection': 1 } }));
+    assert.deepEqual(upgraded.listEpisodes('run-old')[3].retries, { 'provider.connection': 1, 'provider.rate-limited': 1, 'provider.timeout': 7 });
+    upgraded.saveEpisode(sampleEpisode('run-old', tasks[1].id, 1, { retries: { 'provider.timeout': 100 } }));
+    assert.deepEqual(upgraded.countRetries('run-old'), { 'provider.connection': 1, 'provider.rate-limited': 6, 'provider.timeout': 8 });
     const exported = upgraded.exportRun('run-old');
     upgraded.close();
     const other = openResultsStore(':memory:');
     other.importRun(exported);
-    assert.deepEqual(other.countRetries('run-old'), { 'provider.rate-limited': 5, 'provider.timeout': 1 });
+    assert.deepEqual(other.countRetries('run-old'), { 'provider.connection': 1, 'provider.rate-limited': 6, 'provider.timeout': 8 });
     assert.equal(other.exportRun('run-old'), exported);
     other.close();
   });
