@@ -76,11 +76,11 @@ function retryingModel(model: LanguageModel, policy: RequestRetryPolicy, budget:
           if (request.signal.aborted || !(error instanceof ProviderError) || !error.isRetryable) throw error;
           const failedAttemptMs = policy.now() - startedMs;
           if (attempt > policy.maxRetries) {
-            throw withNote(error, `gave up after ${attempt} attempts`, 'resume the run later with --resume, or raise --max-retries');
+            throw withNote(error, `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`, 'resume the run later with --resume, or raise --max-retries');
           }
           const delayMs = backoffDelayMs(error, attempt, policy);
           if (failedAttemptMs + delayMs > budget.remainingMs) {
-            throw withNote(error, `not retried: the run's retry wait budget (${policy.maxTotalWaitMs} ms) is spent`,
+            throw withNote(error, `not retried: waiting ${Math.round(delayMs)} ms more would exceed the run's retry wait budget of ${policy.maxTotalWaitMs} ms (${Math.max(0, Math.round(budget.remainingMs))} ms left)`,
               'resume the run later with --resume, or raise --max-retry-wait');
           }
           budget.remainingMs -= failedAttemptMs + delayMs;

@@ -137,7 +137,7 @@ describe('request retries', () => {
     // 850 ms spent; the next episode's first retry (100 + 750) fits, its second (100 + 1500) does not.
     const error = await rejection(episodeModel(source, [], []).generate(generateRequest([])));
     assert.ok(error instanceof ProviderError);
-    assert.match(error.message, /not retried: the run's retry wait budget \(2000 ms\) is spent/);
+    assert.match(error.message, /not retried: waiting 1500 ms more would exceed the run's retry wait budget of 2000 ms \(300 ms left\)/);
     assert.match(error.message, /--max-retry-wait/);
     assert.deepEqual(sleeps, [750, 750]);
     assert.equal(model.calls.length, 4);
