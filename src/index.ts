@@ -29,3 +29,5 @@ export { createModelSource, parseModelReference, modelProviderPrefixes } from '.
 export type { ModelSourceOptions } from './models/registry.ts';
 export { createSandbox } from './sandbox/index.ts';
 export type { Sandbox, SandboxOptions, SandboxResult, SandboxLimits, Bindings, Binding, RecordedRequest } from './sandbox/spec.ts';
+export { defaultRequestRetryPolicy, withRequestRetries } from './models/request-retry.ts';
+export type { RequestRetryPolicy } from './models/request-retry.ts';

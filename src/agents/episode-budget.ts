@@ -1,10 +1,13 @@
 /**
  * The limits every generic agent enforces: model turns, tool calls and wall-clock time. Time is a
- * signal (the runner's cancellation combined with a timer for `limits.timeLimitMs`), so an in-flight
- * model call is aborted when the budget runs out instead of the episode overrunning it.
+ * signal (the runner's cancellation combined with the episode clock for `limits.timeLimitMs`), so an
+ * in-flight model call is aborted when the budget runs out instead of the episode overrunning it.
+ * The runner passes its own clock (AgentContext.clock), which stops while a provider is waited on.
  */
 import type { Limits } from '../core/limits.ts';
 import type { Termination } from '../core/termination.ts';
+import type { EpisodeClock } from './episode-clock.ts';
+import { startEpisodeClock } from './episode-clock.ts';
 
 export type EpisodeBudget = {
   /** Aborts when the time limit passes or the runner cancels; pass it to the model and the environment. */
@@ -14,20 +17,20 @@ export type EpisodeBudget = {
   dispose(): void;
 };
 
-export function startEpisodeBudget(limits: Limits, outerSignal: AbortSignal): EpisodeBudget {
-  const timer = new AbortController();
-  // A timer, not a clock read: only the wall-clock budget depends on time, never generation or scoring.
-  const handle = setTimeout(() => timer.abort(new DOMException('episode time limit reached', 'TimeoutError')), limits.timeLimitMs);
-  const signal = AbortSignal.any([outerSignal, timer.signal]);
+export function startEpisodeBudget(limits: Limits, outerSignal: AbortSignal, runnerClock?: EpisodeClock): EpisodeBudget {
+  // Only the wall-clock budget depends on time, never generation or scoring.
+  const clock = runnerClock ?? startEpisodeClock(limits.timeLimitMs);
+  const signal = AbortSignal.any([outerSignal, clock.signal]);
   return {
     signal,
     stopReason() {
-      if (timer.signal.aborted) return 'time-limit';
+      if (clock.signal.aborted) return 'time-limit';
       if (outerSignal.aborted) return terminationForAbort(outerSignal.reason);
       return undefined;
     },
     dispose() {
-      clearTimeout(handle);
+      // The runner's clock is the runner's to stop.
+      if (runnerClock === undefined) clock.dispose();
     },
   };
 }

@@ -65,7 +65,7 @@ export function reactPromptMessages(prompt: readonly PromptMessage[], tools: rea
 
 async function runReact(task: Task, context: AgentContext): Promise<AgentOutcome> {
   const { environment, limits } = context;
-  const budget = startEpisodeBudget(limits, context.signal);
+  const budget = startEpisodeBudget(limits, context.signal, context.clock);
   const messages = reactPromptMessages(task.prompt, environment.listTools());
   // Keep the model from writing the observation itself.
   const settings = { ...context.settings, stop: [...(context.settings.stop ?? []), `\n${reactObservationPrefix.trim()}`] };

@@ -14,7 +14,7 @@ export function createSingleTurnAgent(mode: Extract<Mode, 'sequence' | 'code'>):
     id: 'single-turn',
     mode,
     async run(task: Task, context: AgentContext): Promise<AgentOutcome> {
-      const budget = startEpisodeBudget(context.limits, context.signal);
+      const budget = startEpisodeBudget(context.limits, context.signal, context.clock);
       const messages: Message[] = [...task.prompt];
       try {
         const stopped = budget.stopReason();

@@ -6,6 +6,7 @@ import type { Task } from '../core/task.ts';
 import type { Termination } from '../core/termination.ts';
 import type { Usage } from '../core/usage.ts';
 import type { GenerationSettings, LanguageModel } from '../models/spec.ts';
+import type { EpisodeClock } from './episode-clock.ts';
 
 export type AgentEvent =
   | { type: 'model-call-end'; turn: number; usage: Usage }
@@ -17,6 +18,11 @@ export type AgentContext = {
   limits: Limits;
   settings: GenerationSettings;
   signal: AbortSignal;
+  /**
+   * The runner's clock for `limits.timeLimitMs` (stopped while a provider is waited on); pass it to
+   * startEpisodeBudget. Absent when an agent runs on its own: the budget then starts its own.
+   */
+  clock?: EpisodeClock;
   emit(event: AgentEvent): void;
 };
 

@@ -24,7 +24,7 @@ export function createToolLoopAgent(): Agent {
 
 async function runToolLoop(task: Task, context: AgentContext): Promise<AgentOutcome> {
   const { environment, limits } = context;
-  const budget = startEpisodeBudget(limits, context.signal);
+  const budget = startEpisodeBudget(limits, context.signal, context.clock);
   const messages: Message[] = [...task.prompt];
   const tools = environment.listTools();
   let usage: Usage = emptyUsage;

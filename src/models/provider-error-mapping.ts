@@ -17,7 +17,7 @@ export type ProviderErrorContext = {
 /** An HTTP error answer, however the SDK exposed it. */
 export type HttpFailure = {
   status: number;
-  /** Retry-After header value, when the response had one. */
+  /** Retry-After header value (or `<ms>ms` from retry-after-ms), when the response had one. */
   retryAfter: string | null | undefined;
   /** The vendor's own error text, quoted in our message. */
   detail: string;
@@ -29,11 +29,16 @@ const connectionErrorCodes = new Set([
 ]);
 const timeoutErrorCodes = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
-/** Seconds to wait from a Retry-After value: delta-seconds or an HTTP date (relative to `nowMs`). */
+/**
+ * Seconds to wait from a Retry-After value: delta-seconds, an HTTP date (relative to `nowMs`), or
+ * `<n>ms` as `retryAfterHeader` renders OpenAI's and Anthropic's more precise retry-after-ms.
+ */
 export function parseRetryAfter(value: string | null | undefined, nowMs: number = Date.now()): number | undefined {
   if (value === null || value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+  const milliseconds = /^(\d+(?:\.\d+)?)ms$/.exec(trimmed);
+  if (milliseconds) return Number(milliseconds[1]) / 1000;
   const dateMs = Date.parse(trimmed);
   if (Number.isNaN(dateMs)) return undefined;
   return Math.max(0, Math.ceil((dateMs - nowMs) / 1000));
@@ -88,8 +93,15 @@ function httpFailureOf(error: unknown, retryAfter: string | null | undefined): H
   if (!(error instanceof Error)) return undefined;
   const { status, headers } = error as Error & { status?: unknown; headers?: unknown };
   if (typeof status !== 'number') return undefined;
-  const headerValue = headers instanceof Headers ? headers.get('retry-after') : undefined;
+  const headerValue = headers instanceof Headers ? retryAfterHeader(headers) : undefined;
   return { status, retryAfter: headerValue ?? retryAfter, detail: error.message };
+}
+
+/** The wait a response asks for: retry-after-ms (milliseconds, rendered `<n>ms`) wins over Retry-After. */
+export function retryAfterHeader(headers: Headers): string | null {
+  const milliseconds = headers.get('retry-after-ms');
+  if (milliseconds !== null && /^\d+(\.\d+)?$/.test(milliseconds.trim())) return `${milliseconds.trim()}ms`;
+  return headers.get('retry-after');
 }
 
 /** Transport failures (nothing usable came back) and everything else an SDK may throw. */
@@ -121,13 +133,19 @@ export function invalidResponseError(context: ProviderErrorContext, issue: strin
   });
 }
 
-/** Looks down the cause chain; a timeout anywhere wins over the generic "fetch failed" around it. */
+/**
+ * Looks down the cause chain; a timeout anywhere wins over the generic "fetch failed" around it. An
+ * AbortError we did not cause (the caller's signal is not aborted) is the SDK's own request timeout
+ * (@google/genai aborts on `httpOptions.timeout`); openai names its timeout class only by constructor.
+ */
 function transportKind(error: unknown): 'timeout' | 'connection' | undefined {
   let kind: 'connection' | undefined;
   for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
     if (typeof current !== 'object') break;
     const { name, code, message } = current as { name?: unknown; code?: unknown; message?: unknown };
-    if (name === 'APIConnectionTimeoutError' || name === 'TimeoutError' || (typeof code === 'string' && timeoutErrorCodes.has(code))) return 'timeout';
+    const className = (current as { constructor?: { name?: unknown } }).constructor?.name;
+    if (name === 'APIConnectionTimeoutError' || className === 'APIConnectionTimeoutError' || name === 'TimeoutError' || name === 'AbortError'
+      || (typeof code === 'string' && timeoutErrorCodes.has(code))) return 'timeout';
     if ((typeof code === 'string' && connectionErrorCodes.has(code)) || name === 'APIConnectionError' || (name === 'TypeError' && message === 'fetch failed')) {
       kind = 'connection';
     }

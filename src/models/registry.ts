@@ -17,9 +17,14 @@ export type ModelSourceOptions = {
   baseUrl?: string;
   /** Where API keys are read from (default process.env). */
   env?: Record<string, string | undefined>;
+  /** Each request's timeout, given to the vendor SDK (default 120 s). */
+  requestTimeoutMs?: number;
 };
 
-type ProviderContext = { reference: ModelReference; baseUrl: string | undefined; env: Record<string, string | undefined> };
+/** Well under every suite's episode time limit, so a hanging provider fails as a timeout first. */
+export const defaultRequestTimeoutMs = 120_000;
+
+type ProviderContext = { reference: ModelReference; baseUrl: string | undefined; env: Record<string, string | undefined>; timeoutMs: number };
 
 /**
  * The key for an openai-compatible server has its own variable: OPENAI_API_KEY was given for OpenAI and must
@@ -28,10 +33,10 @@ type ProviderContext = { reference: ModelReference; baseUrl: string | undefined;
 export const openAICompatibleKeyVariable = 'OPENAI_COMPATIBLE_API_KEY';
 
 const providers: Record<string, (context: ProviderContext) => ModelSource> = {
-  openai: (context) => sharedModel(context, createOpenAILanguageModel({ provider: 'openai', modelId: context.reference.modelId, apiKey: requireApiKey(context, ['OPENAI_API_KEY']).value, apiKeyVariable: 'OPENAI_API_KEY', baseUrl: context.baseUrl, maxTokensField: 'max_completion_tokens', supportsCompletion: false })),
-  'openai-compatible': (context) => sharedModel(context, createOpenAICompatibleLanguageModel({ modelId: context.reference.modelId, baseUrl: requireBaseUrl(context), apiKey: nonEmpty(context.env[openAICompatibleKeyVariable]) })),
-  anthropic: (context) => sharedModel(context, createAnthropicLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['ANTHROPIC_API_KEY']).value, baseUrl: context.baseUrl })),
-  google: (context) => sharedModel(context, createGoogleLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['GEMINI_API_KEY', 'GOOGLE_API_KEY']), baseUrl: context.baseUrl })),
+  openai: (context) => sharedModel(context, createOpenAILanguageModel({ provider: 'openai', modelId: context.reference.modelId, apiKey: requireApiKey(context, ['OPENAI_API_KEY']).value, apiKeyVariable: 'OPENAI_API_KEY', baseUrl: context.baseUrl, maxTokensField: 'max_completion_tokens', supportsCompletion: false, timeoutMs: context.timeoutMs })),
+  'openai-compatible': (context) => sharedModel(context, createOpenAICompatibleLanguageModel({ modelId: context.reference.modelId, baseUrl: requireBaseUrl(context), apiKey: nonEmpty(context.env[openAICompatibleKeyVariable]), timeoutMs: context.timeoutMs })),
+  anthropic: (context) => sharedModel(context, createAnthropicLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['ANTHROPIC_API_KEY']).value, baseUrl: context.baseUrl, timeoutMs: context.timeoutMs })),
+  google: (context) => sharedModel(context, createGoogleLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['GEMINI_API_KEY', 'GOOGLE_API_KEY']), baseUrl: context.baseUrl, timeoutMs: context.timeoutMs })),
   replay: (context) => createReplayModelSource(context.reference.modelId, context.reference.ref),
 };
 
@@ -64,7 +69,13 @@ export function createModelSource(ref: string, options: ModelSourceOptions = {})
       fix: `use one of ${modelProviderPrefixes.join(', ')}`,
     });
   }
-  return create({ reference, baseUrl: nonEmpty(options.baseUrl), env: options.env ?? process.env });
+  const timeoutMs = options.requestTimeoutMs ?? defaultRequestTimeoutMs;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
+    throw new ConfigError('config.invalid', `the request timeout must be a positive number of milliseconds, got ${timeoutMs}`, {
+      fix: 'pass --request-timeout <ms> with ms >= 1, e.g. --request-timeout 120000',
+    });
+  }
+  return create({ reference, baseUrl: nonEmpty(options.baseUrl), env: options.env ?? process.env, timeoutMs });
 }
 
 /** Network models are stateless per request: one instance serves every episode. */

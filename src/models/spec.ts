@@ -4,6 +4,7 @@
  * agent records and the suite scores, never a crash. Transport faults are thrown as ProviderError.
  */
 import type { AssistantMessage, Message } from '../core/message.ts';
+import type { ErrorCode } from '../core/errors.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Task } from '../core/task.ts';
 import type { ToolSpec } from '../core/tool.ts';
@@ -59,8 +60,38 @@ export interface LanguageModel {
   generate(request: GenerateRequest): Promise<GenerateResult>;
 }
 
+/** One retried model request, as the retry layer (request-retry.ts) reports it. */
+export type RequestRetry = {
+  /** The error code of the failed attempt: 'provider.rate-limited', 'provider.timeout', ... */
+  cause: ErrorCode;
+  /** The attempt that failed, from 1. */
+  failedAttempt: number;
+  /** How long that attempt took before it failed. */
+  failedAttemptMs: number;
+  /** The wait before the next attempt (Retry-After when the provider said, else backoff). */
+  delayMs: number;
+  message: string;
+};
+
+/**
+ * What the runner lends a network model for one episode: its clock and its retry tally. A model
+ * request stops the episode clock while it is in flight and charges only the attempt that answered,
+ * so a provider that hangs or fails never spends the model's time limit.
+ */
+export type EpisodeRequestHooks = {
+  /** Stops the episode clock; call the returned function once to restart it, charging `chargedMs`. */
+  pauseClock(): (chargedMs: number) => void;
+  onRetry(retry: RequestRetry): void;
+};
+
 /** What one episode is about, for models that answer per task (replay, built-in agents). */
-export type EpisodeContext = { task: Task; trial: number; mode: Mode };
+export type EpisodeContext = {
+  task: Task;
+  trial: number;
+  mode: Mode;
+  /** Absent outside the runner (a model used on its own has no episode clock). */
+  requests?: EpisodeRequestHooks;
+};
 
 /**
  * A model as named on the command line (`openai/gpt-4.1`). Network models return one shared

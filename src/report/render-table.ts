@@ -16,6 +16,7 @@ export function renderRunTable(summary: ReportSummary): string {
     summary.episodes === 0
       ? 'pass rate: none (no episode scored)'
       : `pass rate ${formatPercent(summary.passRate)}  95% CI ${formatInterval(summary.passRateCI95)}`,
+    ...retriesLine(summary.retries ?? {}),
   ].join('\n'));
   const metricNames = Object.keys(summary.metrics);
   if (metricNames.length > 0) {
@@ -41,6 +42,14 @@ export function renderTable(reports: readonly RunReport[], options: { comparison
   const comparisons = options.comparisons ?? [];
   const compared = comparisons.length > 0 ? [`${titledTable(comparisonTable(comparisons))}\n`] : [];
   return [`${overview}\n`, ...compared, ...reports.map((report) => renderRunTable(report.summary))].join('\n');
+}
+
+/** "retries 12: provider.rate-limited 10, provider.timeout 2", or nothing when there were none. */
+function retriesLine(retries: Readonly<Record<string, number>>): string[] {
+  const causes = Object.entries(retries).filter(([, count]) => count > 0).sort(([left], [right]) => left.localeCompare(right));
+  if (causes.length === 0) return [];
+  const total = causes.reduce((sum, [, count]) => sum + count, 0);
+  return [`retries ${total}: ${causes.map(([cause, count]) => `${cause} ${count}`).join(', ')}`];
 }
 
 function titledTable(table: ReportTable): string {

@@ -75,7 +75,7 @@ describe('formatting', () => {
 describe('renderers', () => {
   test('summary object has exactly the documented keys', () => {
     assert.deepEqual(Object.keys(summaryObject(sampleReport().summary)), [
-      'runId', 'suite', 'model', 'mode', 'tasks', 'trials', 'episodes', 'infrastructureErrors', 'passRate', 'passRateCI95', 'metrics', 'failures',
+      'runId', 'suite', 'model', 'mode', 'tasks', 'trials', 'episodes', 'infrastructureErrors', 'passRate', 'passRateCI95', 'metrics', 'failures', 'retries',
     ]);
   });
 
@@ -86,6 +86,14 @@ describe('renderers', () => {
     assert.match(text, /arguments\.value-not-yet-known +1/);
     assert.doesNotMatch(text, /tool\.unknown/);
     assert.match(text, /By depth\ndepth +pass rate/);
+  });
+
+  test('table prints retries by cause when there were any, and json carries them', () => {
+    const report = sampleReport();
+    assert.doesNotMatch(renderTable([report]), /retries/);
+    report.summary = { ...report.summary, retries: { 'provider.timeout': 1, 'provider.rate-limited': 12 } };
+    assert.match(renderTable([report]), /\nretries 13: provider\.rate-limited 12, provider\.timeout 1\n/);
+    assert.deepEqual(summaryObject(report.summary).retries, { 'provider.timeout': 1, 'provider.rate-limited': 12 });
   });
 
   test('several runs get an overview first', () => {

@@ -18,6 +18,8 @@ export type ReportSummary = {
   passRateCI95: readonly [number, number] | number[];
   metrics: Readonly<Record<string, number>>;
   failures: Readonly<Record<string, number>>;
+  /** Retries by cause (absent in hand-built summaries: none). */
+  retries?: Readonly<Record<string, number>>;
   tables: readonly ReportTable[];
 };
 
@@ -33,7 +35,7 @@ export type RunReport = {
 export function summaryObject(summary: ReportSummary): {
   runId: string; suite: string; model: string; mode: string; tasks: number; trials: number; episodes: number;
   infrastructureErrors: number; passRate: number; passRateCI95: [number, number];
-  metrics: Record<string, number>; failures: Record<string, number>;
+  metrics: Record<string, number>; failures: Record<string, number>; retries: Record<string, number>;
 } {
   return {
     runId: summary.runId,
@@ -48,5 +50,6 @@ export function summaryObject(summary: ReportSummary): {
     passRateCI95: [summary.passRateCI95[0], summary.passRateCI95[1]],
     metrics: { ...summary.metrics },
     failures: { ...summary.failures },
+    retries: { ...summary.retries },
   };
 }

@@ -8,7 +8,7 @@ export type { ResumeOptions, RunOptions } from './run-evaluation.ts';
 export { summarizeRun } from './summarize-run.ts';
 export type { RunSummary } from './summarize-run.ts';
 export { resolveModelSource } from './resolve-model-source.ts';
-export { defaultRetryPolicy, retryDelayMs } from './retry-policy.ts';
+export { defaultRetryPolicy, retryDelayMs, shouldRestartEpisode } from './retry-policy.ts';
 export type { RetryPolicy } from './retry-policy.ts';
 export type { RunProgressEvent, RunProgressListener } from './run-progress.ts';
 export { collectProvenance } from './provenance.ts';

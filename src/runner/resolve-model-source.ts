@@ -1,19 +1,30 @@
 import { ConfigError } from '../core/errors.ts';
 import { createModelSource, parseModelReference } from '../models/registry.ts';
+import type { RequestRetryPolicy } from '../models/request-retry.ts';
+import { defaultRequestRetryPolicy, withRequestRetries } from '../models/request-retry.ts';
 import type { ModelSource } from '../models/spec.ts';
 import type { Suite } from '../suites/spec.ts';
+
+const sdkTimeoutBackstopMs = 1_000;
 
 /**
  * `builtin/<name>` comes from the suite (oracle, random, planner read the task); every other
  * reference from the model registry. Either way a bad reference fails here, before anything runs.
+ * Network models get request retries (one wait budget per call, i.e. per run); replay and built-in
+ * models never fail a request, so they are used as they are.
  */
 export function resolveModelSource(
   suite: Suite,
   ref: string,
-  options: { baseUrl?: string; env?: Record<string, string | undefined> } = {},
+  options: { baseUrl?: string; env?: Record<string, string | undefined>; retry?: Partial<RequestRetryPolicy> } = {},
 ): ModelSource {
   const reference = parseModelReference(ref);
-  if (reference.provider !== 'builtin') return createModelSource(ref, { baseUrl: options.baseUrl, env: options.env });
+  if (reference.provider !== 'builtin') {
+    const retry: RequestRetryPolicy = { ...defaultRequestRetryPolicy, ...options.retry };
+    // The retry layer times each attempt; the SDK's own timer is a backstop just behind it.
+    const source = createModelSource(ref, { baseUrl: options.baseUrl, env: options.env, requestTimeoutMs: retry.timeoutMs + sdkTimeoutBackstopMs });
+    return reference.provider === 'replay' ? source : withRequestRetries(source, retry);
+  }
   const name = reference.modelId;
   const builtin = Object.hasOwn(suite.builtinModels, name) ? suite.builtinModels[name] : undefined;
   if (!builtin) {

@@ -1,51 +1,34 @@
-import { ProviderError } from '../core/errors.ts';
+import { ProviderError, isRetryableError } from '../core/errors.ts';
+import { defaultRequestRetryPolicy } from '../models/request-retry.ts';
+import type { RequestRetryPolicy } from '../models/request-retry.ts';
+import { backoffDelayMs, sleepUnlessAborted } from '../models/retry-backoff.ts';
 
 /**
- * How the runner retries infrastructure errors that may pass (isRetryableError): exponential backoff
- * with jitter, or exactly what the provider asked for (Retry-After). `sleep` and `random` are
- * injectable so tests run instantly and deterministically; jitter only spreads load, it never
- * touches generation or scoring.
+ * How a run retries what was not the model's fault. Model requests are retried on their own, inside
+ * the episode (src/models/request-retry.ts: `maxRetries` per request, `maxTotalWaitMs` per run); a
+ * whole episode is restarted only when its environment or sandbox broke (`maxAttempts`). Waits are
+ * the provider's Retry-After or exponential backoff with jitter; `sleep`, `random` and `now` are
+ * injectable so tests run instantly and deterministically (jitter never touches generation or scoring).
  */
-export type RetryPolicy = {
-  /** Attempts per episode, the first included. */
+export type RetryPolicy = RequestRetryPolicy & {
+  /** Attempts per episode when its environment or sandbox broke, the first included. */
   maxAttempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  sleep(delayMs: number, signal: AbortSignal): Promise<void>;
-  /** Uniform in [0, 1). */
-  random(): number;
 };
 
-export const defaultRetryPolicy: RetryPolicy = {
-  maxAttempts: 5,
-  baseDelayMs: 1_000,
-  maxDelayMs: 60_000,
-  sleep: sleepUnlessAborted,
-  random: Math.random,
-};
+export const defaultRetryPolicy: RetryPolicy = { ...defaultRequestRetryPolicy, maxAttempts: 5 };
+
+/**
+ * Whether a failed episode is run again from the start: only when the environment or sandbox broke.
+ * A provider error has already been retried where it happened, so replaying every turn would only
+ * pay for them again.
+ */
+export function shouldRestartEpisode(error: unknown): boolean {
+  return isRetryableError(error) && !(error instanceof ProviderError);
+}
 
 /** The wait before attempt `failedAttempt + 1`. */
 export function retryDelayMs(error: unknown, failedAttempt: number, policy: RetryPolicy): number {
-  if (error instanceof ProviderError && error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 0) {
-    return Math.round(error.retryAfterSeconds * 1000);
-  }
-  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failedAttempt - 1));
-  // "Equal jitter": at least half the backoff, so retries never stampede back at once.
-  return Math.round(exponential / 2 + policy.random() * (exponential / 2));
+  return backoffDelayMs(error, failedAttempt, policy);
 }
 
-/** Resolves after `delayMs`, or early (without error) when the signal aborts. */
-export function sleepUnlessAborted(delayMs: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, delayMs);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
+export { sleepUnlessAborted };

@@ -1,17 +1,19 @@
 /**
  * Runs one model on a list of tasks, `trials` times each, with bounded concurrency, committing every
- * episode to the results store the moment it ends. Retryable infrastructure errors are retried with
- * backoff; what still fails is recorded as `infrastructure-error` (never scored) and retried by
+ * episode to the results store the moment it ends. Model requests are retried inside the episode
+ * (src/models/request-retry.ts); an episode is restarted only when its environment or sandbox broke.
+ * What still fails is recorded as `infrastructure-error` (never scored) and retried by
  * `resumeEvaluation`, which reruns only missing and infrastructure-error episodes of a stored run.
+ * Every retry is counted per cause on its episode.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { EpisodeRecord } from '../core/episode.ts';
-import { ConfigError, ToolForgeError, errorMessage, isRetryableError } from '../core/errors.ts';
+import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Task } from '../core/task.ts';
 import { emptyUsage } from '../core/usage.ts';
-import type { GenerationSettings, ModelSource } from '../models/spec.ts';
+import type { GenerationSettings, ModelSource, RequestRetry } from '../models/spec.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { createRunId } from '../store/run-id.ts';
@@ -25,7 +27,7 @@ import { parseModelReference } from '../models/registry.ts';
 import { withResponseCache } from '../models/response-cache.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy, ResponseCacheStorage } from '../models/response-cache.ts';
 import type { RetryPolicy } from './retry-policy.ts';
-import { defaultRetryPolicy, retryDelayMs } from './retry-policy.ts';
+import { defaultRetryPolicy, retryDelayMs, shouldRestartEpisode } from './retry-policy.ts';
 import { runEpisode } from './run-episode.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
@@ -36,7 +38,10 @@ type ExecutionOptions = {
   onProgress?: RunProgressListener;
   /** Aborting stops the run: in-flight episodes are dropped (nothing half-done is recorded). */
   signal?: AbortSignal;
+  /** Request retries, request timeout (`timeoutMs`), episode restarts; see retry-policy.ts. */
   retry?: Partial<RetryPolicy>;
+  /** Overrides every task's `limits.timeLimitMs` (`--episode-timeout`). */
+  episodeTimeoutMs?: number;
   /** An open store to use instead of opening `dbPath` (the caller closes it). */
   store?: ResultsStore;
   /** Default `.toolforge/results.db`. */
@@ -87,8 +92,9 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   checkPositiveInteger('trials', trials, '--trials <n>');
   checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
   checkTasks(suite, tasks, options.mode);
+  checkExecutionOptions(options);
   // Resolve the model first: a bad reference or a missing key fails before a run is recorded.
-  const model = cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env }), options.baseUrl, options);
+  const model = cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry }), options.baseUrl, options);
   const settings = options.settings ?? {};
   const baseUrl = options.baseUrl ?? null;
   const missingOutputs = checkOutputCoverage(model, tasks, trials, options);
@@ -120,9 +126,10 @@ export async function resumeEvaluation(options: ResumeOptions): Promise<RunSumma
     }
     const concurrency = options.concurrency ?? run.concurrency;
     checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
+    checkExecutionOptions(options);
     const tasks = store.listTasks(run.id);
     const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
-    const model = cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env }), baseUrl, options);
+    const model = cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env, retry: options.retry }), baseUrl, options);
     store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
     await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
     return summarizeRun(store, run.id, suite);
@@ -174,6 +181,18 @@ function checkPositiveInteger(name: string, value: number, flag: string): void {
   if (!Number.isInteger(value) || value < 1) {
     throw new ConfigError('config.invalid', `${name} must be a positive integer, got ${value}`, { fix: `pass ${flag} with n >= 1` });
   }
+}
+
+function checkExecutionOptions(options: ExecutionOptions): void {
+  const { retry = {}, episodeTimeoutMs } = options;
+  if (retry.maxRetries !== undefined && (!Number.isInteger(retry.maxRetries) || retry.maxRetries < 0)) {
+    throw new ConfigError('config.invalid', `max retries must be a non-negative integer, got ${retry.maxRetries}`, { fix: 'pass --max-retries <n> with n >= 0' });
+  }
+  if (retry.maxTotalWaitMs !== undefined && !(retry.maxTotalWaitMs >= 0)) {
+    throw new ConfigError('config.invalid', `the run's retry wait budget must be >= 0 ms, got ${retry.maxTotalWaitMs}`, { fix: 'pass --max-retry-wait <ms> with ms >= 0' });
+  }
+  if (retry.timeoutMs !== undefined) checkPositiveInteger('request timeout (ms)', retry.timeoutMs, '--request-timeout <ms>');
+  if (episodeTimeoutMs !== undefined) checkPositiveInteger('episode timeout (ms)', episodeTimeoutMs, '--episode-timeout <ms>');
 }
 
 function checkTasks(suite: Suite, tasks: readonly Task[], mode: Mode | undefined): void {
@@ -231,7 +250,7 @@ async function executeRun(
   let status: RunStatus = 'finished';
   try {
     await forEachWithConcurrency(plan, options.concurrency, async ({ task, trial }) => {
-      const episode = await attemptEpisode({ run, suite, task, trial, model, retry, signal, emit }).catch((error: unknown) => {
+      const episode = await attemptEpisode({ run, suite, task, trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs }).catch((error: unknown) => {
         // Stop the other in-flight episodes now, not when they happen to end.
         stop.abort(error);
         throw error;
@@ -271,6 +290,7 @@ type AttemptInput = {
   retry: RetryPolicy;
   signal: AbortSignal;
   emit: RunProgressListener;
+  timeLimitMs: number | undefined;
 };
 
 /** One episode with retries: a record to commit, or undefined when the run was cancelled meanwhile. */
@@ -278,24 +298,33 @@ async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord | unde
   const { run, suite, task, trial, retry, signal } = input;
   const mode = run.mode ?? task.modes[0];
   const startedAt = new Date();
+  // Every retry of this episode by cause: its model requests' and its own restarts.
+  const retries: Record<string, number> = {};
+  const countRetry = (cause: string): void => { retries[cause] = (retries[cause] ?? 0) + 1; };
   const record = (fields: Pick<EpisodeRecord, 'status' | 'termination' | 'messages' | 'score' | 'usage' | 'error'>, attempts: number): EpisodeRecord => {
     const endedAt = new Date();
     return {
       schemaVersion: 1, runId: run.id, taskId: task.id, model: run.model, mode, trial, ...fields, attempts,
       startedAt: startedAt.toISOString(), endedAt: endedAt.toISOString(), durationMs: endedAt.getTime() - startedAt.getTime(),
+      ...(Object.keys(retries).length > 0 ? { retries } : {}),
     };
+  };
+  const onRequestRetry = (retried: RequestRetry): void => {
+    countRetry(retried.cause);
+    input.emit({ type: 'request-retry', runId: run.id, taskId: task.id, trial, cause: retried.cause, failedAttempt: retried.failedAttempt, delayMs: retried.delayMs, error: retried.message });
   };
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const result = await runEpisode({ suite, task, trial, mode, model: input.model, settings: run.settings, signal });
+      const result = await runEpisode({ suite, task, trial, mode, model: input.model, settings: run.settings, signal, timeLimitMs: input.timeLimitMs, onRequestRetry });
       if (signal.aborted) return undefined;
       return record({ status: 'scored', termination: result.termination, messages: result.messages, score: result.score, usage: result.usage, error: null }, attempt);
     } catch (error) {
       if (signal.aborted) return undefined;
       // The user's configuration is wrong for every episode alike: stop the run rather than record it N times.
       if (error instanceof ConfigError) throw error;
-      if (isRetryableError(error) && attempt < retry.maxAttempts) {
+      if (shouldRestartEpisode(error) && attempt < retry.maxAttempts) {
         const delayMs = retryDelayMs(error, attempt, retry);
+        countRetry(error instanceof ToolForgeError ? error.code : 'internal');
         input.emit({ type: 'episode-retry', runId: run.id, taskId: task.id, trial, failedAttempt: attempt, delayMs, error: errorMessage(error) });
         await retry.sleep(delayMs, signal);
         if (signal.aborted) return undefined;

@@ -13,7 +13,10 @@ export type RunProgressEvent =
     /** tasks x trials. */
     totalEpisodes: number;
   }
+  /** An episode restarted from its first turn (its environment or sandbox broke). */
   | { type: 'episode-retry'; runId: string; taskId: string; trial: number; failedAttempt: number; delayMs: number; error: string }
+  /** One model request retried inside its episode; `cause` is the error code of the failed attempt. */
+  | { type: 'request-retry'; runId: string; taskId: string; trial: number; cause: string; failedAttempt: number; delayMs: number; error: string }
   | {
     type: 'episode-end';
     runId: string;

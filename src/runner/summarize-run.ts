@@ -37,6 +37,8 @@ export type RunSummary = {
   metrics: Record<string, number>;
   /** Scored failed episodes by their main failure code (every code present). */
   failures: Record<FailureCode, number>;
+  /** Retries by cause (error code), over every stored episode: retried model requests and episode restarts. */
+  retries: Record<string, number>;
   tables: ReportTable[];
 };
 
@@ -87,6 +89,7 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
     passRateCI95: wilsonInterval(passed, scored.length),
     metrics,
     failures: failureBreakdown(scored.map((episode) => episode.score)),
+    retries: store.countRetries(runId),
     tables: suiteSummary?.tables ?? [],
   };
 }

@@ -101,6 +101,7 @@ export const episodeRecordSchema = z.object({
   endedAt: z.string(),
   durationMs: z.number().nonnegative(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  retries: z.record(z.string(), z.number().int().nonnegative()).optional(),
 });
 
 /** One line of a run's JSONL export: the run header first, then its tasks, then its episodes. */

@@ -37,7 +37,8 @@ export interface ResultsStore {
   listTasks(runId: string): Task[];
   /**
    * Commits one episode now. Upserts on (run, task, trial), except that a scored row is never
-   * replaced: returns false (and writes nothing) in that case.
+   * replaced: returns false (and writes nothing) in that case. Retries add up over the rows an
+   * episode had (an infrastructure error's retries stay counted after its resumed run is scored).
    */
   saveEpisode(episode: EpisodeRecord): boolean;
   /** In task order, then trial. */
@@ -47,6 +48,8 @@ export interface ResultsStore {
   countPassedEpisodes(runId: string): number;
   /** The task id of each passed episode (a task appears once per passed trial). */
   listPassedTaskTrials(runId: string): string[];
+  /** Retries by cause, summed over the run's stored episodes. */
+  countRetries(runId: string): Record<string, number>;
   /** Which (task, trial) pairs have a row and in what status, without loading transcripts. */
   listEpisodeKeys(runId: string): { taskId: string; trial: number; status: EpisodeStatus }[];
   deleteRun(runId: string): void;
@@ -66,7 +69,7 @@ type RunRow = {
 type EpisodeRow = {
   run_id: string; task_id: string; trial: number; model: string; mode: string; status: string; termination: string | null;
   score: string | null; messages: string; input_tokens: number; output_tokens: number; attempts: number;
-  started_at: string; ended_at: string; duration_ms: number; error: string | null;
+  started_at: string; ended_at: string; duration_ms: number; error: string | null; retries: string | null;
 };
 
 export type OpenStoreOptions = {
@@ -238,21 +241,27 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     setProvenance: database.prepare('UPDATE runs SET provenance = ?, base_url = ? WHERE id = ?'),
     listTasks: database.prepare('SELECT task FROM run_tasks WHERE run_id = ? ORDER BY ordinal'),
     upsertEpisode: database.prepare(`INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed,
-      value, failure, score, messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error)
+      value, failure, score, messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error, retries)
       VALUES (@run_id, @task_id, @trial, @model, @mode, @status, @termination, @passed, @value, @failure, @score, @messages,
-      @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error)
+      @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error, @retries)
       ON CONFLICT (run_id, task_id, trial) DO UPDATE SET model = excluded.model, mode = excluded.mode,
         status = excluded.status, termination = excluded.termination, passed = excluded.passed, value = excluded.value,
         failure = excluded.failure, score = excluded.score, messages = excluded.messages,
         input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, attempts = excluded.attempts,
         started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms,
-        error = excluded.error
+        error = excluded.error,
+        retries = CASE WHEN episodes.retries IS NULL THEN excluded.retries WHEN excluded.retries IS NULL THEN episodes.retries
+          ELSE (SELECT json_group_object(cause, total) FROM (SELECT cause, SUM(count) AS total FROM (
+            SELECT key AS cause, value AS count FROM json_each(episodes.retries)
+            UNION ALL SELECT key AS cause, value AS count FROM json_each(excluded.retries)) GROUP BY cause ORDER BY cause)) END
       WHERE episodes.status <> 'scored'`),
     listEpisodes: database.prepare(`SELECT e.* FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id
       WHERE e.run_id = @run_id AND (@status IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`),
     countEpisodes: database.prepare('SELECT status, COUNT(*) AS count FROM episodes WHERE run_id = ? GROUP BY status'),
     countPassed: database.prepare("SELECT COUNT(*) AS count FROM episodes WHERE run_id = ? AND status = 'scored' AND passed = 1"),
     listPassed: database.prepare("SELECT task_id AS taskId FROM episodes WHERE run_id = ? AND status = 'scored' AND passed = 1"),
+    countRetries: database.prepare(`SELECT r.key AS cause, SUM(r.value) AS count FROM episodes e, json_each(e.retries) r
+      WHERE e.run_id = ? AND e.retries IS NOT NULL GROUP BY r.key ORDER BY r.key`),
     listEpisodeKeys: database.prepare('SELECT task_id AS taskId, trial, status FROM episodes WHERE run_id = ? ORDER BY task_id, trial'),
     deleteRun: database.prepare('DELETE FROM runs WHERE id = ?'),
   };
@@ -324,6 +333,11 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     },
     countPassedEpisodes: (runId) => (statements.countPassed.get(runId) as { count: number }).count,
     listPassedTaskTrials: (runId) => (statements.listPassed.all(runId) as { taskId: string }[]).map((row) => row.taskId),
+    countRetries(runId) {
+      const counts: Record<string, number> = {};
+      for (const row of statements.countRetries.all(runId) as { cause: string; count: number }[]) counts[row.cause] = row.count;
+      return counts;
+    },
     listEpisodeKeys: (runId) => statements.listEpisodeKeys.all(runId) as { taskId: string; trial: number; status: EpisodeStatus }[],
     deleteRun(runId) {
       if (statements.deleteRun.run(runId).changes === 0) getRun(runId);
@@ -393,6 +407,7 @@ function episodeToRow(episode: EpisodeRecord): Record<string, string | number | 
     ended_at: episode.endedAt,
     duration_ms: Math.round(episode.durationMs),
     error: episode.error ? JSON.stringify(episode.error) : null,
+    retries: episode.retries && Object.keys(episode.retries).length > 0 ? JSON.stringify(episode.retries) : null,
   };
 }
 
@@ -414,5 +429,6 @@ function episodeFromRow(row: EpisodeRow): EpisodeRecord {
     endedAt: row.ended_at,
     durationMs: row.duration_ms,
     error: row.error === null ? null : (JSON.parse(row.error) as EpisodeRecord['error']),
+    ...(row.retries ? { retries: JSON.parse(row.retries) as Record<string, number> } : {}),
   };
 }

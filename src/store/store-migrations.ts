@@ -59,6 +59,11 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX episodes_by_status ON episodes (run_id, status)`,
     ],
   },
+  {
+    version: 2,
+    description: 'retries per cause on each episode (JSON object; NULL when there were none)',
+    statements: ['ALTER TABLE episodes ADD COLUMN retries TEXT'],
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

@@ -275,6 +275,14 @@ export function runModelProviderCases(options: ModelProviderCaseOptions): void {
       assert.ok(error.message.includes(baseUrl));
     });
 
+    test('the request timeout reaches the SDK: a provider that never answers is a retryable provider.timeout', async () => {
+      server.reply({ type: 'hang' });
+      const impatient = createModelSource(`${provider}/${modelId}`, { baseUrl: server.baseUrl, env: env(), requestTimeoutMs: 200 })
+        .forEpisode({ task: episodeTask(), trial: 0, mode: 'calls' });
+      assertProviderError(await rejection(impatient.generate(generateRequest(userQuestion))), { code: 'provider.timeout', isRetryable: true });
+      assert.equal(server.requests.length, 1);
+    });
+
     test('a cancelled request rethrows the abort, not a ProviderError', async () => {
       const controller = new AbortController();
       controller.abort();

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
 
-const summaryKeys = ['runId', 'suite', 'model', 'mode', 'tasks', 'trials', 'episodes', 'infrastructureErrors', 'passRate', 'passRateCI95', 'metrics', 'failures'];
+const summaryKeys = ['runId', 'suite', 'model', 'mode', 'tasks', 'trials', 'episodes', 'infrastructureErrors', 'passRate', 'passRateCI95', 'metrics', 'failures', 'retries'];
 
 function parseSummary(stdout: string): Record<string, unknown> & { passRate: number; runId: string; failures: Record<string, number> } {
   assert.equal(stdout.trim().split('\n').length, 1, 'run --json prints exactly one line on stdout');

@@ -12,7 +12,9 @@ export type RecordedRequest = { method: string; path: string; headers: IncomingH
 export type FakeHttpResponse =
   | { type: 'respond'; status: number; headers?: Record<string, string>; body: string }
   /** Drop the connection without answering (a reset mid-request). */
-  | { type: 'reset' };
+  | { type: 'reset' }
+  /** Never answer (a hanging provider); the connection stays open until the client gives up or the server closes. */
+  | { type: 'hang' };
 
 export type FakeHttpServer = {
   /** http://127.0.0.1:<port> */
@@ -41,6 +43,7 @@ export async function startFakeHttpServer(handle: (request: RecordedRequest) => 
         incoming.socket.destroy();
         return;
       }
+      if (response.type === 'hang') return;
       outgoing.writeHead(response.status, { 'content-type': 'application/json', ...response.headers });
       outgoing.end(response.body);
     });

@@ -25,7 +25,9 @@ export type FakeReply =
   | { type: 'http-error'; status: number; message: string; headers?: Record<string, string> }
   /** Any bytes, for invalid-response tests. */
   | { type: 'raw'; status: number; body: string; contentType?: string }
-  | { type: 'reset' };
+  | { type: 'reset' }
+  /** Never answer. */
+  | { type: 'hang' };
 
 export type VendorFakeServer = {
   /** What to pass as the model's base URL. */
@@ -40,6 +42,7 @@ export type VendorFakeServer = {
 export function renderCommonReply(reply: FakeReply): FakeHttpResponse | undefined {
   if (reply.type === 'raw') return { type: 'respond', status: reply.status, headers: { 'content-type': reply.contentType ?? 'application/json' }, body: reply.body };
   if (reply.type === 'reset') return { type: 'reset' };
+  if (reply.type === 'hang') return { type: 'hang' };
   return undefined;
 }
 

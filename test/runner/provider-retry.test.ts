@@ -6,7 +6,7 @@ import { startOpenAIFakeServer } from '../fakes/openai-server.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { recordingRetry } from './test-helpers.ts';
 
-test('a real adapter over HTTP: 500 and 429 (Retry-After) are retried, then the episode is scored once with attempts 3', async () => {
+test('a real adapter over HTTP: 500 and 429 (Retry-After) are retried as requests inside one episode attempt, counted by cause', async () => {
   const server = await startOpenAIFakeServer();
   try {
     const suite = createFakeSuite();
@@ -29,7 +29,9 @@ test('a real adapter over HTTP: 500 and 429 (Retry-After) are retried, then the 
     // Backoff after the 500 (equal jitter at 0.5 of 100 ms), then exactly the 3 s the 429 asked for.
     assert.deepEqual(retry.sleeps, [75, 3000]);
     const [episode] = store.listEpisodes(summary.runId);
-    assert.equal(episode.attempts, 3);
+    assert.equal(episode.attempts, 1);
+    assert.deepEqual(episode.retries, { 'provider.server-error': 1, 'provider.rate-limited': 1 });
+    assert.deepEqual(summary.retries, { 'provider.rate-limited': 1, 'provider.server-error': 1 });
     assert.equal(episode.status, 'scored');
     assert.deepEqual(episode.usage, { inputTokens: 50, outputTokens: 7 });
     assert.equal(server.requests.length, 4);

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { ConfigError } from '../../src/core/errors.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { createRunId } from '../../src/store/run-id.ts';
+import { migrations } from '../../src/store/store-migrations.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { sampleEpisode, sampleRun, temporaryDirectory } from './test-helpers.ts';
 
@@ -40,7 +41,7 @@ describe('results store', () => {
 
     const raw = new Database(path, { readonly: true });
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
-    assert.deepEqual(raw.prepare('SELECT version FROM schema_version').all(), [{ version: 1 }]);
+    assert.deepEqual(raw.prepare('SELECT version FROM schema_version').all(), [{ version: 1 }, { version: 2 }]);
     assert.deepEqual(raw.prepare('SELECT passed, value, failure FROM episodes ORDER BY task_id, trial').all(),
       [{ passed: 0, value: 0, failure: 'result.wrong' }, { passed: 1, value: 1, failure: null }, { passed: 1, value: 1, failure: null }]);
     raw.close();
@@ -147,6 +148,45 @@ describe('results store', () => {
     assert.deepEqual(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all(), [{ name: 'customers' }]);
     check.close();
     assert.equal(existsSync(join(directory, 'corrupt.db')), true);
+  });
+
+  test('retries per cause round-trip per episode, are summed per run, survive export/import, and a schema-1 database still opens', () => {
+    // A database written before retries were stored: schema 1 only, one episode.
+    const path = join(temporaryDirectory(), 'old.db');
+    const old = new Database(path);
+    old.exec('CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
+    for (const statement of migrations[0].statements) old.exec(statement);
+    old.prepare('INSERT INTO schema_version VALUES (1, ?)').run('2026-01-01T00:00:00.000Z');
+    old.close();
+    const upgraded = openResultsStore(path);
+    upgraded.createRun(sampleRun('run-old'), tasks);
+    const legacy = sampleEpisode('run-old', tasks[0].id, 0);
+    const raw = new Database(path);
+    raw.prepare(`INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed, value, failure, score, messages,
+      input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error) VALUES (?, ?, 0, 'builtin/oracle', 'calls', 'scored',
+      'final-answer', 1, 1, NULL, ?, ?, 10, 2, 1, ?, ?, 1000, NULL)`)
+      .run('run-old', tasks[0].id, JSON.stringify(legacy.score), JSON.stringify(legacy.messages), legacy.startedAt, legacy.endedAt);
+    raw.close();
+    assert.deepEqual(upgraded.listEpisodes('run-old'), [legacy]);
+    assert.deepEqual(upgraded.countRetries('run-old'), {});
+
+    upgraded.saveEpisode(sampleEpisode('run-old', tasks[0].id, 1, { retries: { 'provider.rate-limited': 3, 'provider.timeout': 1 } }));
+    upgraded.saveEpisode(sampleEpisode('run-old', tasks[1].id, 0, { retries: { 'provider.rate-limited': 2 } }));
+    assert.deepEqual(upgraded.listEpisodes('run-old').map((episode) => episode.retries), [undefined, { 'provider.rate-limited': 3, 'provider.timeout': 1 }, { 'provider.rate-limited': 2 }]);
+    assert.deepEqual(upgraded.countRetries('run-old'), { 'provider.rate-limited': 5, 'provider.timeout': 1 });
+    // An infrastructure error, then its resumed run: the retries of both are kept.
+    upgraded.saveEpisode(sampleEpisode('run-old', tasks[1].id, 1, { status: 'infrastructure-error', score: null, retries: { 'provider.timeout': 7 } }));
+    upgraded.saveEpisode(sampleEpisode('run-old', tasks[1].id, 1, { retries: { 'provider.rate-limited': 1, 'provider.connection': 1 } }));
+    assert.deepEqual(upgraded.listEpisodes('run-old')[3].retries, { 'provider.connection': 1, 'provider.rate-limited': 1, 'provider.timeout': 7 });
+    upgraded.saveEpisode(sampleEpisode('run-old', tasks[1].id, 1, { retries: { 'provider.timeout': 100 } }));
+    assert.deepEqual(upgraded.countRetries('run-old'), { 'provider.connection': 1, 'provider.rate-limited': 6, 'provider.timeout': 8 });
+    const exported = upgraded.exportRun('run-old');
+    upgraded.close();
+    const other = openResultsStore(':memory:');
+    other.importRun(exported);
+    assert.deepEqual(other.countRetries('run-old'), { 'provider.connection': 1, 'provider.rate-limited': 6, 'provider.timeout': 8 });
+    assert.equal(other.exportRun('run-old'), exported);
+    other.close();
   });
 
   test('a database from a newer schema is refused rather than misread', () => {

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ConfigError, ProviderError } from '../../src/core/errors.ts';
+import { ConfigError, ProviderError, SandboxError } from '../../src/core/errors.ts';
 import type { LanguageModel } from '../../src/models/spec.ts';
 import { createScriptedModel } from '../../src/models/builtin/scripted-model.ts';
 import { resumeEvaluation, runEvaluation } from '../../src/runner/run-evaluation.ts';
@@ -35,7 +35,7 @@ function flakyModel(failures: number, error: () => Error, oracle: BuiltinModel):
   };
 }
 
-const serverError = (): ProviderError => new ProviderError('provider.server-error', 'HTTP 500: upstream failed', { statusCode: 500, isRetryable: true });
+const sandboxCrash = (): SandboxError => new SandboxError('sandbox.crashed', 'the sandbox worker died');
 
 async function baseOptions(overrides: Partial<RunOptions> & { suite?: RunOptions['suite'] } = {}): Promise<RunOptions> {
   const suite = overrides.suite ?? createFakeSuite();
@@ -127,9 +127,9 @@ describe('runEvaluation', () => {
     assert.equal(peak, 2);
   });
 
-  test('a retryable provider error is retried with backoff: scored once, attempts 3', async () => {
+  test('a broken sandbox restarts the episode with backoff: scored once, attempts 3, restarts counted by cause', async () => {
     const oracle = createFakeSuite().builtinModels.oracle;
-    const flaky = flakyModel(2, serverError, oracle);
+    const flaky = flakyModel(2, sandboxCrash, oracle);
     const suite = createFakeSuite({ extraModels: { flaky } });
     const retry = recordingRetry();
     const events: RunProgressEvent[] = [];
@@ -138,25 +138,31 @@ describe('runEvaluation', () => {
     assert.equal(summary.passRate, 1);
     assert.equal(summary.episodes, 3);
     const episodes = options.store!.listEpisodes(summary.runId);
-    assert.deepEqual(episodes.map((episode) => [episode.status, episode.attempts]), [['scored', 3], ['scored', 3], ['scored', 3]]);
+    assert.deepEqual(episodes.map((episode) => [episode.status, episode.attempts, episode.retries]), Array.from({ length: 3 }, () => ['scored', 3, { 'sandbox.crashed': 2 }]));
     // Equal jitter with random() = 0.5: 3/4 of 1000 * 2^(attempt-1).
     assert.deepEqual(retry.sleeps, [750, 1500, 750, 1500, 750, 1500]);
     assert.equal(events.filter((event) => event.type === 'episode-retry').length, 6);
+    assert.deepEqual(summary.retries, { 'sandbox.crashed': 6 });
   });
 
-  test('Retry-After from the provider is honoured', async () => {
+  test('a provider error is never answered by replaying the episode: it is retried per request or recorded after one attempt', async () => {
+    // A built-in model has no request retries: its retryable provider error reaches the runner, which must not replay turns.
     const oracle = createFakeSuite().builtinModels.oracle;
     const limited = flakyModel(1, () => new ProviderError('provider.rate-limited', 'HTTP 429', { statusCode: 429, isRetryable: true, retryAfterSeconds: 7 }), oracle);
     const suite = createFakeSuite({ extraModels: { limited } });
     const retry = recordingRetry();
-    const summary = await runEvaluation(await baseOptions({ suite, modelRef: 'builtin/limited', retry: retry.policy }));
-    assert.equal(summary.passRate, 1);
-    assert.deepEqual(retry.sleeps, [7000, 7000, 7000]);
+    const options = await baseOptions({ suite, modelRef: 'builtin/limited', retry: retry.policy });
+    const summary = await runEvaluation(options);
+    assert.equal(summary.episodes, 0);
+    assert.equal(summary.infrastructureErrors, 3);
+    assert.deepEqual(retry.sleeps, []);
+    assert.deepEqual(limited.calls.get(`${options.tasks[0].id}/0`), 1);
+    assert.deepEqual(summary.retries, {});
   });
 
-  test('retries run out: the episode is an infrastructure error, not scored and not in the pass rate', async () => {
+  test('restarts run out: the episode is an infrastructure error, not scored and not in the pass rate', async () => {
     const oracle = createFakeSuite().builtinModels.oracle;
-    const down = flakyModel(100, serverError, oracle);
+    const down = flakyModel(100, sandboxCrash, oracle);
     const suite = createFakeSuite({ extraModels: { down } });
     const retry = recordingRetry(3);
     const options = await baseOptions({ suite, modelRef: 'builtin/down', retry: retry.policy });
@@ -170,7 +176,8 @@ describe('runEvaluation', () => {
     assert.equal(first.status, 'infrastructure-error');
     assert.equal(first.attempts, 3);
     assert.equal(first.score, null);
-    assert.deepEqual(first.error, { code: 'provider.server-error', message: 'HTTP 500: upstream failed' });
+    assert.deepEqual(first.error, { code: 'sandbox.crashed', message: 'the sandbox worker died' });
+    assert.deepEqual(first.retries, { 'sandbox.crashed': 2 });
     assert.equal(retry.sleeps.length, 6);
   });
 

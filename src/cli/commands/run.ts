@@ -14,6 +14,7 @@ import { generateTasks } from '../../runner/generate-tasks.ts';
 import { readTasksFile } from '../../runner/read-tasks-file.ts';
 import { resolveModelSource } from '../../runner/resolve-model-source.ts';
 import { resumeEvaluation, runEvaluation } from '../../runner/run-evaluation.ts';
+import type { RunOptions } from '../../runner/run-evaluation.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
@@ -57,6 +58,10 @@ type RunFlags = {
   rerunFailed?: string;
   cache?: ResponseCachePolicy;
   cacheDb?: string;
+  maxRetries?: number;
+  maxRetryWait?: number;
+  requestTimeout?: number;
+  episodeTimeout?: number;
 };
 
 /** Set by a run that ends without an error but not well (interrupted, nothing scored, under --fail-under). */
@@ -83,6 +88,10 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--base-url <url>', 'the endpoint of the --model (required for openai-compatible/, or to override a provider)', once('--base-url', parseHttpUrl))
     .option('--temperature <t>', 'sampling temperature', once('--temperature', parseFiniteNumber))
     .option('--max-output-tokens <n>', 'output token cap per model call', once('--max-output-tokens', parsePositiveInteger))
+    .option('--max-retries <n>', 'retries per model request on 429, 408, 5xx, timeouts, dropped connections, invalid bodies (default 6)', once('--max-retries', parseNonNegativeInteger))
+    .option('--max-retry-wait <ms>', 'time the whole run may lose to retried requests, failed attempts included (default 1800000)', once('--max-retry-wait', parseNonNegativeInteger))
+    .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', once('--request-timeout', parsePositiveInteger))
+    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", once('--episode-timeout', parsePositiveInteger))
     .option('--strict-tools', 'send tools with strict argument decoding where the provider has it (OpenAI `strict: true`, as FuncBenchGen does)')
     .option('--phrasing-model <ref>', 'a model that rewrites generated task text, for suites with --set phrasing=model', once('--phrasing-model', parseText))
     .option('--phrasing-base-url <url>', 'the endpoint of the --phrasing-model (the --base-url is only for --model)', once('--phrasing-base-url', parseHttpUrl))
@@ -183,7 +192,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache,
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
-      seed, params, cliArgs, signal: interrupt.signal, env: io.env,
+      seed, params, cliArgs, signal: interrupt.signal, env: io.env, ...executionFlags(flags),
       onProgress: (event) => {
         if (event.type === 'run-start') startedRunId = event.runId;
         progress.listener(event);
@@ -247,7 +256,7 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
   let hasStarted = false;
   try {
     return await resumeEvaluation({
-      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env, cliArgs, responseCache,
+      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env, cliArgs, responseCache, ...executionFlags(flags),
       onProgress: (event) => {
         if (event.type === 'run-start') hasStarted = true;
         progress.listener(event);
@@ -323,6 +332,15 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
 function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
   const database = flags.db ? ` --db ${flags.db}` : '';
   io.stderr(`run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: toolforge run --resume ${runId}${database}\n`);
+}
+
+/** How requests are retried and episodes timed: may differ between a run and its resumption. */
+function executionFlags(flags: RunFlags): Pick<RunOptions, 'retry' | 'episodeTimeoutMs'> {
+  const retry: RunOptions['retry'] = {};
+  if (flags.maxRetries !== undefined) retry.maxRetries = flags.maxRetries;
+  if (flags.maxRetryWait !== undefined) retry.maxTotalWaitMs = flags.maxRetryWait;
+  if (flags.requestTimeout !== undefined) retry.timeoutMs = flags.requestTimeout;
+  return { retry, ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}) };
 }
 
 function settingsOf(flags: RunFlags): GenerationSettings {

@@ -16,11 +16,11 @@ import {
 /** The API requires max_tokens; this is used when the run sets no maxOutputTokens. */
 export const defaultAnthropicMaxTokens = 4096;
 
-export function createAnthropicLanguageModel(options: { modelId: string; apiKey: string; baseUrl: string | undefined }): LanguageModel {
+export function createAnthropicLanguageModel(options: { modelId: string; apiKey: string; baseUrl: string | undefined; timeoutMs: number }): LanguageModel {
   const context: ProviderErrorContext = { provider: 'anthropic', modelId: options.modelId, apiKeyVariable: 'ANTHROPIC_API_KEY', baseUrl: options.baseUrl };
   let client: Promise<Anthropic> | undefined;
   const getClient = (): Promise<Anthropic> => (client ??= import('@anthropic-ai/sdk').then(({ default: AnthropicClient }) => new AnthropicClient({
-    apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: 0,
+    apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: 0, timeout: options.timeoutMs,
   })));
 
   return {

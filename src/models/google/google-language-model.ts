@@ -4,23 +4,21 @@ import type { AssistantMessage } from '../../core/message.ts';
 import type { ToolCall } from '../../core/tool.ts';
 import { createToolCall } from '../../core/tool.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
-import { invalidResponseError, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
+import { invalidResponseError, retryAfterHeader, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
 import { completionIgnoredWarning, unsupportedSettingWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../spec.ts';
 import { convertToGoogleContents, prepareGoogleTools, synthesizedCallIdPrefix } from './convert-to-google-contents.ts';
 import { googleResponseSchema, mapGoogleFinishReason } from './google-response.ts';
 
-const requestTimeoutMs = 600_000;
-
 /** `apiKey.variable` is where the key came from (GEMINI_API_KEY or GOOGLE_API_KEY), named in 401/403 messages. */
-export function createGoogleLanguageModel(options: { modelId: string; apiKey: { variable: string; value: string }; baseUrl: string | undefined }): LanguageModel {
+export function createGoogleLanguageModel(options: { modelId: string; apiKey: { variable: string; value: string }; baseUrl: string | undefined; timeoutMs: number }): LanguageModel {
   const context: ProviderErrorContext = { provider: 'google', modelId: options.modelId, apiKeyVariable: options.apiKey.variable, baseUrl: options.baseUrl };
   let client: Promise<GoogleGenAI> | undefined;
   // No retryOptions: the SDK then makes exactly one attempt (only the runner retries).
   const getClient = (): Promise<GoogleGenAI> => (client ??= import('@google/genai').then(({ GoogleGenAI: GoogleClient }) => new GoogleClient({
     apiKey: options.apiKey.value,
     vertexai: false,
-    httpOptions: { timeout: requestTimeoutMs, ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) },
+    httpOptions: { timeout: options.timeoutMs, ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}) },
   })));
 
   return {
@@ -35,7 +33,7 @@ export function createGoogleLanguageModel(options: { modelId: string; apiKey: { 
       const exchange: { retryAfter: string | null; responseText: string | undefined } = { retryAfter: null, responseText: undefined };
       const recordingFetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
         const response = await fetch(input, init);
-        exchange.retryAfter = response.headers.get('retry-after');
+        exchange.retryAfter = retryAfterHeader(response.headers);
         if (response.ok) exchange.responseText = await response.clone().text();
         return response;
       };

@@ -6,7 +6,7 @@
 import { createOpenAILanguageModel } from '../openai/openai-language-model.ts';
 import type { LanguageModel } from '../spec.ts';
 
-export function createOpenAICompatibleLanguageModel(options: { modelId: string; baseUrl: string; apiKey: string | undefined }): LanguageModel {
+export function createOpenAICompatibleLanguageModel(options: { modelId: string; baseUrl: string; apiKey: string | undefined; timeoutMs: number }): LanguageModel {
   return createOpenAILanguageModel({
     provider: 'openai-compatible',
     modelId: options.modelId,
@@ -15,5 +15,6 @@ export function createOpenAICompatibleLanguageModel(options: { modelId: string; 
     baseUrl: options.baseUrl,
     maxTokensField: 'max_tokens',
     supportsCompletion: true,
+    timeoutMs: options.timeoutMs,
   });
 }

@@ -24,6 +24,8 @@ export type OpenAILanguageModelConfig = {
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /** Whether `completion: true` goes to /v1/completions (else it is answered as chat with a warning). */
   supportsCompletion: boolean;
+  /** Per request. */
+  timeoutMs: number;
 };
 
 export function createOpenAILanguageModel(config: OpenAILanguageModelConfig): LanguageModel {
@@ -36,6 +38,7 @@ export function createOpenAILanguageModel(config: OpenAILanguageModelConfig): La
     apiKey: config.apiKey ?? 'no-key',
     baseURL: config.baseUrl,
     maxRetries: 0,
+    timeout: config.timeoutMs,
     ...(config.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
   })));
 

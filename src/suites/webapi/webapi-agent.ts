@@ -20,7 +20,7 @@ export function createWebapiAgent(): Agent {
     async run(task: Task, context: AgentContext): Promise<AgentOutcome> {
       const expected = readWebapiExpected(task);
       const completion = expected.endpoint === 'completions';
-      const budget = startEpisodeBudget(context.limits, context.signal);
+      const budget = startEpisodeBudget(context.limits, context.signal, context.clock);
       const messages: Message[] = [...task.prompt];
       try {
         const settings = completion

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { ConversationServer } from '../fakes/conversation-server.ts';
+import { startConversationServer } from '../fakes/conversation-server.ts';
+import { runCli, temporaryDirectory } from './run-cli.ts';
+
+describe('request retries and timeouts through the CLI (OpenAI-compatible stand-in on 127.0.0.1)', () => {
+  let server: ConversationServer;
+  before(async () => { server = await startConversationServer({ toolTurns: 3, retryAfterMs: 1 }); });
+  after(async () => { await server.close(); });
+
+  test('429 once at every conversation state: all episodes scored, retries reported by cause in --json and the table', async () => {
+    const directory = temporaryDirectory();
+    server.setBehaviour('rate-limit-each-state-once');
+    const before = server.requests.length;
+    const result = await runCli(['run', 'funcgen', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--count', '3', '--json'], { cwd: directory });
+    assert.equal(result.code, 0, result.stderr);
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.episodes, 3);
+    assert.equal(summary.infrastructureErrors, 0);
+    // 4 model turns per episode (3 tool calls, then the answer), each rate limited once.
+    assert.deepEqual(summary.retries, { 'provider.rate-limited': 12 });
+    assert.equal(server.requests.length - before, 12 + 12);
+    const report = await runCli(['report', summary.runId], { cwd: directory });
+    assert.match(report.stdout, /\nretries 12: provider\.rate-limited 12\n/);
+  });
+
+  test('a hanging provider, with --episode-timeout shorter than --request-timeout: infrastructure errors, then --resume scores them', async () => {
+    const directory = temporaryDirectory();
+    server.setBehaviour('hang');
+    const flags = ['--request-timeout', '800', '--max-retries', '1', '--episode-timeout', '500'];
+    const result = await runCli(['run', 'funcgen', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--count', '2', ...flags, '--json'], { cwd: directory });
+    // Nothing scored: exit code 3, and the summary still says why.
+    assert.equal(result.code, 3, result.stderr);
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.episodes, 0);
+    assert.equal(summary.infrastructureErrors, 2);
+    assert.deepEqual(summary.retries, { 'provider.timeout': 2 });
+    assert.match(result.stderr, /2 x request to openai-compatible model 'stand-in' timed out after 800 ms \(gave up after 2 attempts\)/);
+
+    server.setBehaviour('answer');
+    const resumed = await runCli(['run', '--resume', summary.runId, ...flags, '--json'], { cwd: directory });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const finished = JSON.parse(resumed.stdout);
+    assert.equal(finished.episodes, 2);
+    assert.equal(finished.infrastructureErrors, 0);
+    // The timeouts of the first attempt stay counted after the resumed run scored the episodes.
+    assert.deepEqual(finished.retries, { 'provider.timeout': 2 });
+  });
+
+  test('bad retry and timeout flags are refused before anything runs', async () => {
+    for (const [flag, value] of [['--request-timeout', '0'], ['--max-retries', '-1'], ['--episode-timeout', 'soon'], ['--max-retry-wait', '1.5']]) {
+      const result = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '1', flag, value], { cwd: temporaryDirectory() });
+      assert.notEqual(result.code, 0, `${flag} ${value}`);
+      assert.match(result.stderr, new RegExp(`${flag}`));
+    }
+  });
+});
