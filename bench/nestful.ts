@@ -5,7 +5,7 @@
  * scorer's parse cache. The official Python scorer needs about 8 ms per sample here (reference section
  * 1.6: 14.85 s for 1,861 samples), i.e. ~125 samples/s; the target is at least 50x that.
  */
-import { sharedDataPath } from '../src/core/shared-data.ts';
+import { datasetPath } from '../src/core/data-location.ts';
 import { importNestfulSamples } from '../src/suites/nestful/import-samples.ts';
 import type { NestfulSample } from '../src/suites/nestful/nestful-sample.ts';
 import { scoreNestfulPredictions } from '../src/suites/nestful/score-predictions.ts';
@@ -23,7 +23,7 @@ const dataFiles = [
 const officialSamplesPerSecond = 1861 / 14.85;
 
 function replicatedSamples(target: number, files: readonly string[][]): NestfulSample[] {
-  const base = files.flatMap((parts) => importNestfulSamples(sharedDataPath('nestful', ...parts)));
+  const base = files.flatMap((parts) => importNestfulSamples(datasetPath('nestful', ...parts)));
   return Array.from({ length: target }, (_, index) => {
     const sample = base[index % base.length];
     return { ...sample, sampleId: `${sample.sampleId}#${index}`, outputJson: `${' '.repeat(Math.floor(index / base.length))}${sample.outputJson}` };

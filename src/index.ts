@@ -20,7 +20,7 @@ export type * from './suites/spec.ts';
 export * from './suites/knob.ts';
 export * from './suites/registry.ts';
 export * from './models/builtin/scripted-model.ts';
-export * from './core/shared-data.ts';
+export * from './core/data-location.ts';
 export * from './metrics/index.ts';
 export * from './store/index.ts';
 export * from './runner/index.ts';

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ToolForgeError } from '../core/errors.ts';
 import type { CliIo } from './cli-io.ts';
 import { processIo } from './cli-io.ts';
+import { registerDataCommand } from './commands/data.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerGenerateCommand } from './commands/generate.ts';
 import { registerImportCommand } from './commands/import.ts';
@@ -42,6 +43,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerExportCommand(program, io);
   registerImportCommand(program, io);
   registerViewCommand(program, io);
+  registerDataCommand(program, io);
   // Subcommands inherit the output routing and the exit override; they are set on each explicitly.
   for (const command of program.commands) {
     command.configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) }).exitOverride();

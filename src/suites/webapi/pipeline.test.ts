@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson } from '../../core/json.ts';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath } from '../../core/data-location.ts';
 import type { Task } from '../../core/task.ts';
 import { createModelSource } from '../../models/registry.ts';
 import type { ModelSource } from '../../models/spec.ts';
@@ -149,7 +149,7 @@ describe('scored failures', () => {
 
 describe('generated tasks', () => {
   test('tasks from a spec validate with the oracle through the runner, and are deterministic', async () => {
-    const params = knobs({ spec: sharedDataPath('wapiibench', 'openapi', 'real_world_specs', 'google_calendar_v3.yaml') });
+    const params = knobs({ spec: datasetPath('wapiibench', 'openapi', 'real_world_specs', 'google_calendar_v3.yaml') });
     const tasks = await generateTasks(webapiSuite, { seed: 5, count: 20, params });
     assert.equal(tasks.length, 20);
     assert.equal(tasks[0].id, 'webapi/google_calendar_v3/5-0');
@@ -158,7 +158,7 @@ describe('generated tasks', () => {
   });
 
   test('form-encoded bodies (Slack) and multipart bodies survive the round trip through the sandbox', async () => {
-    const params = knobs({ spec: sharedDataPath('wapiibench', 'openapi', 'real_world_specs', 'slack.yaml'), optional: '0.6' });
+    const params = knobs({ spec: datasetPath('wapiibench', 'openapi', 'real_world_specs', 'slack.yaml'), optional: '0.6' });
     const tasks = await generateTasks(webapiSuite, { seed: 2, count: 40, params });
     const forms = tasks.filter((task) => JSON.stringify(task.expected).includes('application/x-www-form-urlencoded'));
     assert.ok(forms.length >= 10, `${forms.length} form-encoded tasks`);

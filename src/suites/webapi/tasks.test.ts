@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../core/errors.ts';
 import { canonicalJson } from '../../core/json.ts';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath } from '../../core/data-location.ts';
 import { findOperation } from '../../openapi/document.ts';
 import { isLegalArgument } from '../../openapi/argument-legality.ts';
 import { loadOpenApiFile } from '../../openapi/load-openapi.ts';
@@ -18,8 +18,8 @@ import { renderAxiosCall } from './render-axios.ts';
 import { resolvePortablePath, toPortablePath } from './portable-path.ts';
 import { importWapiibenchFile } from './wapiibench-data.ts';
 
-const specDirectory = sharedDataPath('wapiibench', 'openapi', 'real_world_specs');
-const combinedFile = sharedDataPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
+const specDirectory = datasetPath('wapiibench', 'openapi', 'real_world_specs');
+const combinedFile = datasetPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
 
 describe('WAPIIBench import', () => {
   test('the combined file: 395 samples, ids from api and index, specs found by walking up', () => {
@@ -36,7 +36,7 @@ describe('WAPIIBench import', () => {
   });
 
   test('a per-API file (index = position), --set spec and --set specs', () => {
-    const slack = importWapiibenchFile(sharedDataPath('wapiibench', 'data', 'synthetic', 'slack', 'test_data_corrected.json'));
+    const slack = importWapiibenchFile(datasetPath('wapiibench', 'data', 'synthetic', 'slack', 'test_data_corrected.json'));
     assert.equal(slack.length, 174);
     assert.deepEqual([slack[5].api, slack[5].index], ['slack', 5]);
     const directory = mkdtempSync(join(tmpdir(), 'wapii-'));
