@@ -7,6 +7,7 @@ import { ConfigError } from '../../core/errors.ts';
 import { datasetPath } from '../../core/data-location.ts';
 import { importNestfulSamples } from './import-samples.ts';
 import { scoreNestfulPredictions } from './score-predictions.ts';
+import { requireData } from '../../../test/require-data.ts';
 
 const dataFiles = [
   'src/icl_examples.json',
@@ -15,7 +16,7 @@ const dataFiles = [
   'data_v1/non-executable/non-executable-sgd-data.json',
 ];
 
-describe('gold sequences as predictions on every shared NESTFUL sample', () => {
+describe('gold sequences as predictions on every shared NESTFUL sample', { skip: requireData('nestful') }, () => {
   for (const file of dataFiles) {
     test(`${file}: 1.000 on every metric (win rate over executable samples)`, () => {
       const samples = importNestfulSamples(datasetPath('nestful', ...file.split('/')));

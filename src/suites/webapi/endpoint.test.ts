@@ -13,6 +13,7 @@ import { createModelSource } from '../../models/registry.ts';
 import { runEpisode } from '../../runner/run-episode.ts';
 import { resolveKnobs } from '../knob.ts';
 import { disposeWebapiSandbox, webapiSuite } from './index.ts';
+import { requireData } from '../../../test/require-data.ts';
 
 const requests: { path: string; body: Record<string, unknown> }[] = [];
 let server: Server;
@@ -46,7 +47,7 @@ after(async () => {
   await disposeWebapiSandbox();
 });
 
-describe('model endpoints', () => {
+describe('model endpoints', { skip: requireData('wapiibench') }, () => {
   test('completions: prompt + starter in, continuation after the starter out', async () => {
     const [task] = await webapiSuite.generate({ seed: 0, count: 1, params: resolveKnobs('webapi', webapiSuite.knobs, { endpoint: 'completions' }) });
     const model = createModelSource('openai-compatible/base', { baseUrl, env: {} });

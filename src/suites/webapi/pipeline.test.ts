@@ -19,6 +19,7 @@ import { runEpisode } from '../../runner/run-episode.ts';
 import { resolveKnobs } from '../knob.ts';
 import type { ScoredEpisode } from '../spec.ts';
 import { disposeWebapiSandbox, webapiSuite } from './index.ts';
+import { requireData } from '../../../test/require-data.ts';
 
 function knobs(raw: Record<string, string>) {
   return resolveKnobs(webapiSuite.id, webapiSuite.knobs, raw);
@@ -36,16 +37,17 @@ async function runAll(tasks: readonly Task[], model: ModelSource, lanes = 4): Pr
 }
 
 let gold: Task[];
+const needsData = requireData('wapiibench');
 
 before(async () => {
-  gold = await webapiSuite.generate({ seed: 0, count: undefined, params: knobs({}) });
+  if (!needsData) gold = await webapiSuite.generate({ seed: 0, count: undefined, params: knobs({}) });
 });
 
 after(async () => {
   await disposeWebapiSandbox();
 });
 
-describe('gold self-check', () => {
+describe('gold self-check', { skip: needsData }, () => {
   test('the 395 expected configs, rendered as axios code, are correct implementations (full completion, chat)', async () => {
     assert.equal(gold.length, 395);
     const episodes = await runAll(gold, resolveModelSource(webapiSuite, 'builtin/oracle'));
@@ -74,7 +76,7 @@ describe('gold self-check', () => {
   });
 });
 
-describe('scored failures', () => {
+describe('scored failures', { skip: needsData }, () => {
   const answers: [string, string, string][] = [
     ['endless loop', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (() => { while (true) {} })() });\n```', 'limit.exceeded'],
     ['memory bomb', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (() => { const a = []; for (;;) a.push(new Array(100000).fill(1)); })() });\n```', 'limit.exceeded'],
@@ -147,7 +149,7 @@ describe('scored failures', () => {
   });
 });
 
-describe('generated tasks', () => {
+describe('generated tasks', { skip: needsData }, () => {
   test('tasks from a spec validate with the oracle through the runner, and are deterministic', async () => {
     const params = knobs({ spec: datasetPath('wapiibench', 'openapi', 'real_world_specs', 'google_calendar_v3.yaml') });
     const tasks = await generateTasks(webapiSuite, { seed: 5, count: 20, params });
