@@ -21,6 +21,7 @@ export * from './suites/knob.ts';
 export * from './suites/registry.ts';
 export * from './models/builtin/scripted-model.ts';
 export * from './core/data-location.ts';
+export * from './datasets/index.ts';
 export * from './metrics/index.ts';
 export * from './store/index.ts';
 export * from './runner/index.ts';

@@ -8,8 +8,12 @@ export const rawGithubBase = 'https://raw.githubusercontent.com';
  * replaces the GitHub host with a server laid out the same way (a local mirror, or a test server).
  */
 export function upstreamFileUrl(dataset: Dataset, file: DatasetFile, mirror?: string): string {
+  return `${upstreamCommitUrl(dataset, mirror)}${file.path.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** The address every file of the data set starts with, ending in `/`. */
+export function upstreamCommitUrl(dataset: Dataset, mirror?: string): string {
   const ownerAndRepository = new URL(dataset.repository).pathname.replace(/^\/+|\/+$/g, '');
   const base = (mirror ?? rawGithubBase).replace(/\/+$/, '');
-  const path = file.path.split('/').map(encodeURIComponent).join('/');
-  return `${base}/${ownerAndRepository}/${dataset.commit}/${path}`;
+  return `${base}/${ownerAndRepository}/${dataset.commit}/`;
 }

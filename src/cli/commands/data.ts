@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { dataRoots, dataWriteDirectory, describeDataRoot, locateDataset, missingDataError } from '../../core/data-location.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { Dataset } from '../../datasets/index.ts';
-import { datasetBytes, datasetNames, datasets, fetchDataset, findDataset, upstreamFileUrl, verifyDataset } from '../../datasets/index.ts';
+import { datasetBytes, datasetNames, datasets, fetchDataset, findDataset, upstreamCommitUrl, verifyDataset } from '../../datasets/index.ts';
 import { textTable } from '../../report/text-table.ts';
 import type { CliIo } from '../cli-io.ts';
 
@@ -75,7 +75,7 @@ export function registerDataCommand(program: Command, io: CliIo): void {
       const root = dataWriteDirectory(io.env);
       for (const dataset of datasetsNamed(names)) {
         const directory = join(root, dataset.name);
-        io.stderr(`${dataset.name}: ${dataset.files.length} files from ${upstreamFileUrl(dataset, dataset.files[0]!, options.mirror).replace(/\/[^/]*$/, '/')}... into ${directory}\n`);
+        io.stderr(`${dataset.name}: ${dataset.files.length} files from ${upstreamCommitUrl(dataset, options.mirror)} into ${directory}\n`);
         const results = await fetchDataset(dataset, {
           directory,
           ...(options.mirror ? { mirror: options.mirror } : {}),
