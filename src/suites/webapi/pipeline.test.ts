@@ -19,7 +19,7 @@ import { runEpisode } from '../../runner/run-episode.ts';
 import { resolveKnobs } from '../knob.ts';
 import type { ScoredEpisode } from '../spec.ts';
 import { disposeWebapiSandbox, webapiSuite } from './index.ts';
-import { requireData } from '../../../test/require-data.ts';
+import { fixturePath, requireData } from '../../../test/require-data.ts';
 
 function knobs(raw: Record<string, string>) {
   return resolveKnobs(webapiSuite.id, webapiSuite.knobs, raw);
@@ -38,9 +38,13 @@ async function runAll(tasks: readonly Task[], model: ModelSource, lanes = 4): Pr
 
 let gold: Task[];
 const needsData = requireData('wapiibench');
+/** The hand-written WAPIIBench-format task file (test/fixtures/data): its first task is GET /notes?limit=20&tag=groceries. */
+const fixtureData = fixturePath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
+let fixtureTasks: Task[];
 
 before(async () => {
   if (!needsData) gold = await webapiSuite.generate({ seed: 0, count: undefined, params: knobs({}) });
+  fixtureTasks = await webapiSuite.generate({ seed: 0, count: undefined, params: knobs({ data: fixtureData }) });
 });
 
 after(async () => {
@@ -76,27 +80,27 @@ describe('gold self-check', { skip: needsData }, () => {
   });
 });
 
-describe('scored failures', { skip: needsData }, () => {
+describe('scored failures', () => {
   const answers: [string, string, string][] = [
-    ['endless loop', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (() => { while (true) {} })() });\n```', 'limit.exceeded'],
-    ['memory bomb', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (() => { const a = []; for (;;) a.push(new Array(100000).fill(1)); })() });\n```', 'limit.exceeded'],
+    ['endless loop', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', { params: (() => { while (true) {} })() });\n```', 'limit.exceeded'],
+    ['memory bomb', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', { params: (() => { const a = []; for (;;) a.push(new Array(100000).fill(1)); })() });\n```', 'limit.exceeded'],
     ['throws', '```javascript\naxios.get(undefinedVariable);\n```', 'execution.error'],
-    ['syntax error', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', {{);\n```', 'output.unparsable'],
+    ['syntax error', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', {{);\n```', 'output.unparsable'],
     ['no axios call', 'I cannot help with that.', 'output.unparsable'],
-    ['incomplete call', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\'', 'output.unparsable'],
-    ['stack overflow', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (function f() { return f(); })() });\n```', 'limit.exceeded'],
+    ['incomplete call', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\'', 'output.unparsable'],
+    ['stack overflow', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', { params: (function f() { return f(); })() });\n```', 'limit.exceeded'],
     ['awaits forever', '```javascript\naxios.get(await new Promise(() => {}));\n```', 'execution.error'],
     ['host access', '```javascript\naxios.get(require(\'fs\').readFileSync(\'/etc/passwd\', \'utf8\'));\n```', 'execution.error'],
-    ['illegal endpoint', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/nothing/here\');\n```', 'tool.unknown'],
-    ['illegal argument', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { headers: { Authorization: \'Bearer <token>\' }, params: { parent: \'159874\', limit: 50, colour: \'red\' } });\n```', 'arguments.invalid'],
-    ['query string values are strings', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments?parent=159874&limit=50\', { headers: { Authorization: \'Bearer <token>\' } });\n```', 'result.wrong'],
-    ['wrong value', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { headers: { Authorization: \'Bearer <token>\' }, params: { parent: \'159874\', limit: \'50\' } });\n```', 'result.wrong'],
+    ['illegal endpoint', '```javascript\naxios.get(\'https://notes.example.test/v1/nothing/here\');\n```', 'tool.unknown'],
+    ['illegal argument', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', { headers: { Authorization: \'Bearer <token>\' }, params: { tag: \'groceries\', limit: 20, colour: \'red\' } });\n```', 'arguments.invalid'],
+    ['query string values are strings', '```javascript\naxios.get(\'https://notes.example.test/v1/notes?tag=groceries&limit=20\', { headers: { Authorization: \'Bearer <token>\' } });\n```', 'result.wrong'],
+    ['wrong value', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', { headers: { Authorization: \'Bearer <token>\' }, params: { tag: \'groceries\', limit: \'20\' } });\n```', 'result.wrong'],
   ];
 
   test('each adversarial or wrong answer ends as a scored failure and the run goes on', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'webapi-replay-'));
     const file = join(directory, 'answers.jsonl');
-    const task = gold[0];
+    const task = fixtureTasks[0]!;
     writeFileSync(file, answers.map(([, output], index) => JSON.stringify({ taskId: task.id, trial: index, output })).join('\n'));
     const model = createModelSource(`replay/${file}`);
     for (const [index, [name, , failure]] of answers.entries()) {
@@ -109,11 +113,11 @@ describe('scored failures', { skip: needsData }, () => {
   });
 
   test('excess code after the call never runs (cut as the reference cuts it); URL query strings count as params', async () => {
-    const task = gold[0];
+    const task = fixtureTasks[0]!;
     const directory = mkdtempSync(join(tmpdir(), 'webapi-replay-'));
     const file = join(directory, 'excess.jsonl');
-    const output = "```javascript\nwhile (true) {}\naxios.get('https://app.asana.com/api/1.0/attachments', { headers: { Authorization: 'Bearer <token>' }, params: { parent: '159874', limit: 50 } })\n  .then((response) => { while (true) {} });\nwhile (true) {}\n```";
-    const queryOutput = "```javascript\naxios.get('https://app.asana.com/api/1.0/attachments?parent=159874', { headers: { Authorization: 'Bearer <token>' }, params: { limit: 50 } });\n```";
+    const output = "```javascript\nwhile (true) {}\naxios.get('https://notes.example.test/v1/notes', { headers: { Authorization: 'Bearer <token>' }, params: { tag: 'groceries', limit: 20 } })\n  .then((response) => { while (true) {} });\nwhile (true) {}\n```";
+    const queryOutput = "```javascript\naxios.get('https://notes.example.test/v1/notes?tag=groceries', { headers: { Authorization: 'Bearer <token>' }, params: { limit: 20 } });\n```";
     writeFileSync(file, [JSON.stringify({ taskId: task.id, trial: 0, output }), JSON.stringify({ taskId: task.id, trial: 1, output: queryOutput })].join('\n'));
     const model = createModelSource(`replay/${file}`);
     const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model });
@@ -123,26 +127,26 @@ describe('scored failures', { skip: needsData }, () => {
   });
 
   test('replayed raw completions are continued from the starter', async () => {
-    const tasks = await webapiSuite.generate({ seed: 0, count: 2, params: knobs({ endpoint: 'completions' }) });
+    const tasks = await webapiSuite.generate({ seed: 0, count: 2, params: knobs({ data: fixtureData, endpoint: 'completions' }) });
     const directory = mkdtempSync(join(tmpdir(), 'webapi-replay-'));
     const file = join(directory, 'completions.jsonl');
     writeFileSync(file, [
-      JSON.stringify({ taskId: tasks[0].id, output: "get('https://app.asana.com/api/1.0/attachments', {\n  headers: { Authorization: 'Bearer <token>' },\n  params: { parent: '159874', limit: 50 }\n}).then(console.log);\n```\n" }),
-      JSON.stringify({ taskId: tasks[1].id, output: "get('https://app.asana.com/api/1.0/attachments');" }),
+      JSON.stringify({ taskId: tasks[0].id, output: "get('https://notes.example.test/v1/notes', {\n  headers: { Authorization: 'Bearer <token>' },\n  params: { tag: 'groceries', limit: 20 }\n}).then(console.log);\n```\n" }),
+      JSON.stringify({ taskId: tasks[1].id, output: "get('https://notes.example.test/v1/notes');" }),
     ].join('\n'));
     const episodes = await runAll(tasks, createModelSource(`replay/${file}`), 1);
     assert.equal(episodes[0].score.passed, true, episodes[0].score.reason);
     assert.equal(episodes[1].score.failure, 'result.wrong');
   });
 
-  test('scoring is deterministic: the same answers give byte-identical scores', async () => {
+  test('scoring is deterministic: the same answers give byte-identical scores', { skip: needsData }, async () => {
     const random = resolveModelSource(webapiSuite, 'builtin/random');
     const first = await runAll(gold.slice(100, 130), random);
     const second = await runAll(gold.slice(100, 130), random);
     assert.equal(canonicalJson(second.map((episode) => episode.score)), canonicalJson(first.map((episode) => episode.score)));
   });
 
-  test('builtin/random scores near 0', async () => {
+  test('builtin/random scores near 0', { skip: needsData }, async () => {
     const episodes = await runAll(gold.slice(0, 60), resolveModelSource(webapiSuite, 'builtin/random'));
     const passed = episodes.filter((episode) => episode.score.passed).length;
     assert.ok(passed <= 1, `random solved ${passed} of 60`);
