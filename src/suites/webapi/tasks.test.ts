@@ -131,11 +131,11 @@ describe('generated tasks', { skip: needsData }, () => {
   });
 });
 
-describe('model phrasing', { skip: needsData }, () => {
+describe('model phrasing', () => {
   test('a rephrasing is kept only when it states every value verbatim', async () => {
     const { rephraseTask } = await import('./generate-from-spec.ts');
     const { createModelSource } = await import('../../models/registry.ts');
-    const document = await loadOpenApiFile(join(specDirectory, 'google_sheet_v4.yaml'));
+    const document = await loadOpenApiFile(fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml'));
     const [first, second] = generateSamples(document, { count: 2, seed: 1, optionalProbability: 0 });
     const keep = `Please do this with ${first.values.map(({ value }) => (typeof value === 'string' ? value : JSON.stringify(value))).join(' and ')}.`;
     const directory = mkdtempSync(join(tmpdir(), 'phrasing-'));
