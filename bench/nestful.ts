@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { repositoryRoot, sharedDataPath } from '../src/core/shared-data.ts';
+import { datasetPath, repositoryRoot } from '../src/core/data-location.ts';
 import { importNestfulSamples } from '../src/suites/nestful/import-samples.ts';
 import type { NestfulSample } from '../src/suites/nestful/nestful-sample.ts';
 import { scoreNestfulPredictions } from '../src/suites/nestful/score-predictions.ts';
@@ -83,7 +83,7 @@ async function replayThroughCli(count: number): Promise<{ seconds: number; passR
 }
 
 function replicatedSamples(target: number, files: readonly string[][]): NestfulSample[] {
-  const base = files.flatMap((parts) => importNestfulSamples(sharedDataPath('nestful', ...parts)));
+  const base = files.flatMap((parts) => importNestfulSamples(datasetPath('nestful', ...parts)));
   return Array.from({ length: target }, (_, index) => {
     const sample = base[index % base.length];
     return { ...sample, sampleId: `${sample.sampleId}#${index}`, outputJson: `${' '.repeat(Math.floor(index / base.length))}${sample.outputJson}` };

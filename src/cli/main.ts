@@ -3,6 +3,7 @@ import { ToolForgeError } from '../core/errors.ts';
 import type { CliIo } from './cli-io.ts';
 import { processIo } from './cli-io.ts';
 import { registerDeleteCommand } from './commands/delete.ts';
+import { registerDataCommand } from './commands/data.ts';
 import { registerExportCommand } from './commands/export.ts';
 import { registerGenerateCommand } from './commands/generate.ts';
 import { registerImportCommand } from './commands/import.ts';
@@ -44,6 +45,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerImportCommand(program, io);
   registerViewCommand(program, io);
   registerDeleteCommand(program, io);
+  registerDataCommand(program, io);
   // Subcommands inherit the output routing and the exit override; they are set on each explicitly.
   for (const command of program.commands) {
     command.configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) }).exitOverride();

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { repositoryRoot } from '../core/shared-data.ts';
+import { repositoryRoot } from '../core/data-location.ts';
 import { join } from 'node:path';
 
 /** The package version, read once from package.json. */

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
-import { repositoryRoot } from '../core/shared-data.ts';
+import { repositoryRoot } from '../core/data-location.ts';
 import type { GenerationSettings } from '../models/spec.ts';
 import type { Provenance } from '../store/stored-run.ts';
 import type { Suite } from '../suites/spec.ts';

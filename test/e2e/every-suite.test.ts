@@ -2,14 +2,21 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listSuites } from '../../src/suites/registry.ts';
 import { runCli, temporaryDirectory } from './run-cli.ts';
+import { fixturePath, requireData } from '../require-data.ts';
+
+/** Without the public WAPIIBench data, webapi runs on the hand-written fixture task file instead of its 395 default tasks. */
+const dataArguments: Record<string, string[]> = requireData('wapiibench')
+  ? { webapi: ['--set', `data=${fixturePath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json')}`] }
+  : {};
 
 /** The self-check through the CLI for every registered suite: oracle 100%, random near 0, same seed same bytes. */
 for (const suite of listSuites()) {
   describe(`suite ${suite.id} through the CLI`, () => {
     const directory = temporaryDirectory();
+    const data = dataArguments[suite.id] ?? [];
 
     test('builtin/oracle passes every task', async () => {
-      const result = await runCli(['run', suite.id, '--model', 'builtin/oracle', '--count', '4', '--json'], { cwd: directory });
+      const result = await runCli(['run', suite.id, '--model', 'builtin/oracle', '--count', '4', '--json', ...data], { cwd: directory });
       assert.equal(result.code, 0, result.stderr);
       const summary = JSON.parse(result.stdout) as { passRate: number; episodes: number; suite: string; mode: string };
       assert.equal(summary.suite, suite.id);
@@ -19,13 +26,13 @@ for (const suite of listSuites()) {
     });
 
     test('builtin/random scores near 0', { skip: !Object.hasOwn(suite.builtinModels, 'random') }, async () => {
-      const result = await runCli(['run', suite.id, '--model', 'builtin/random', '--count', '4', '--json'], { cwd: directory });
+      const result = await runCli(['run', suite.id, '--model', 'builtin/random', '--count', '4', '--json', ...data], { cwd: directory });
       assert.equal(result.code, 0, result.stderr);
       assert.ok((JSON.parse(result.stdout) as { passRate: number }).passRate <= 0.25);
     });
 
     test('generate is byte-identical for the same seed', async () => {
-      const args = ['generate', suite.id, '--seed', '3', '--count', '3', '--no-validate'];
+      const args = ['generate', suite.id, '--seed', '3', '--count', '3', '--no-validate', ...data];
       const first = await runCli(args, { cwd: directory });
       assert.equal(first.code, 0, first.stderr);
       assert.equal((await runCli(args, { cwd: directory })).stdout, first.stdout);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { repositoryRoot } from '../../src/core/shared-data.ts';
+import { repositoryRoot } from '../../src/core/data-location.ts';
 import { temporaryDirectory } from './run-cli.ts';
 
 /** Development-only packages: the installed package must run without them. */

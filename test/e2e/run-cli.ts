@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { main } from '../../src/cli/main.ts';
-import { repositoryRoot } from '../../src/core/shared-data.ts';
+import { repositoryRoot } from '../../src/core/data-location.ts';
 
 export type CliResult = { code: number; stdout: string; stderr: string };
 

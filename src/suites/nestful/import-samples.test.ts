@@ -4,9 +4,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../core/errors.ts';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath } from '../../core/data-location.ts';
 import { importNestfulSamples } from './import-samples.ts';
 import { scoreNestfulPredictions } from './score-predictions.ts';
+import { requireData } from '../../../test/require-data.ts';
 
 const dataFiles = [
   'src/icl_examples.json',
@@ -15,10 +16,10 @@ const dataFiles = [
   'data_v1/non-executable/non-executable-sgd-data.json',
 ];
 
-describe('gold sequences as predictions on every shared NESTFUL sample', () => {
+describe('gold sequences as predictions on every shared NESTFUL sample', { skip: requireData('nestful') }, () => {
   for (const file of dataFiles) {
     test(`${file}: 1.000 on every metric (win rate over executable samples)`, () => {
-      const samples = importNestfulSamples(sharedDataPath('nestful', ...file.split('/')));
+      const samples = importNestfulSamples(datasetPath('nestful', ...file.split('/')));
       const { metrics } = scoreNestfulPredictions(samples, samples.map((sample) => sample.outputJson));
       assert.equal(metrics.f1Function, 1);
       assert.equal(metrics.f1Parameter, 1);
@@ -29,7 +30,7 @@ describe('gold sequences as predictions on every shared NESTFUL sample', () => {
   }
 
   test('sample counts, flavours and executable samples are as published', () => {
-    const counts = dataFiles.map((file) => importNestfulSamples(sharedDataPath('nestful', ...file.split('/'))).length);
+    const counts = dataFiles.map((file) => importNestfulSamples(datasetPath('nestful', ...file.split('/'))).length);
     assert.deepEqual(counts, [3, 85, 169, 46]);
     const icl = importNestfulSamples('src/icl_examples.json');
     assert.deepEqual(icl.map((sample) => sample.flavour), ['math', 'math', 'code']);

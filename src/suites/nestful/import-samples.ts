@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath, locateDataset, missingDataError } from '../../core/data-location.ts';
 import { isFloatLiteral, markFloat, parseLenientJson } from './lenient-json.ts';
 import type { NestfulFlavour, NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { pythonJsonDumps } from './python-format.ts';
@@ -51,10 +51,11 @@ const v1SpecSchema = z.object({
 /** Where `--set data=<path>` points: the path as given, else relative to the shared NESTFUL data folder. */
 export function resolveDataPath(path: string): string {
   if (isAbsolute(path) || existsSync(path)) return resolve(path);
-  const shared = sharedDataPath('nestful', path);
+  if (!locateDataset('nestful')) throw missingDataError('nestful', `nestful data file '${path}'`, { alternative: 'pass a NESTFUL file by its path: --set data=<file>' });
+  const shared = datasetPath('nestful', path);
   if (existsSync(shared)) return shared;
   throw new ConfigError('input.unreadable', `nestful data file '${path}' does not exist`, {
-    fix: `--set data=<a NESTFUL .json/.jsonl file>, e.g. --set data=${sharedDataPath('nestful', 'src', 'icl_examples.json')}`,
+    fix: `--set data=<a NESTFUL .json/.jsonl file>, e.g. --set data=${datasetPath('nestful', 'src', 'icl_examples.json')}`,
   });
 }
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
 import type { PromptMessage } from '../../core/message.ts';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath } from '../../core/data-location.ts';
 import { parseLenientJson } from './lenient-json.ts';
 import type { NestfulTool } from './nestful-sample.ts';
 import { pythonJsonDumps } from './python-format.ts';
@@ -33,7 +33,7 @@ let cachedExamples: JsonValue[] | undefined;
 
 function instructionTemplate(): string {
   if (cachedTemplate !== undefined) return cachedTemplate;
-  const path = sharedDataPath('nestful', 'src', 'PROMPTS.json');
+  const path = datasetPath('nestful', 'src', 'PROMPTS.json');
   let template = fallbackInstruction;
   if (existsSync(path)) {
     const parsed = parseLenientJson(readFileSync(path, 'utf8'));
@@ -52,7 +52,7 @@ function instructionTemplate(): string {
 /** The data's in-context examples (empty when the data folder is absent). */
 export function iclExamples(): JsonValue[] {
   if (cachedExamples !== undefined) return cachedExamples;
-  const path = sharedDataPath('nestful', 'src', 'icl_examples.json');
+  const path = datasetPath('nestful', 'src', 'icl_examples.json');
   const parsed = existsSync(path) ? parseLenientJson(readFileSync(path, 'utf8')) : undefined;
   cachedExamples = parsed?.ok && Array.isArray(parsed.value) ? parsed.value : [];
   return cachedExamples;

@@ -14,6 +14,7 @@ import { resolveKnobs } from '../knob.ts';
 import { getSuite } from '../registry.ts';
 import type { ScoredEpisode } from '../spec.ts';
 import { nestfulSuite } from './nestful-suite.ts';
+import { fixturePath, requireData } from '../../../test/require-data.ts';
 
 const knobs = (raw: Record<string, string> = {}) => resolveKnobs('nestful', nestfulSuite.knobs, raw);
 
@@ -70,7 +71,7 @@ describe('nestful suite', () => {
     for (const key of ['f1Function', 'f1Parameter', 'partialAccuracy', 'fullAccuracy', 'winRate']) assert.equal(metrics[key], 1, key);
   });
 
-  test('imported data: every sample, or the first N; the oracle passes non-executable samples by full match', async () => {
+  test('imported data: every sample, or the first N; the oracle passes non-executable samples by full match', { skip: requireData('nestful') }, async () => {
     const all = await generateTasks(nestfulSuite, { seed: 1, count: undefined, params: knobs({ data: 'src/icl_examples.json' }) });
     assert.deepEqual(all.map((task) => task.id), [
       'nestful/ca3a8419-23fb-4e71-a0ba-cc799ad73dc2', 'nestful/08f01cce-bbc3-49c0-9e2a-b437de5444aa', 'nestful/738365f4-8f90-41b6-8b1c-5da4a8655f25']);
@@ -84,7 +85,7 @@ describe('nestful suite', () => {
     assert.deepEqual(firstTwo.map((task) => task.id), ['nestful/non-executable-sgd-data/0', 'nestful/non-executable-sgd-data/1']);
   });
 
-  test('icl knob puts 0, 1 or 3 examples in the sequence prompt', async () => {
+  test('icl knob puts 0, 1 or 3 examples in the sequence prompt', { skip: requireData('nestful', 'src', 'icl_examples.json') }, async () => {
     const count = async (icl: string) => {
       const [task] = await generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ icl }), validate: false });
       return (task.prompt[0].content.match(/#Example-\d/g) ?? []).length;
@@ -113,7 +114,7 @@ describe('nestful suite', () => {
       assert.equal(result.score.failure, failure, `${mode}: ${result.score.reason}`);
     }
     // execution.error through the sequence executor, on a sample known to offer divide.
-    const [icl] = await generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ data: 'src/icl_examples.json' }) });
+    const [icl] = await generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ data: fixturePath('nestful', 'samples.json') }) });
     const zero = await runEpisode({ suite: nestfulSuite, task: icl, trial: 0, mode: 'sequence',
       model: scripted(() => ({ type: 'text', text: '[{"name": "divide", "label": "$var_1", "arguments": {"arg_0": 1, "arg_1": 0}}]' })) });
     assert.equal(zero.score.failure, 'execution.error');

@@ -8,7 +8,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JsonValue } from '../../core/json.ts';
 import { Rng } from '../../core/rng.ts';
-import { hasSharedData, sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath } from '../../core/data-location.ts';
+import { requireData } from '../../../test/require-data.ts';
 import { generateSample } from './generate-samples.ts';
 import { importNestfulSamples } from './import-samples.ts';
 import type { PythonNumber } from './math-operations.ts';
@@ -279,8 +280,8 @@ describe('item 5: the published basic_functions semantics', () => {
 describe('measured effect of the remaining deliberate differences on the shared NESTFUL data (README)', () => {
   const files = [['src', 'icl_examples.json'], ['data_v1', 'executable', 'executable-data.json'],
     ['data_v1', 'non-executable', 'non-executable-glaive-data.json'], ['data_v1', 'non-executable', 'non-executable-sgd-data.json']];
-  const skip = hasSharedData('nestful', 'data_v1') ? false : 'needs ../shared/data/nestful (the public NESTFUL data), absent here';
-  const load = () => files.flatMap((parts) => importNestfulSamples(sharedDataPath('nestful', ...parts)));
+  const skip = requireData('nestful', 'data_v1');
+  const load = () => files.flatMap((parts) => importNestfulSamples(datasetPath('nestful', ...parts)));
   const figures = (samples: NestfulSample[], predictions: string[]) => {
     const { metrics } = scoreNestfulPredictions(samples, predictions);
     return [metrics.f1Function, metrics.f1Parameter, metrics.partialAccuracy, metrics.fullAccuracy, metrics.unparsable].map(round3);

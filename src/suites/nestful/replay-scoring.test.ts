@@ -11,9 +11,10 @@ import type { ScoredEpisode } from '../spec.ts';
 import { importNestfulSamples } from './import-samples.ts';
 import { nestfulSuite } from './nestful-suite.ts';
 import { scoreNestfulPredictions } from './score-predictions.ts';
+import { fixturePath } from '../../../test/require-data.ts';
 
 test('replayed raw outputs (keyed by sample_id) score exactly like scoreNestfulPredictions', async () => {
-  const samples = importNestfulSamples('src/icl_examples.json');
+  const samples = importNestfulSamples(fixturePath('nestful', 'samples.json'));
   const gold = JSON.parse(samples[0].outputJson) as unknown[];
   const outputs = [
     `\`\`\`json\n${JSON.stringify([...gold, { name: 'foo', label: '$var_5', arguments: {} }])}\n\`\`\``,
@@ -24,7 +25,7 @@ test('replayed raw outputs (keyed by sample_id) score exactly like scoreNestfulP
   const path = join(directory, 'preds.jsonl');
   writeFileSync(path, samples.map((sample, index) => JSON.stringify({ taskId: sample.sampleId, output: outputs[index] })).join('\n'));
 
-  const params = resolveKnobs('nestful', nestfulSuite.knobs, { data: 'src/icl_examples.json' });
+  const params = resolveKnobs('nestful', nestfulSuite.knobs, { data: fixturePath('nestful', 'samples.json') });
   const tasks = await generateTasks(nestfulSuite, { seed: 1, count: undefined, params, validate: false });
   const model = createModelSource(`replay/${path}`);
   const episodes: ScoredEpisode[] = [];

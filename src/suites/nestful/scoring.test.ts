@@ -7,6 +7,7 @@ import { aggregateEvaluations, flattenMetrics, macroF1 } from './nestful-metrics
 import type { NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { parseCallList } from './parse-call-list.ts';
 import { scoreNestfulPredictions } from './score-predictions.ts';
+import { fixturePath } from '../../../test/require-data.ts';
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 
@@ -16,7 +17,7 @@ function mathTool(name: string, arity: number): NestfulTool {
   return { name, description: name, parameters, output_parameters: { result: { description: 'result', type: 'int or float' } } };
 }
 
-const icl = importNestfulSamples('src/icl_examples.json');
+const icl = importNestfulSamples(fixturePath('nestful', 'samples.json'));
 const objectiveTest = icl[0]; // multiply, add, add, divide -> 130.0
 const goldCalls = JSON.parse(objectiveTest.outputJson) as { name: string; label: string; arguments: Record<string, unknown> }[];
 

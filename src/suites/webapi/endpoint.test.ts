@@ -13,12 +13,15 @@ import { createModelSource } from '../../models/registry.ts';
 import { runEpisode } from '../../runner/run-episode.ts';
 import { resolveKnobs } from '../knob.ts';
 import { disposeWebapiSandbox, webapiSuite } from './index.ts';
+import { fixturePath } from '../../../test/require-data.ts';
 
 const requests: { path: string; body: Record<string, unknown> }[] = [];
 let server: Server;
 let baseUrl: string;
 
-const continuation = "get('https://app.asana.com/api/1.0/attachments', { headers: { Authorization: 'Bearer <token>' }, params: { parent: '159874', limit: 50 } });\n";
+/** The first task of the hand-written fixture task file: GET /notes?limit=20&tag=groceries. */
+const fixtureData = fixturePath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
+const continuation = "get('https://notes.example.test/v1/notes', { headers: { Authorization: 'Bearer <token>' }, params: { tag: 'groceries', limit: 20 } });\n";
 
 before(async () => {
   server = createServer((request, response) => {
@@ -48,7 +51,7 @@ after(async () => {
 
 describe('model endpoints', () => {
   test('completions: prompt + starter in, continuation after the starter out', async () => {
-    const [task] = await webapiSuite.generate({ seed: 0, count: 1, params: resolveKnobs('webapi', webapiSuite.knobs, { endpoint: 'completions' }) });
+    const [task] = await webapiSuite.generate({ seed: 0, count: 1, params: resolveKnobs('webapi', webapiSuite.knobs, { data: fixtureData, endpoint: 'completions' }) });
     const model = createModelSource('openai-compatible/base', { baseUrl, env: {} });
     const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model });
     assert.equal(result.score.passed, true, result.score.reason);
@@ -63,7 +66,7 @@ describe('model endpoints', () => {
   });
 
   test('chat: the fenced code of the answer is run', async () => {
-    const [task] = await webapiSuite.generate({ seed: 0, count: 1, params: resolveKnobs('webapi', webapiSuite.knobs, {}) });
+    const [task] = await webapiSuite.generate({ seed: 0, count: 1, params: resolveKnobs('webapi', webapiSuite.knobs, { data: fixtureData }) });
     const model = createModelSource('openai-compatible/chat', { baseUrl, env: {} });
     const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model });
     assert.equal(result.score.passed, true, result.score.reason);

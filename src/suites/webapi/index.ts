@@ -11,7 +11,7 @@ import type { JsonObject } from '../../core/json.ts';
 import { lastAssistantText } from '../../core/message.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath, hasDataset, missingDataError } from '../../core/data-location.ts';
 import type { Task } from '../../core/task.ts';
 import { loadOpenApiFile } from '../../openapi/load-openapi.ts';
 import { createSandbox } from '../../sandbox/index.ts';
@@ -37,7 +37,7 @@ export { renderAxiosCall } from './render-axios.ts';
 export { computeWebapiMetrics } from './webapi-metrics.ts';
 
 /** The combined WAPIIBench file in the shared data (the default run's 395 tasks). */
-export const wapiibenchDataPath = () => sharedDataPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
+export const wapiibenchDataPath = () => datasetPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
 
 let sharedSandbox: Sandbox | undefined;
 
@@ -72,6 +72,11 @@ async function generateWebapiTasks(request: GenerateTasksRequest): Promise<Task[
   const params = parseWebapiParams(request.params);
   const taskParams: JsonObject = { ...request.params };
   if (params.spec && !params.data) return generateFromSpec(request, params, taskParams);
+  if (!params.data && !hasDataset('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json')) {
+    throw missingDataError('wapiibench', "suite 'webapi' (its default tasks are the 395 WAPIIBench tasks)", {
+      alternative: 'generate tasks from any OpenAPI file with --set spec=<file>, or import a task file with --set data=<file>',
+    });
+  }
   const dataPath = params.data ?? wapiibenchDataPath();
   if (params.data) taskParams.data = toPortablePath(params.data);
   if (params.spec) taskParams.spec = toPortablePath(params.spec);

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson } from '../../core/json.ts';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath } from '../../core/data-location.ts';
 import type { Task } from '../../core/task.ts';
 import { createModelSource } from '../../models/registry.ts';
 import type { ModelSource } from '../../models/spec.ts';
@@ -19,6 +19,7 @@ import { runEpisode } from '../../runner/run-episode.ts';
 import { resolveKnobs } from '../knob.ts';
 import type { ScoredEpisode } from '../spec.ts';
 import { disposeWebapiSandbox, webapiSuite } from './index.ts';
+import { fixturePath, requireData } from '../../../test/require-data.ts';
 
 function knobs(raw: Record<string, string>) {
   return resolveKnobs(webapiSuite.id, webapiSuite.knobs, raw);
@@ -36,16 +37,21 @@ async function runAll(tasks: readonly Task[], model: ModelSource, lanes = 4): Pr
 }
 
 let gold: Task[];
+const needsData = requireData('wapiibench');
+/** The hand-written WAPIIBench-format task file (test/fixtures/data): its first task is GET /notes?limit=20&tag=groceries. */
+const fixtureData = fixturePath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
+let fixtureTasks: Task[];
 
 before(async () => {
-  gold = await webapiSuite.generate({ seed: 0, count: undefined, params: knobs({}) });
+  if (!needsData) gold = await webapiSuite.generate({ seed: 0, count: undefined, params: knobs({}) });
+  fixtureTasks = await webapiSuite.generate({ seed: 0, count: undefined, params: knobs({ data: fixtureData }) });
 });
 
 after(async () => {
   await disposeWebapiSandbox();
 });
 
-describe('gold self-check', () => {
+describe('gold self-check', { skip: needsData }, () => {
   test('the 395 expected configs, rendered as axios code, are correct implementations (full completion, chat)', async () => {
     assert.equal(gold.length, 395);
     const episodes = await runAll(gold, resolveModelSource(webapiSuite, 'builtin/oracle'));
@@ -76,25 +82,25 @@ describe('gold self-check', () => {
 
 describe('scored failures', () => {
   const answers: [string, string, string][] = [
-    ['endless loop', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (() => { while (true) {} })() });\n```', 'limit.exceeded'],
-    ['memory bomb', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (() => { const a = []; for (;;) a.push(new Array(100000).fill(1)); })() });\n```', 'limit.exceeded'],
+    ['endless loop', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', { params: (() => { while (true) {} })() });\n```', 'limit.exceeded'],
+    ['memory bomb', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', { params: (() => { const a = []; for (;;) a.push(new Array(100000).fill(1)); })() });\n```', 'limit.exceeded'],
     ['throws', '```javascript\naxios.get(undefinedVariable);\n```', 'execution.error'],
-    ['syntax error', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', {{);\n```', 'output.unparsable'],
+    ['syntax error', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', {{);\n```', 'output.unparsable'],
     ['no axios call', 'I cannot help with that.', 'output.unparsable'],
-    ['incomplete call', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\'', 'output.unparsable'],
-    ['stack overflow', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { params: (function f() { return f(); })() });\n```', 'limit.exceeded'],
+    ['incomplete call', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\'', 'output.unparsable'],
+    ['stack overflow', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', { params: (function f() { return f(); })() });\n```', 'limit.exceeded'],
     ['awaits forever', '```javascript\naxios.get(await new Promise(() => {}));\n```', 'execution.error'],
     ['host access', '```javascript\naxios.get(require(\'fs\').readFileSync(\'/etc/passwd\', \'utf8\'));\n```', 'execution.error'],
-    ['illegal endpoint', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/nothing/here\');\n```', 'tool.unknown'],
-    ['illegal argument', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { headers: { Authorization: \'Bearer <token>\' }, params: { parent: \'159874\', limit: 50, colour: \'red\' } });\n```', 'arguments.invalid'],
-    ['query string values are strings', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments?parent=159874&limit=50\', { headers: { Authorization: \'Bearer <token>\' } });\n```', 'result.wrong'],
-    ['wrong value', '```javascript\naxios.get(\'https://app.asana.com/api/1.0/attachments\', { headers: { Authorization: \'Bearer <token>\' }, params: { parent: \'159874\', limit: \'50\' } });\n```', 'result.wrong'],
+    ['illegal endpoint', '```javascript\naxios.get(\'https://notes.example.test/v1/nothing/here\');\n```', 'tool.unknown'],
+    ['illegal argument', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', { headers: { Authorization: \'Bearer <token>\' }, params: { tag: \'groceries\', limit: 20, colour: \'red\' } });\n```', 'arguments.invalid'],
+    ['query string values are strings', '```javascript\naxios.get(\'https://notes.example.test/v1/notes?tag=groceries&limit=20\', { headers: { Authorization: \'Bearer <token>\' } });\n```', 'result.wrong'],
+    ['wrong value', '```javascript\naxios.get(\'https://notes.example.test/v1/notes\', { headers: { Authorization: \'Bearer <token>\' }, params: { tag: \'groceries\', limit: \'20\' } });\n```', 'result.wrong'],
   ];
 
   test('each adversarial or wrong answer ends as a scored failure and the run goes on', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'webapi-replay-'));
     const file = join(directory, 'answers.jsonl');
-    const task = gold[0];
+    const task = fixtureTasks[0]!;
     writeFileSync(file, answers.map(([, output], index) => JSON.stringify({ taskId: task.id, trial: index, output })).join('\n'));
     const model = createModelSource(`replay/${file}`);
     for (const [index, [name, , failure]] of answers.entries()) {
@@ -107,11 +113,11 @@ describe('scored failures', () => {
   });
 
   test('excess code after the call never runs (cut as the reference cuts it); URL query strings count as params', async () => {
-    const task = gold[0];
+    const task = fixtureTasks[0]!;
     const directory = mkdtempSync(join(tmpdir(), 'webapi-replay-'));
     const file = join(directory, 'excess.jsonl');
-    const output = "```javascript\nwhile (true) {}\naxios.get('https://app.asana.com/api/1.0/attachments', { headers: { Authorization: 'Bearer <token>' }, params: { parent: '159874', limit: 50 } })\n  .then((response) => { while (true) {} });\nwhile (true) {}\n```";
-    const queryOutput = "```javascript\naxios.get('https://app.asana.com/api/1.0/attachments?parent=159874', { headers: { Authorization: 'Bearer <token>' }, params: { limit: 50 } });\n```";
+    const output = "```javascript\nwhile (true) {}\naxios.get('https://notes.example.test/v1/notes', { headers: { Authorization: 'Bearer <token>' }, params: { tag: 'groceries', limit: 20 } })\n  .then((response) => { while (true) {} });\nwhile (true) {}\n```";
+    const queryOutput = "```javascript\naxios.get('https://notes.example.test/v1/notes?tag=groceries', { headers: { Authorization: 'Bearer <token>' }, params: { limit: 20 } });\n```";
     writeFileSync(file, [JSON.stringify({ taskId: task.id, trial: 0, output }), JSON.stringify({ taskId: task.id, trial: 1, output: queryOutput })].join('\n'));
     const model = createModelSource(`replay/${file}`);
     const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model });
@@ -121,35 +127,35 @@ describe('scored failures', () => {
   });
 
   test('replayed raw completions are continued from the starter', async () => {
-    const tasks = await webapiSuite.generate({ seed: 0, count: 2, params: knobs({ endpoint: 'completions' }) });
+    const tasks = await webapiSuite.generate({ seed: 0, count: 2, params: knobs({ data: fixtureData, endpoint: 'completions' }) });
     const directory = mkdtempSync(join(tmpdir(), 'webapi-replay-'));
     const file = join(directory, 'completions.jsonl');
     writeFileSync(file, [
-      JSON.stringify({ taskId: tasks[0].id, output: "get('https://app.asana.com/api/1.0/attachments', {\n  headers: { Authorization: 'Bearer <token>' },\n  params: { parent: '159874', limit: 50 }\n}).then(console.log);\n```\n" }),
-      JSON.stringify({ taskId: tasks[1].id, output: "get('https://app.asana.com/api/1.0/attachments');" }),
+      JSON.stringify({ taskId: tasks[0].id, output: "get('https://notes.example.test/v1/notes', {\n  headers: { Authorization: 'Bearer <token>' },\n  params: { tag: 'groceries', limit: 20 }\n}).then(console.log);\n```\n" }),
+      JSON.stringify({ taskId: tasks[1].id, output: "get('https://notes.example.test/v1/notes');" }),
     ].join('\n'));
     const episodes = await runAll(tasks, createModelSource(`replay/${file}`), 1);
     assert.equal(episodes[0].score.passed, true, episodes[0].score.reason);
     assert.equal(episodes[1].score.failure, 'result.wrong');
   });
 
-  test('scoring is deterministic: the same answers give byte-identical scores', async () => {
+  test('scoring is deterministic: the same answers give byte-identical scores', { skip: needsData }, async () => {
     const random = resolveModelSource(webapiSuite, 'builtin/random');
     const first = await runAll(gold.slice(100, 130), random);
     const second = await runAll(gold.slice(100, 130), random);
     assert.equal(canonicalJson(second.map((episode) => episode.score)), canonicalJson(first.map((episode) => episode.score)));
   });
 
-  test('builtin/random scores near 0', async () => {
+  test('builtin/random scores near 0', { skip: needsData }, async () => {
     const episodes = await runAll(gold.slice(0, 60), resolveModelSource(webapiSuite, 'builtin/random'));
     const passed = episodes.filter((episode) => episode.score.passed).length;
     assert.ok(passed <= 1, `random solved ${passed} of 60`);
   });
 });
 
-describe('generated tasks', () => {
+describe('generated tasks', { skip: needsData }, () => {
   test('tasks from a spec validate with the oracle through the runner, and are deterministic', async () => {
-    const params = knobs({ spec: sharedDataPath('wapiibench', 'openapi', 'real_world_specs', 'google_calendar_v3.yaml') });
+    const params = knobs({ spec: datasetPath('wapiibench', 'openapi', 'real_world_specs', 'google_calendar_v3.yaml') });
     const tasks = await generateTasks(webapiSuite, { seed: 5, count: 20, params });
     assert.equal(tasks.length, 20);
     assert.equal(tasks[0].id, 'webapi/google_calendar_v3/5-0');
@@ -158,7 +164,7 @@ describe('generated tasks', () => {
   });
 
   test('form-encoded bodies (Slack) and multipart bodies survive the round trip through the sandbox', async () => {
-    const params = knobs({ spec: sharedDataPath('wapiibench', 'openapi', 'real_world_specs', 'slack.yaml'), optional: '0.6' });
+    const params = knobs({ spec: datasetPath('wapiibench', 'openapi', 'real_world_specs', 'slack.yaml'), optional: '0.6' });
     const tasks = await generateTasks(webapiSuite, { seed: 2, count: 40, params });
     const forms = tasks.filter((task) => JSON.stringify(task.expected).includes('application/x-www-form-urlencoded'));
     assert.ok(forms.length >= 10, `${forms.length} form-encoded tasks`);

@@ -6,7 +6,7 @@
  * repository); without the shared data a short template of our own says the same.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath } from '../../core/data-location.ts';
 import type { RequestConfig } from './request-config.ts';
 
 export type Setup = 'full' | 'argument';
@@ -18,7 +18,7 @@ let cachedTemplate: string | undefined;
 
 function promptTemplate(): string {
   if (cachedTemplate !== undefined) return cachedTemplate;
-  const path = sharedDataPath('wapiibench', 'resources', 'code_generation_prompt.md');
+  const path = datasetPath('wapiibench', 'resources', 'code_generation_prompt.md');
   cachedTemplate = existsSync(path) ? readFileSync(path, 'utf8') : fallbackTemplate;
   return cachedTemplate;
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../core/errors.ts';
 import { canonicalJson } from '../../core/json.ts';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath } from '../../core/data-location.ts';
 import { findOperation } from '../../openapi/document.ts';
 import { isLegalArgument } from '../../openapi/argument-legality.ts';
 import { loadOpenApiFile } from '../../openapi/load-openapi.ts';
@@ -17,12 +17,15 @@ import { codeGenerationPrompt, starterCode } from './prompt.ts';
 import { renderAxiosCall } from './render-axios.ts';
 import { resolvePortablePath, toPortablePath } from './portable-path.ts';
 import { importWapiibenchFile } from './wapiibench-data.ts';
+import { fixturePath, requireData } from '../../../test/require-data.ts';
 
-const specDirectory = sharedDataPath('wapiibench', 'openapi', 'real_world_specs');
-const combinedFile = sharedDataPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
+const specDirectory = datasetPath('wapiibench', 'openapi', 'real_world_specs');
+const combinedFile = datasetPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
+
+const needsData = requireData('wapiibench');
 
 describe('WAPIIBench import', () => {
-  test('the combined file: 395 samples, ids from api and index, specs found by walking up', () => {
+  test('the combined file: 395 samples, ids from api and index, specs found by walking up', { skip: needsData }, () => {
     const samples = importWapiibenchFile(combinedFile);
     assert.equal(samples.length, 395);
     const counts: Record<string, number> = {};
@@ -35,8 +38,8 @@ describe('WAPIIBench import', () => {
     assert.equal(resolvePortablePath('shared:wapiibench/openapi/real_world_specs/asana.yaml'), samples[0].specPath);
   });
 
-  test('a per-API file (index = position), --set spec and --set specs', () => {
-    const slack = importWapiibenchFile(sharedDataPath('wapiibench', 'data', 'synthetic', 'slack', 'test_data_corrected.json'));
+  test('a per-API file (index = position), --set spec and --set specs', { skip: needsData }, () => {
+    const slack = importWapiibenchFile(datasetPath('wapiibench', 'data', 'synthetic', 'slack', 'test_data_corrected.json'));
     assert.equal(slack.length, 174);
     assert.deepEqual([slack[5].api, slack[5].index], ['slack', 5]);
     const directory = mkdtempSync(join(tmpdir(), 'wapii-'));
@@ -57,7 +60,7 @@ describe('WAPIIBench import', () => {
     assert.throws(() => importWapiibenchFile(join(directory, 'missing.json')), (error: unknown) => error instanceof ConfigError && error.code === 'input.unreadable');
   });
 
-  test('every gold argument is legal for its endpoint, except slack 102 (its body fields are query parameters in the spec)', async () => {
+  test('every gold argument is legal for its endpoint, except slack 102 (its body fields are query parameters in the spec)', { skip: needsData }, async () => {
     const illegal: string[] = [];
     for (const sample of importWapiibenchFile(combinedFile)) {
       const document = await loadOpenApiFile(sample.specPath);
@@ -96,7 +99,7 @@ describe('prompt and starter code', () => {
   });
 });
 
-describe('generated tasks', () => {
+describe('generated tasks', { skip: needsData }, () => {
   test('seeded, schema-valid, legal, and the expected URL maps back to the chosen operation', async () => {
     for (const api of ['asana', 'slack']) {
       const document = await loadOpenApiFile(join(specDirectory, `${api}.yaml`));
@@ -132,7 +135,7 @@ describe('model phrasing', () => {
   test('a rephrasing is kept only when it states every value verbatim', async () => {
     const { rephraseTask } = await import('./generate-from-spec.ts');
     const { createModelSource } = await import('../../models/registry.ts');
-    const document = await loadOpenApiFile(join(specDirectory, 'google_sheet_v4.yaml'));
+    const document = await loadOpenApiFile(fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml'));
     const [first, second] = generateSamples(document, { count: 2, seed: 1, optionalProbability: 0 });
     const keep = `Please do this with ${first.values.map(({ value }) => (typeof value === 'string' ? value : JSON.stringify(value))).join(' and ')}.`;
     const directory = mkdtempSync(join(tmpdir(), 'phrasing-'));
@@ -155,7 +158,7 @@ describe('knob errors', () => {
     const params = (raw: Record<string, string>) => resolveKnobs('webapi', webapiSuite.knobs, raw);
     await assert.rejects(webapiSuite.generate({ seed: 0, count: 1, params: params({ spec: 'a.yaml', specs: 'dir' }) }), (error: unknown) => error instanceof ConfigError && /exclude each other/.test(error.message));
     await assert.rejects(
-      webapiSuite.generate({ seed: 0, count: 1, params: params({ spec: join(specDirectory, 'slack.yaml'), phrasing: 'model' }) }),
+      webapiSuite.generate({ seed: 0, count: 1, params: params({ spec: fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml'), phrasing: 'model' }) }),
       (error: unknown) => error instanceof ConfigError && /phrasing=model needs a model/.test(error.message),
     );
     assert.throws(() => params({ setup: 'half' }), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid-knob');

@@ -1,0 +1,117 @@
+import type { Command } from 'commander';
+import { join } from 'node:path';
+import { dataRoots, dataWriteDirectory, describeDataRoot, locateDataset, missingDataError } from '../../core/data-location.ts';
+import { ConfigError } from '../../core/errors.ts';
+import type { Dataset } from '../../datasets/index.ts';
+import { datasetBytes, datasetNames, datasets, fetchDataset, findDataset, upstreamCommitUrl, verifyDataset } from '../../datasets/index.ts';
+import { textTable } from '../../report/text-table.ts';
+import type { CliIo } from '../cli-io.ts';
+
+function datasetsNamed(names: readonly string[]): Dataset[] {
+  if (names.length === 1 && names[0] === 'all') return [...datasets];
+  return names.map((name) => {
+    const dataset = findDataset(name);
+    if (!dataset) {
+      throw new ConfigError('config.invalid', `unknown data set '${name}'`, { fix: `one of: ${datasetNames().join(', ')} (or all); \`toolforge data list\` shows them` });
+    }
+    return dataset;
+  });
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+export function registerDataCommand(program: Command, io: CliIo): void {
+  const data = program
+    .command('data')
+    .description('the public data sets (NESTFUL, WAPIIBench, StableToolBench): list, locate, download at pinned commits, verify')
+    .addHelpText('after', [
+      '',
+      'Data is looked for in $TOOLFORGE_DATA (only there when set), else ../shared/data beside the repository,',
+      'else the cache ($XDG_CACHE_HOME/toolforge/data or ~/.cache/toolforge/data), where `data fetch` writes.',
+    ].join('\n'));
+
+  data
+    .command('list')
+    .description('lists the data sets: upstream repository and commit, files, size, and where each is found')
+    .option('--json', 'print the list as JSON')
+    .action((options: { json?: boolean }) => {
+      const rows = datasets.map((dataset) => ({ dataset, found: locateDataset(dataset.name, io.env) }));
+      if (options.json) {
+        io.stdout(`${JSON.stringify(rows.map(({ dataset, found }) => ({
+          name: dataset.name, title: dataset.title, repository: dataset.repository, commit: dataset.commit, license: dataset.license,
+          files: dataset.files.length, bytes: datasetBytes(dataset), directory: found?.directory ?? null, source: found?.root.type ?? null,
+        })), null, 2)}\n`);
+        return;
+      }
+      io.stdout(`${textTable({
+        columns: ['data set', 'files', 'size', 'upstream', 'here'],
+        rows: rows.map(({ dataset, found }) => [
+          dataset.name, dataset.files.length, megabytes(datasetBytes(dataset)), `${dataset.repository} @ ${dataset.commit.slice(0, 12)}`,
+          found ? found.directory : `absent (toolforge data fetch ${dataset.name})`,
+        ]),
+      })}\n`);
+      io.stdout(`looked in: ${dataRoots(io.env).map(describeDataRoot).join('; ')}\n`);
+    });
+
+  data
+    .command('path')
+    .argument('<name>', `a data set: ${datasetNames().join(', ')}`)
+    .description('prints the folder the suites read the data set from')
+    .action((name: string) => {
+      const [dataset] = datasetsNamed([name]);
+      const found = locateDataset(dataset!.name, io.env);
+      if (!found) throw missingDataError(dataset!.name, `\`toolforge data path ${dataset!.name}\``, { env: io.env });
+      io.stdout(`${found.directory}\n`);
+    });
+
+  data
+    .command('fetch')
+    .argument('<names...>', `data sets to download: ${datasetNames().join(', ')}, or all`)
+    .description('downloads the pinned files from their upstream repositories into the data folder ($TOOLFORGE_DATA, else the cache), checking every sha256')
+    .option('--mirror <url>', 'a server laid out like raw.githubusercontent.com (<owner>/<repository>/<commit>/<path>)')
+    .action(async (names: string[], options: { mirror?: string }) => {
+      const root = dataWriteDirectory(io.env);
+      for (const dataset of datasetsNamed(names)) {
+        const directory = join(root, dataset.name);
+        io.stderr(`${dataset.name}: ${dataset.files.length} files from ${upstreamCommitUrl(dataset, options.mirror)} into ${directory}\n`);
+        const results = await fetchDataset(dataset, {
+          directory,
+          ...(options.mirror ? { mirror: options.mirror } : {}),
+          onFile: (result) => io.stderr(`  ${result.status === 'kept' ? 'kept (sha256 ok)' : 'downloaded'}  ${result.file.path}\n`),
+        });
+        const downloaded = results.filter((result) => result.status === 'downloaded').length;
+        io.stdout(`${dataset.name}: ${results.length} files verified in ${directory} (${downloaded} downloaded, ${results.length - downloaded} already present)\n`);
+        const read = locateDataset(dataset.name, io.env);
+        if (read && read.directory !== directory) io.stderr(`note: the suites read ${dataset.name} from ${read.directory}, which is looked in first\n`);
+      }
+    });
+
+  data
+    .command('verify')
+    .argument('<names...>', `data sets to check: ${datasetNames().join(', ')}, or all`)
+    .description('checks the local copy of each file against its pinned sha256')
+    .action((names: string[]) => {
+      const problems: string[] = [];
+      for (const dataset of datasetsNamed(names)) {
+        const found = locateDataset(dataset.name, io.env);
+        if (!found) throw missingDataError(dataset.name, `\`toolforge data verify ${dataset.name}\``, { env: io.env });
+        const checks = verifyDataset(dataset, found.directory);
+        const bad = checks.filter((check) => check.status !== 'ok');
+        for (const check of bad) {
+          const line = check.status === 'missing'
+            ? `${dataset.name}/${check.file.path}: missing`
+            : `${dataset.name}/${check.file.path}: sha256 ${check.actualSha256} (${check.actualBytes} bytes), pinned ${check.file.sha256} (${check.file.bytes} bytes)`;
+          problems.push(`${line} in ${found.directory}`);
+          io.stdout(`${line}\n`);
+        }
+        io.stdout(`${dataset.name}: ${checks.length - bad.length} of ${checks.length} files match the pinned sha256 in ${found.directory} (${describeDataRoot(found.root)})\n`);
+      }
+      if (problems.length > 0) {
+        throw new ConfigError('data.checksum-mismatch', `${problems.length} data file(s) differ from the pinned release:\n  ${problems.join('\n  ')}`, {
+          fix: `run \`toolforge data fetch ${names.join(' ')}\` to download the pinned files into ${dataWriteDirectory(io.env)} (a copy in $TOOLFORGE_DATA or the cache is repaired in place; a copy in ../shared/data must be replaced by hand or moved aside)`,
+        });
+      }
+    });
+}

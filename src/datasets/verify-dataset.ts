@@ -1,0 +1,26 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Dataset, DatasetFile } from './dataset-manifest.ts';
+
+export type FileCheck =
+  | { status: 'ok'; file: DatasetFile }
+  | { status: 'missing'; file: DatasetFile }
+  | { status: 'mismatch'; file: DatasetFile; actualSha256: string; actualBytes: number };
+
+export function sha256Of(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function checkDatasetFile(directory: string, file: DatasetFile): FileCheck {
+  const path = join(directory, ...file.path.split('/'));
+  if (!existsSync(path)) return { status: 'missing', file };
+  const bytes = readFileSync(path);
+  const actualSha256 = sha256Of(bytes);
+  return actualSha256 === file.sha256 ? { status: 'ok', file } : { status: 'mismatch', file, actualSha256, actualBytes: bytes.length };
+}
+
+/** Checks every pinned file of `dataset` in `directory` (the data set's own folder, `<data folder>/<name>`). */
+export function verifyDataset(dataset: Dataset, directory: string): FileCheck[] {
+  return dataset.files.map((file) => checkDatasetFile(directory, file));
+}

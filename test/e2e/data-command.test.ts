@@ -1,0 +1,131 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { locateDataset } from '../../src/core/data-location.ts';
+import { findDataset } from '../../src/datasets/index.ts';
+import { fixturePath, requireData } from '../require-data.ts';
+import { keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
+
+/** An environment whose only data folder is empty: a fresh clone on a machine that has fetched nothing. */
+function withoutData(): Record<string, string | undefined> {
+  return { ...keylessEnvironment(), TOOLFORGE_DATA: temporaryDirectory() };
+}
+
+describe('toolforge data', () => {
+  test('list shows each data set, its upstream commit and where it is found', async () => {
+    const result = await runCli(['data', 'list', '--json'], { cwd: temporaryDirectory(), env: { TOOLFORGE_DATA: fixturePath() } });
+    assert.equal(result.code, 0, result.stderr);
+    const rows = JSON.parse(result.stdout) as { name: string; commit: string; directory: string | null; source: string | null }[];
+    assert.deepEqual(rows.map((row) => [row.name, row.directory, row.source]), [
+      ['nestful', fixturePath('nestful'), 'variable'], ['wapiibench', fixturePath('wapiibench'), 'variable'], ['stabletoolbench', fixturePath('stabletoolbench'), 'variable'],
+    ]);
+    assert.equal(rows[0]!.commit, 'fc2c4123e73500a56185a5fb354f05d1c8b4890c');
+    const table = await runCli(['data', 'list'], { cwd: temporaryDirectory(), env: withoutData() });
+    assert.match(table.stdout, /^nestful .* absent \(toolforge data fetch nestful\)$/m);
+  });
+
+  test('path prints the folder; without the data it says which command gets it', async () => {
+    const found = await runCli(['data', 'path', 'wapiibench'], { cwd: temporaryDirectory(), env: { TOOLFORGE_DATA: fixturePath() } });
+    assert.deepEqual([found.code, found.stdout], [0, `${fixturePath('wapiibench')}\n`]);
+    const absent = await runCli(['data', 'path', 'nestful'], { cwd: temporaryDirectory(), env: withoutData() });
+    assert.equal(absent.code, 2);
+    assert.match(absent.stderr, /needs the nestful data set, which is not on this machine/);
+    assert.match(absent.stderr, /fix: run `toolforge data fetch nestful`/);
+    const unknown = await runCli(['data', 'fetch', 'imagenet'], { cwd: temporaryDirectory(), env: withoutData() });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown data set 'imagenet'\n {2}fix: one of: nestful, wapiibench, stabletoolbench/);
+  });
+
+  test('verify lists every file that differs from the pins and exits 2', async () => {
+    // The fixtures are our own files, so none of them is the pinned upstream file.
+    const result = await runCli(['data', 'verify', 'nestful'], { cwd: temporaryDirectory(), env: { TOOLFORGE_DATA: fixturePath() } });
+    assert.equal(result.code, 2);
+    assert.match(result.stdout, /^nestful\/src\/PROMPTS\.json: missing$/m);
+    assert.match(result.stdout, /^nestful: 0 of 10 files match the pinned sha256/m);
+    assert.match(result.stderr, /error: 10 data file\(s\) differ from the pinned release/);
+    assert.match(result.stderr, /fix: run `toolforge data fetch nestful`/);
+  });
+
+  test('fetch with no connection says what to do offline', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await runCli(['data', 'fetch', 'wapiibench', '--mirror', `http://127.0.0.1:${port}`], { cwd: temporaryDirectory(), env: withoutData() });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /error: cannot download wapiibench\/LICENSE from http:\/\/127\.0\.0\.1:\d+\/stg-tud\/WAPIIBench\/b5964b80d800af62ecdd03e94e390eba1fa923e5\/LICENSE/);
+    assert.match(result.stderr, /fix: if this machine is offline, copy the wapiibench\/ folder .* `export TOOLFORGE_DATA=<folder>`.*`--set data=<file>`/);
+  });
+});
+
+describe('toolforge data fetch from a mirror of the real data', { skip: requireData('nestful') }, () => {
+  let server: Server;
+  let mirror: string;
+  const nestful = findDataset('nestful')!;
+
+  before(async () => {
+    const source = locateDataset('nestful')!.directory;
+    const prefix = `/IBM/NESTFUL/${nestful.commit}/`;
+    server = createServer((request, response) => {
+      const url = decodeURIComponent(request.url ?? '');
+      const path = url.startsWith(prefix) ? url.slice(prefix.length) : '';
+      if (!nestful.files.some((file) => file.path === path)) {
+        response.statusCode = 404;
+        response.end();
+        return;
+      }
+      response.end(readFileSync(join(source, ...path.split('/'))));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    mirror = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  test('the pinned files arrive verified in the data folder, and verify and path then find them', async () => {
+    const env = withoutData();
+    const fetched = await runCli(['data', 'fetch', 'nestful', '--mirror', mirror], { cwd: temporaryDirectory(), env });
+    assert.equal(fetched.code, 0, fetched.stderr);
+    assert.equal(fetched.stdout, `nestful: 10 files verified in ${join(env.TOOLFORGE_DATA!, 'nestful')} (10 downloaded, 0 already present)\n`);
+    assert.ok(existsSync(join(env.TOOLFORGE_DATA!, 'nestful', 'src', 'icl_examples.json')));
+    const verified = await runCli(['data', 'verify', 'nestful'], { cwd: temporaryDirectory(), env });
+    assert.equal(verified.code, 0, verified.stderr);
+    assert.match(verified.stdout, /^nestful: 10 of 10 files match the pinned sha256/);
+    const path = await runCli(['data', 'path', 'nestful'], { cwd: temporaryDirectory(), env });
+    assert.equal(path.stdout, `${join(env.TOOLFORGE_DATA!, 'nestful')}\n`);
+  });
+});
+
+describe('suites without their data', () => {
+  test('run webapi and generate webapi stop with a ConfigError naming `toolforge data fetch wapiibench`', async () => {
+    for (const args of [['run', 'webapi', '--model', 'builtin/oracle', '--count', '2'], ['generate', 'webapi', '--count', '2']]) {
+      const result = await spawnCli(args, { cwd: temporaryDirectory(), env: withoutData() });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /^error: suite 'webapi' \(its default tasks are the 395 WAPIIBench tasks\) needs the wapiibench data set, which is not on this machine/);
+      assert.match(result.stderr, /fix: run `toolforge data fetch wapiibench`.*--set spec=<file>/);
+    }
+  });
+
+  test('run nestful generates without data; importing a data-set file without it names `toolforge data fetch nestful`', async () => {
+    const generated = await spawnCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '2', '--json'], { cwd: temporaryDirectory(), env: withoutData() });
+    assert.equal(generated.code, 0, generated.stderr);
+    assert.equal((JSON.parse(generated.stdout) as { passRate: number }).passRate, 1);
+    const imported = await spawnCli(['run', 'nestful', '--model', 'builtin/oracle', '--set', 'data=src/icl_examples.json'], { cwd: temporaryDirectory(), env: withoutData() });
+    assert.equal(imported.code, 2, imported.stderr);
+    assert.match(imported.stderr, /^error: nestful data file 'src\/icl_examples\.json' needs the nestful data set/);
+    assert.match(imported.stderr, /fix: run `toolforge data fetch nestful`/);
+  });
+
+  test('webapi runs on a spec or task file of the user\'s without any data set', async () => {
+    const result = await spawnCli(['run', 'webapi', '--model', 'builtin/oracle', '--count', '3', '--json', '--set', `spec=${fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml')}`],
+      { cwd: temporaryDirectory(), env: withoutData() });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual((JSON.parse(result.stdout) as { passRate: number; episodes: number }), { ...JSON.parse(result.stdout), passRate: 1, episodes: 3 });
+  });
+});
