@@ -8,7 +8,7 @@ import type { JsonValue } from '../../core/json.ts';
 import type { Rng } from '../../core/rng.ts';
 import { OccurrenceBook } from './occurrence-book.ts';
 import type { ScenarioId } from './stateful-backend.ts';
-import { DeadEndError, generateSteps, TraceState, type Guidance } from './trace-generator.ts';
+import { DeadEndError, generateSteps, TraceState, type CallRecord, type Guidance } from './trace-generator.ts';
 import { SharedProgramParts, type InitDeclaration, type Scenario, type ScenarioState } from './trace-model.ts';
 
 export const branchModes = ['sampled', 'none'] as const;
@@ -44,6 +44,8 @@ export type StatefulProgram = {
   fixtures: JsonValue;
   /** API names along each execution path: one path, or the if-path then the else-path. */
   paths: string[][];
+  /** Every API call written in the program (prefix, then if-branch, then else-branch) with its data flow. */
+  calls: CallRecord[];
 };
 
 export const indent = '  ';
@@ -82,13 +84,13 @@ export function generateProgram<State extends ScenarioState<State>>(
   const steps = { book, guidance: knobs.guidance, rng };
   if (position === undefined) {
     const body = finishBranch(scenario, state, generateSteps(scenario, state, knobs.calls, { ...steps, postprocess: true }));
-    return { scenario: scenario.id, preamble: [...scenario.preamble], declarations: shared.declarations, branch: undefined, body: body.join('\n'), fixtures: scenario.fixtures(state.scenario), paths: [state.apiCalls] };
+    return { scenario: scenario.id, preamble: [...scenario.preamble], declarations: shared.declarations, branch: undefined, body: body.join('\n'), fixtures: scenario.fixtures(state.scenario), paths: [state.apiCalls], calls: state.calls };
   }
   const prefix = generateSteps(scenario, state, position, { ...steps, postprocess: false });
   const condition = scenario.condition(state.scenario, rng);
   if (condition === undefined) {
     const rest = finishBranch(scenario, state, generateSteps(scenario, state, knobs.calls - position, { ...steps, postprocess: true }));
-    return { scenario: scenario.id, preamble: [...scenario.preamble], declarations: shared.declarations, branch: undefined, body: [...prefix, ...rest].join('\n'), fixtures: scenario.fixtures(state.scenario), paths: [state.apiCalls] };
+    return { scenario: scenario.id, preamble: [...scenario.preamble], declarations: shared.declarations, branch: undefined, body: [...prefix, ...rest].join('\n'), fixtures: scenario.fixtures(state.scenario), paths: [state.apiCalls], calls: state.calls };
   }
   const constantName = shared.name('user_constant');
   shared.declare(constantName, `let ${constantName} = ${JSON.stringify(condition.value)};`);
@@ -110,6 +112,7 @@ export function generateProgram<State extends ScenarioState<State>>(
     body: body.join('\n'),
     fixtures: scenario.fixtures(state.scenario),
     paths: [ifState.apiCalls, elseState.apiCalls],
+    calls: [...ifState.calls, ...elseState.calls.slice(state.calls.length)],
   };
 }
 

@@ -12,6 +12,9 @@ import type { Candidate, Scenario, ScenarioState } from './trace-model.ts';
 
 const epsilon = 1e-7;
 
+/** One API call of a program: what it read and which variables it created. */
+export type CallRecord = { api: string; consumes: string[]; produces: string[] };
+
 export type Guidance = 'coverage' | 'uniform';
 
 /** A scenario state plus what the generator itself tracks; cloned at a branch point. */
@@ -24,16 +27,27 @@ export class TraceState<State extends ScenarioState<State>> {
     readonly used: Set<string> = new Set(),
     /** API names of this trace, in order (for adjacent-transition coverage). */
     readonly apiCalls: string[] = [],
+    /** The data flow of every API call (for path depth and binding count). */
+    readonly calls: CallRecord[] = [],
   ) {}
 
   clone(): TraceState<State> {
-    return new TraceState(this.scenario.clone(), new Map(this.lastTransition), new Set(this.used), [...this.apiCalls]);
+    return new TraceState(this.scenario.clone(), new Map(this.lastTransition), new Set(this.used), [...this.apiCalls], [...this.calls]);
   }
 }
 
-export function candidatePairs<State>(state: { lastTransition: Map<string, string> }, candidate: Candidate<State>): string[] {
-  if (candidate.consumes.length === 0) return [pairKey(noPreviousTransition, candidate.transition)];
-  return [...new Set(candidate.consumes.map((object) => pairKey(state.lastTransition.get(object) ?? noPreviousTransition, candidate.transition)))];
+/** The state the pairs are read from: the last transition on each object and the trace so far. */
+export type PairContext = { lastTransition: Map<string, string>; apiCalls: readonly string[] };
+
+/**
+ * A candidate's pair transitions: one per consumed state object, bridged by that object (III-C, as the reference
+ * does), plus Algorithm 1's literal pair (ô, o) with ô the trace's previous call, so that programs also vary in
+ * which calls follow each other.
+ */
+export function candidatePairs<State>(state: PairContext, candidate: Candidate<State>): string[] {
+  const previous = state.apiCalls.length > 0 ? state.apiCalls[state.apiCalls.length - 1] : noPreviousTransition;
+  const bridged = candidate.consumes.map((object) => pairKey(state.lastTransition.get(object) ?? noPreviousTransition, candidate.transition));
+  return [...new Set([...bridged, pairKey(previous, candidate.transition)])];
 }
 
 function weightedPick<T>(items: readonly T[], weights: readonly number[], rng: Rng): T {
@@ -47,7 +61,7 @@ function weightedPick<T>(items: readonly T[], weights: readonly number[], rng: R
 }
 
 export function chooseCandidate<State>(
-  state: { lastTransition: Map<string, string> },
+  state: PairContext,
   candidates: readonly Candidate<State>[],
   book: OccurrenceBook,
   guidance: Guidance,
@@ -95,6 +109,7 @@ export function generateSteps<State extends ScenarioState<State>>(
     if (chosen.isApiCall) {
       made += 1;
       state.apiCalls.push(chosen.transition);
+      state.calls.push({ api: chosen.transition, consumes: chosen.consumes, produces: applied.produces });
     } else if (++localSteps > 4 * calls) {
       throw new DeadEndError(`${scenario.id}: too many local steps`);
     }

@@ -1,9 +1,10 @@
 /**
  * The Session Service state machine (paper III-B/III-C): the generator's model of the backend (sessions per
  * source||type, in insertion order, with identical data deduplicated) and of the program's variables (user
- * sessions, POST responses, listed sessions). Five APIs: addSession, getSessions, querySessions, updateSession,
- * deleteSession. Parameters are solved against that model: only ids in scope and still stored are updated or
- * deleted, and an update never makes two sessions of a collection hold identical data.
+ * sessions, POST responses, listed sessions). Seven APIs, the service's session endpoints: addSession,
+ * getSessions, getSession, querySessions, fetchSessions (POST query/fetch), updateSession, deleteSession.
+ * Parameters are solved against that model: only ids in scope and still stored are read, updated or deleted, and
+ * an update never makes two sessions of a collection hold identical data.
  */
 import { canonicalJson, type JsonObject, type JsonValue } from '../../../core/json.ts';
 import type { Rng } from '../../../core/rng.ts';
@@ -11,7 +12,7 @@ import type { BranchCondition, Candidate, Scenario, SharedProgramParts } from '.
 import { sessionServiceBaseUrl } from './session-backend.ts';
 import { sessionTypes } from './session-store.ts';
 
-export const sessionApis = ['addSession', 'getSessions', 'querySessions', 'updateSession', 'deleteSession'] as const;
+export const sessionApis = ['addSession', 'getSessions', 'getSession', 'querySessions', 'fetchSessions', 'updateSession', 'deleteSession'] as const;
 
 const sources = ['user_portal', 'cbioportal', 'public_portal', 'lab_portal'];
 const titles = ['Ovarian Cancer Analysis', 'Lung Cohort', 'Breast Study', 'Melanoma Panel', 'Glioma Review', 'Colon Survey', 'Kidney Atlas', 'Liver Screen'];
@@ -34,6 +35,8 @@ type SessionHandle = {
   uid: number | undefined;
   /** The expression of its id, once known. */
   idExpression: string | undefined;
+  /** The variable the id expression reads (a POST response, or the listed response itself). */
+  idVariable: string | undefined;
 };
 
 type ListVariable = { name: string; collection: string; source: string; type: string; items: StoredSession[] };
@@ -136,7 +139,7 @@ function initialState(rng: Rng, shared: SharedProgramParts): SessionTraceState {
     const data = stored.length > 0 && rng.bool(0.2) ? copyData(rng.pick(stored).data) : randomData(rng);
     const name = shared.name('user_variable');
     shared.declare(name, `let ${name} = ${JSON.stringify({ source, type, data })};`);
-    state.handles.push({ expression: name, variable: name, collection: key, source, type, data, uid: undefined, idExpression: undefined });
+    state.handles.push({ expression: name, variable: name, collection: key, source, type, data, uid: undefined, idExpression: undefined, idVariable: undefined });
     state.touched.push({ kind: 'handle', expression: name });
   }
   return state;
@@ -156,6 +159,7 @@ function candidates(state: SessionTraceState, rng: Rng): Candidate<SessionTraceS
         const response = target.shared.name('response');
         current.uid = target.post(current.collection, current.data);
         current.idExpression = `${response}.id`;
+        current.idVariable = response;
         target.touched.push({ kind: 'handle', expression: current.expression });
         return {
           statements: [`let ${response} = (await axios.post(${urlOf(current.expression)}\`, ${current.expression}.data)).data;`],
@@ -201,8 +205,46 @@ function candidates(state: SessionTraceState, rng: Rng): Candidate<SessionTraceS
       });
     }
   }
+  for (const handle of userHandles) {
+    const field = rng.pick(editableFields);
+    const value = handle.data[field];
+    result.push({
+      transition: 'fetchSessions',
+      isApiCall: true,
+      consumes: [handle.variable, handle.collection],
+      parameterKey: `${handle.collection}:${field}=${JSON.stringify(value)}`,
+      apply: (target) => {
+        const response = target.shared.name('response');
+        const items = target.stored(handle.collection).filter((session) => canonicalJson(session.data[field] ?? null) === canonicalJson(value ?? null))
+          .map((session) => ({ uid: session.uid, data: copyData(session.data) }));
+        addList(target, { name: response, collection: handle.collection, source: handle.source, type: handle.type, items });
+        return {
+          statements: [`let ${response} = (await axios.post(${urlOf(handle.expression)}/query/fetch\`, { 'data.${field}': ${handle.expression}.data.${field} })).data;`],
+          produces: [response],
+        };
+      },
+    });
+  }
   for (const handle of state.handles) {
     if (handle.idExpression === undefined || !state.isStored(handle.collection, handle.uid)) continue;
+    const consumes = [...new Set([handle.variable, handle.idVariable ?? handle.variable, handle.collection])];
+    result.push({
+      transition: 'getSession',
+      isApiCall: true,
+      consumes,
+      parameterKey: `${handle.collection}:${handle.uid}`,
+      apply: (target) => {
+        const current = handleOf(target, handle.expression);
+        const response = target.shared.name('response');
+        const stored = target.stored(current.collection).find((session) => session.uid === current.uid);
+        target.handles.push({
+          expression: response, variable: response, collection: current.collection, source: current.source, type: current.type,
+          data: copyData(stored?.data ?? {}), uid: current.uid, idExpression: `${response}.id`, idVariable: response,
+        });
+        target.touched.push({ kind: 'handle', expression: response });
+        return { statements: [`let ${response} = (await axios.get(${urlOf(current.expression)}/\${${current.idExpression}}\`)).data;`], produces: [response] };
+      },
+    });
     const field = rng.pick(editableFields);
     const newValue = field === 'similarities' ? String(rng.int(41, 99)) : field === 'title' ? rng.pick(titles) : rng.pick(owners);
     const newData = { ...handle.data, [field]: newValue };
@@ -211,7 +253,7 @@ function candidates(state: SessionTraceState, rng: Rng): Candidate<SessionTraceS
       result.push({
         transition: 'updateSession',
         isApiCall: true,
-        consumes: [handle.variable, handle.collection],
+        consumes,
         parameterKey: `${handle.expression}:${field}=${newValue}`,
         apply: (target) => {
           const current = handleOf(target, handle.expression);
@@ -233,7 +275,7 @@ function candidates(state: SessionTraceState, rng: Rng): Candidate<SessionTraceS
     result.push({
       transition: 'deleteSession',
       isApiCall: true,
-      consumes: [handle.variable, handle.collection],
+      consumes,
       parameterKey: `${handle.collection}:${handle.uid}`,
       apply: (target) => {
         const current = handleOf(target, handle.expression);
@@ -256,7 +298,7 @@ function addList(state: SessionTraceState, list: ListVariable): void {
     const expression = `${list.name}[${index}]`;
     state.handles.push({
       expression, variable: list.name, collection: list.collection, source: list.source, type: list.type,
-      data: copyData(item.data), uid: item.uid, idExpression: `${expression}.id`,
+      data: copyData(item.data), uid: item.uid, idExpression: `${expression}.id`, idVariable: list.name,
     });
   }
 }
