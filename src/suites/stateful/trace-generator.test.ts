@@ -126,3 +126,15 @@ describe('coverage guidance beats the ablation (paper Fig. 3)', () => {
     });
   }
 });
+
+describe('error types', () => {
+  test('a task takes its most basic failure over all test cases; the distribution counts tasks', async () => {
+    const { errorTypeDistribution, taskOutcome } = await import('./error-types.ts');
+    assert.equal(taskOutcome(['passed', 'passed']), 'passed');
+    assert.equal(taskOutcome(['wrong-state', 'runtime-error']), 'runtime-error');
+    assert.equal(taskOutcome(['passed', 'wrong-result']), 'wrong-result');
+    assert.deepEqual(errorTypeDistribution([['passed'], ['syntax-error', 'syntax-error'], ['wrong-state', 'passed'], ['passed', 'passed']]), {
+      passed: 2, 'syntax-error': 1, 'runtime-error': 0, 'wrong-result': 0, 'wrong-state': 1,
+    });
+  });
+});
