@@ -34,6 +34,8 @@ export type ProgramBranch = {
 
 export type StatefulProgram = {
   scenario: ScenarioId;
+  /** Seed of the initialization block's draws: the same seed rebuilds the same initial state. */
+  initSeed: number;
   preamble: string[];
   /** The initialization block's variables, the hoisted constant included (rendered with its value). */
   declarations: InitDeclaration[];
@@ -68,7 +70,7 @@ export function flipConstant(value: JsonValue): JsonValue {
   return { ...value, flipped: true };
 }
 
-function finishBranch<State extends ScenarioState<State>>(scenario: Scenario<State>, state: TraceState<State>, statements: string[]): string[] {
+export function finishBranch<State extends ScenarioState<State>>(scenario: Scenario<State>, state: TraceState<State>, statements: string[]): string[] {
   const result = scenario.resultExpression(state.scenario);
   return result === undefined ? statements : [...statements, `RESULT = ${result};`];
 }
@@ -78,19 +80,21 @@ export function generateProgram<State extends ScenarioState<State>>(
   scenario: Scenario<State>, knobs: ProgramKnobs, rng: Rng, book: OccurrenceBook,
 ): StatefulProgram {
   const shared = new SharedProgramParts();
-  const state = new TraceState(scenario.initialState(rng.child('init'), shared));
+  const initRng = rng.child('init');
+  const initSeed = initRng.seed;
+  const state = new TraceState(scenario.initialState(initRng, shared));
   const positions: (number | undefined)[] = knobs.branch === 'none' ? [undefined] : [...Array.from({ length: knobs.calls - 1 }, (_, index) => index + 1), undefined];
   const position = rng.pick(positions);
   const steps = { book, guidance: knobs.guidance, rng };
   if (position === undefined) {
     const body = finishBranch(scenario, state, generateSteps(scenario, state, knobs.calls, { ...steps, postprocess: true }));
-    return { scenario: scenario.id, preamble: [...scenario.preamble], declarations: shared.declarations, branch: undefined, body: body.join('\n'), fixtures: scenario.fixtures(state.scenario), paths: [state.apiCalls], calls: state.calls };
+    return { scenario: scenario.id, initSeed, preamble: [...scenario.preamble], declarations: shared.declarations, branch: undefined, body: body.join('\n'), fixtures: scenario.fixtures(state.scenario), paths: [state.apiCalls], calls: state.calls };
   }
   const prefix = generateSteps(scenario, state, position, { ...steps, postprocess: false });
   const condition = scenario.condition(state.scenario, rng);
   if (condition === undefined) {
     const rest = finishBranch(scenario, state, generateSteps(scenario, state, knobs.calls - position, { ...steps, postprocess: true }));
-    return { scenario: scenario.id, preamble: [...scenario.preamble], declarations: shared.declarations, branch: undefined, body: [...prefix, ...rest].join('\n'), fixtures: scenario.fixtures(state.scenario), paths: [state.apiCalls], calls: state.calls };
+    return { scenario: scenario.id, initSeed, preamble: [...scenario.preamble], declarations: shared.declarations, branch: undefined, body: [...prefix, ...rest].join('\n'), fixtures: scenario.fixtures(state.scenario), paths: [state.apiCalls], calls: state.calls };
   }
   const constantName = shared.name('user_constant');
   shared.declare(constantName, `let ${constantName} = ${JSON.stringify(condition.value)};`);
@@ -106,6 +110,7 @@ export function generateProgram<State extends ScenarioState<State>>(
   const body = [...prefix, `if (${test}) {`, ...indented(ifBody), '} else {', ...indented(elseBody), '}'];
   return {
     scenario: scenario.id,
+    initSeed,
     preamble: [...scenario.preamble],
     declarations: shared.declarations,
     branch: { constantName, lhs: condition.lhs, value: condition.value, position },

@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalJson } from '../../core/json.ts';
+import { Rng } from '../../core/rng.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { generateStatefulTasks, statefulPrompt, type StatefulTaskData } from './generate-stateful-tasks.ts';
 import { evaluateProgram } from './oracle.ts';
@@ -60,6 +61,17 @@ for (const scenario of scenarioIds) {
         const nothing = await evaluateProgram(target, task.testCases, '', statefulScenarios[scenario].comparison);
         assert.equal(nothing.passed, false, task.id);
       }
+    });
+
+    test('plausible random programs (builtin/random) score near 0', async () => {
+      const definition = statefulScenarios[scenario];
+      let passed = 0;
+      for (const task of tasks.slice(0, 15)) {
+        const body = definition.randomProgramBody(task.program, new Rng(task.index));
+        const target = { sandbox, createBackend: definition.createBackend, fixtures: task.program.fixtures };
+        if ((await evaluateProgram(target, task.testCases, body, definition.comparison)).passed) passed += 1;
+      }
+      assert.ok(passed <= 2, `${passed} of 15 random programs passed`);
     });
   });
 }

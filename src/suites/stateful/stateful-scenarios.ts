@@ -5,6 +5,7 @@
 import type { Rng } from '../../core/rng.ts';
 import type { OccurrenceBook } from './occurrence-book.ts';
 import { generateNextProgram, type ProgramKnobs, type StatefulProgram } from './program-generator.ts';
+import { randomProgramBody } from './random-program.ts';
 import { sessionComparison, tensorComparison, voiceComparison, type Comparison } from './result-comparison.ts';
 import { scenarioDocumentation } from './scenario-documentation.ts';
 import { createSessionBackend } from './session/session-backend.ts';
@@ -26,6 +27,8 @@ export type ScenarioDefinition = {
   documentation: string;
   /** The next program of a generation run; returns the updated occurrence book. */
   generateProgram(knobs: ProgramKnobs, rng: Rng, book: OccurrenceBook): { program: StatefulProgram; book: OccurrenceBook };
+  /** A plausible random program body for a task (builtin/random). */
+  randomProgramBody(program: StatefulProgram, rng: Rng): string;
 };
 
 function define<State extends ScenarioState<State>>(scenario: Scenario<State>, createBackend: BackendFactory, comparison: Comparison): ScenarioDefinition {
@@ -36,6 +39,7 @@ function define<State extends ScenarioState<State>>(scenario: Scenario<State>, c
     comparison,
     documentation: scenarioDocumentation[scenario.id],
     generateProgram: (knobs, rng, book) => generateNextProgram(scenario, knobs, rng, { book }),
+    randomProgramBody: (program, rng) => randomProgramBody(scenario, program, rng),
   };
 }
 
