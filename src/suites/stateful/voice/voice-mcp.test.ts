@@ -2,7 +2,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fileURLToPath } from 'node:url';
 import type { JsonObject } from '../../../core/json.ts';
 import { createSandbox, type Sandbox } from '../../../sandbox/index.ts';
 import { callVoiceTool, connectVoiceLab, createVoiceBackend } from './voice-backend.ts';
@@ -61,6 +63,24 @@ describe('voice lab over MCP', () => {
     } finally {
       await client.close();
       await endpoint.close();
+    }
+  });
+});
+
+describe('voice lab over stdio', () => {
+  test('the official client spawns the stdio server and calls a tool', async () => {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', fileURLToPath(new URL('./voice-mcp-stdio.ts', import.meta.url))],
+      stderr: 'ignore',
+    }));
+    try {
+      assert.equal((await client.listTools()).tools.length, 6);
+      const voices = await callVoiceTool(client, 'search_voice_library', { search_name: 'emma' }) as { voice_name: string }[];
+      assert.deepEqual(voices.map((voice) => voice.voice_name), ['Emma']);
+    } finally {
+      await client.close();
     }
   });
 });
