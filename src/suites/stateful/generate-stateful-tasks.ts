@@ -3,6 +3,7 @@
  * offline) and given oracles by running the reference program in the sandbox (III-F). Programs whose reference
  * does not pass its own test cases are dropped and replaced. Same options => identical tasks.
  */
+import { ToolForgeError } from '../../core/errors.ts';
 import { deriveSeed, Rng } from '../../core/rng.ts';
 import type { Sandbox } from '../../sandbox/spec.ts';
 import { OccurrenceBook } from './occurrence-book.ts';
@@ -55,7 +56,11 @@ export async function generateStatefulTasks(options: StatefulGenerationOptions, 
   const tasks: StatefulTaskData[] = [];
   const rejected: { index: number; reason: string }[] = [];
   for (let attempt = 0; tasks.length < options.count; attempt += 1) {
-    if (attempt >= options.count * 3) throw new Error(`stateful/${options.scenario}: only ${tasks.length} of ${options.count} programs passed their own oracles`);
+    if (attempt >= options.count * 3) {
+      throw new ToolForgeError('suite.unsolvable-task', `stateful/${options.scenario}: only ${tasks.length} of ${options.count} programs passed their own test cases after ${attempt} attempts (first rejection: ${rejected[0]?.reason ?? 'none'})`, {
+        fix: 'this is a generator bug: report it with the seed and scenario; meanwhile try another --seed',
+      });
+    }
     const generated = definition.generateProgram(knobs, rng.child('program', attempt), book);
     book = generated.book;
     const { program } = generated;
