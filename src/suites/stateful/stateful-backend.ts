@@ -12,7 +12,10 @@ export type ScenarioId = typeof scenarioIds[number];
 
 export type StatefulBackend = {
   bindings: Bindings;
-  /** Present for REST scenarios: pass as `http.respond` of the sandbox program. */
+  /**
+   * Pass as `http.respond` of the sandbox program: REST scenarios forward to their server, the others refuse
+   * every request (without it the sandbox would answer requests with a canned 200).
+   */
   http?: HttpResponder;
   resolveResult(value: JsonValue | undefined): JsonValue;
   snapshotState(): JsonValue;

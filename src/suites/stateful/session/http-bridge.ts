@@ -82,3 +82,8 @@ export function createHttpBridge(options: HttpBridgeOptions): HttpResponder {
     return { status: response.status, headers, data: text };
   };
 }
+
+/** The responder of scenarios without an HTTP service: every request fails as a network error. */
+export const refuseAllRequests: HttpResponder = (request) => {
+  throw new RefusedRequestError(`connect ECONNREFUSED: this program has no network access (got ${request.url})`);
+};

@@ -43,9 +43,11 @@ test('unknown fixtures, forged handles and the host file system are out of reach
 try { torch.load('/etc/passwd'); } catch (error) { outcomes.load = error.message; }
 try { torch.transpose({ __tensor__: 'tensor_999', shape: [1] }, 0, 0); } catch (error) { outcomes.forged = error.name; }
 try { require('fs'); } catch (error) { outcomes.fs = 'refused'; }
+try { await axios.get('http://127.0.0.1:8080/'); outcomes.http = 'reached'; } catch (error) { outcomes.http = error.code; }
 return outcomes;`,
     bindings: backend.bindings,
+    http: { respond: backend.http },
   });
   assert.equal(result.status, 'completed', JSON.stringify(result));
-  assert.deepEqual(result.status === 'completed' && result.value, { load: "FileNotFoundError: no saved tensor named '/etc/passwd'", forged: 'TypeError', fs: 'refused' });
+  assert.deepEqual(result.status === 'completed' && result.value, { load: "FileNotFoundError: no saved tensor named '/etc/passwd'", forged: 'TypeError', fs: 'refused', http: 'ERR_NETWORK' });
 });

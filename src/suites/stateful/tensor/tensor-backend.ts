@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { isJsonObject, type JsonValue } from '../../../core/json.ts';
 import type { Binding, BindingFunction } from '../../../sandbox/spec.ts';
+import { refuseAllRequests } from '../session/http-bridge.ts';
 import type { BackendFactory } from '../stateful-backend.ts';
 import { cat, conv2d, linear, permute, reshape, split, Tensor, TensorError, transpose, view, type Conv2dOptions, type Padding } from './tensor.ts';
 
@@ -122,6 +123,7 @@ export const createTensorBackend: BackendFactory = async (fixtures) => {
   const registry = new TensorRegistry();
   return {
     bindings: tensorBindings(registry, parsed),
+    http: refuseAllRequests,
     resolveResult: (value) => registry.resolve(value),
     snapshotState: () => ({}),
     dispose: async () => {},

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { isJsonObject, type JsonValue } from '../../../core/json.ts';
 import type { Bindings } from '../../../sandbox/spec.ts';
+import { refuseAllRequests } from '../session/http-bridge.ts';
 import type { BackendFactory } from '../stateful-backend.ts';
 import { VoiceLab } from './voice-lab.ts';
 import { createVoiceMcpServer, voiceToolNames } from './voice-mcp-server.ts';
@@ -53,6 +54,7 @@ export const createVoiceBackend: BackendFactory = async () => {
   for (const name of voiceToolNames) bindings[name] = (args) => callVoiceTool(connection.client, name, args ?? {});
   return {
     bindings,
+    http: refuseAllRequests,
     resolveResult: (value) => stripVoiceIds(value),
     snapshotState: () => stripVoiceIds({ outbound_calls: connection.lab.calls } as unknown as JsonValue),
     dispose: () => connection.close(),
