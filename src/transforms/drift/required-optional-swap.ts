@@ -1,0 +1,33 @@
+/**
+ * Required <-> optional swaps (DynamicToolBench operator 6): with the configured probability one
+ * random required parameter becomes optional, and with the same probability one random optional
+ * parameter becomes required. Unlike the reference, the parameter made required is drawn only
+ * among optional parameters that declare a default (and never the one just made optional): then
+ * every old call has an exact equivalent under the new schema (the default, stated explicitly).
+ */
+import type { JsonValue } from '../../core/json.ts';
+import type { DriftChange, DriftOperator } from './drift-model.ts';
+import { copyEndpoint, isDriftable } from './drift-model.ts';
+
+export const requiredOptionalSwap: DriftOperator = (endpoint, context) => {
+  const result = copyEndpoint(endpoint);
+  const changes: DriftChange[] = [];
+  const required = result.parameters.filter((parameter) => parameter.required && isDriftable(parameter));
+  const makeOptional = context.rng.bool(context.probability);
+  const moved = required.length > 0 && makeOptional ? required[context.rng.int(0, required.length - 1)] : undefined;
+  if (moved) {
+    moved.required = false;
+    const change: Extract<DriftChange, { kind: 'required-to-optional' }> = { kind: 'required-to-optional', location: moved.location, parameter: moved.name };
+    if (moved.schema.default !== undefined) change.default = moved.schema.default;
+    changes.push(change);
+  }
+  const optional = result.parameters.filter((parameter) => !parameter.required && parameter !== moved
+    && isDriftable(parameter) && parameter.schema.default !== undefined);
+  const makeRequired = context.rng.bool(context.probability);
+  if (optional.length > 0 && makeRequired) {
+    const chosen = optional[context.rng.int(0, optional.length - 1)];
+    chosen.required = true;
+    changes.push({ kind: 'optional-to-required', location: chosen.location, parameter: chosen.name, default: chosen.schema.default as JsonValue });
+  }
+  return { ...result, changes };
+};
