@@ -36,7 +36,13 @@ function driftableType(type: JsonValue | undefined): 'integer' | 'boolean' | und
 function stringSchema(schema: JsonObject, from: 'integer' | 'boolean'): JsonObject {
   const result: JsonObject = { ...schema, type: 'string', pattern: from === 'integer' ? '^-?[0-9]+$' : '^(true|false)$' };
   if (from === 'integer') for (const keyword of numericKeywords) delete result[keyword];
-  if (result.default !== undefined) result.default = stringifyValue(result.default);
+  if (result.default !== undefined) {
+    // Documentation writes "False" or "10" for typed defaults: normalise, and drop a default the new type cannot hold.
+    const text = stringifyValue(result.default);
+    const normalised = typeof text === 'string' && from === 'boolean' ? text.toLowerCase() : text;
+    if (typeof normalised === 'string' && new RegExp(result.pattern as string).test(normalised)) result.default = normalised;
+    else delete result.default;
+  }
   if (Array.isArray(result.enum)) result.enum = result.enum.map(stringifyValue);
   if (Array.isArray(result.examples)) result.examples = result.examples.map(stringifyValue);
   if (result.example !== undefined) result.example = stringifyValue(result.example);
