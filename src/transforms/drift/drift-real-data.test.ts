@@ -150,7 +150,7 @@ describe('drift on the WAPIIBench OpenAPI specs', { skip: !hasWapiibench && 'nee
         assert.equal(back.request.method, sample.config.method);
         let extra = 0;
         for (const key of ['headers', 'params', 'data'] as const) {
-          const values = back.request[key] ?? {};
+          const values: JsonObject = back.request[key] ?? {};
           for (const [name, value] of Object.entries(sample.config[key] ?? {})) assert.deepEqual(values[name], value, `${api}/${sample.index} ${key}.${name}`);
           extra += Object.keys(values).filter((name) => !Object.hasOwn(sample.config[key] ?? {}, name)).length;
         }
