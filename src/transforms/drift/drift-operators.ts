@@ -4,7 +4,7 @@
  * then the required/optional swaps. Each operator draws from its own stream derived from the seed,
  * the operator id and the endpoint's key, so adding an endpoint never changes another one's drift.
  */
-import { Rng } from '../../core/rng.ts';
+import { seededStream } from '../seeded-stream.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { DriftChange, DriftEndpoint, DriftOperator } from './drift-model.ts';
 import { defaultFlip } from './default-flip.ts';
@@ -60,7 +60,7 @@ export function driftEndpoint(
   let current: DriftEndpoint = endpoint;
   const changes: DriftChange[] = [];
   for (const step of steps) {
-    const rng = new Rng(seed).child('drift', step, endpoint.key);
+    const rng = seededStream(seed, 'drift', step, endpoint.key);
     const result = operatorFor(step, options)(current, { rng, probability, takenNames: options.takenNames ?? new Set() });
     changes.push(...result.changes);
     const { changes: _changes, ...next } = result;

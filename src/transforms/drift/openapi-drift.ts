@@ -10,7 +10,7 @@
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
-import { Rng } from '../../core/rng.ts';
+import { seededStream } from '../seeded-stream.ts';
 import { httpMethods } from '../../openapi/document.ts';
 import type { DriftChange, DriftEndpoint, DriftParameter, EndpointChangeLog, ParameterLocation } from './drift-model.ts';
 import type { DriftOperatorId, DriftOptions } from './drift-operators.ts';
@@ -47,7 +47,7 @@ export function driftOpenApi(document: unknown, operator: DriftOperatorId, seed:
   const serverMoves: { from: string; to: string }[] = [];
   let raisePathVersions = false;
   const moves = operator === 'endpoint' || operator === 'all';
-  if (moves && new Rng(seed).child('drift', 'endpoint', 'document').bool(probability)) {
+  if (moves && seededStream(seed, 'drift', 'endpoint', 'document').bool(probability)) {
     const urls = servers.map((server) => server.url).filter((url): url is string => typeof url === 'string');
     const pathVersioned = !urls.some((url) => hasVersion(url) || url.includes('rapidapi.com')) && Object.keys(paths).some(hasVersion);
     if (pathVersioned) raisePathVersions = true;
