@@ -157,3 +157,49 @@ describe('Solvable Pass Rate and the evaluator', () => {
     assert.ok(!content.includes('{query}'));
   });
 });
+
+describe('toolbench environment', () => {
+  test('calls answered by the virtual API with status codes; Finish records the answer; unknown names get status 1', async () => {
+    const { createToolbenchEnvironment, relevantApiCalls } = await import('./toolbench-environment.ts');
+    const { createToolCall } = await import('../../core/tool.ts');
+    const environment = createToolbenchEnvironment([api], createVirtualApi({ cache: createMemoryResponseCache(), seed: 5 }));
+    const signal = new AbortController().signal;
+    assert.deepEqual(environment.listTools().map((tool) => tool.name), ['transfermarkt_search_for_theclique', 'Finish']);
+    const [oracle] = relevantApiCalls([api], [['TheClique', 'Transfermarkt search']]);
+    assert.deepEqual(oracle.arguments, { name: 'messi' });
+    const answered = await environment.callTool(createToolCall('1', 'transfermarkt_search_for_theclique', JSON.stringify(oracle.arguments)), { signal });
+    assert.ok(answered.ok);
+    assert.equal((JSON.parse(answered.output as string) as { error: string }).error, '');
+    const unknown = await environment.callTool(createToolCall('2', 'nope', '{}'), { signal });
+    assert.deepEqual(unknown, { ok: false, error: { code: 'tool.unknown', message: 'No such function name: nope' } });
+    const broken = await environment.callTool(createToolCall('3', 'transfermarkt_search_for_theclique', '{"name":'), { signal });
+    assert.equal(broken.ok, false);
+    await environment.callTool(createToolCall('4', 'Finish', '{"return_type":"give_answer","final_answer":"Messi: Barcelona, PSG, Inter Miami."}'), { signal });
+    const state = environment.state();
+    assert.deepEqual(state.calls.map((call) => call.status), [0, 1, 2, 3]);
+    assert.deepEqual(state.finalStep, { kind: 'answer', finalAnswer: 'Messi: Barcelona, PSG, Inter Miami.' });
+  });
+
+  test('the oracle chain of every solvable query finishes with every call answered', { skip: !hasQueries && 'needs ../shared/data/stabletoolbench (not in a clone)' }, async () => {
+    const { createToolbenchEnvironment, relevantApiCalls } = await import('./toolbench-environment.ts');
+    const { createToolCall } = await import('../../core/tool.ts');
+    const signal = new AbortController().signal;
+    const virtualApi = createVirtualApi({ cache: createMemoryResponseCache(), seed: 1 });
+    let queries = 0;
+    for (const group of queryGroups) {
+      for (const query of importSolvableQueries(solvableQueriesPath(group), group)) {
+        const environment = createToolbenchEnvironment(query.apis, virtualApi);
+        const chain = relevantApiCalls(query.apis, query.relevantApis);
+        assert.ok(chain.length > 0, `${group}/${query.queryId} has a relevant API in its list`);
+        for (const [index, step] of chain.entries()) {
+          const result = await environment.callTool(createToolCall(String(index), functionName(step.api.api_name, step.api.tool_name), JSON.stringify(step.arguments)), { signal });
+          assert.ok(result.ok, `${group}/${query.queryId} ${step.api.api_name}`);
+        }
+        await environment.callTool(createToolCall('f', 'Finish', '{"return_type":"give_answer","final_answer":"done"}'), { signal });
+        assert.equal(environment.state().finalStep.kind, 'answer');
+        queries += 1;
+      }
+    }
+    assert.equal(queries, 765);
+  });
+});
