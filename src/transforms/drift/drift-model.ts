@@ -63,7 +63,7 @@ export type OperatorContext = {
   /** Probability of the stochastic operators (URL evolution, nesting, swaps); the reference uses 0.99. */
   probability: number;
   /** Names of the other endpoints of the same interface, to avoid renaming onto one of them. */
-  takenNames: ReadonlySet<string>;
+  takenNames: { has(name: string): boolean };
 };
 
 /** Locations whose parameters an operator may rewrite (a path placeholder never reaches the caller by name). */

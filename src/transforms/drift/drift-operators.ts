@@ -50,7 +50,7 @@ export function driftEndpoint(
   endpoint: DriftEndpoint,
   id: DriftOperatorId,
   seed: number,
-  options: DriftOptions & { takenNames?: ReadonlySet<string> } = {},
+  options: DriftOptions & { takenNames?: { has(name: string): boolean } } = {},
 ): DriftEndpoint & { changes: DriftChange[] } {
   const probability = options.probability ?? defaultDriftProbability;
   if (!(probability >= 0 && probability <= 1)) {

@@ -38,7 +38,7 @@ export function driftTools(tools: readonly ToolSpec[], operator: DriftOperatorId
       log.push({ key: tool.name, from: tool.name, to: tool.name, changes: [] });
       continue;
     }
-    const others = new Set([...takenNames].filter((name) => name !== tool.name));
+    const others = { has: (name: string): boolean => name !== tool.name && takenNames.has(name) };
     const result = driftEndpoint(toolEndpoint(tool), operator, seed, { ...options, probability, takenNames: others });
     takenNames.add(result.name);
     drifted.push(endpointTool(tool, result));
