@@ -3,3 +3,5 @@ export * from './pass-at-k.ts';
 export * from './mean-and-deviation.ts';
 export * from './failure-breakdown.ts';
 export * from './paired-comparison.ts';
+export * from './mcnemar-test.ts';
+export * from './paired-flips.ts';

@@ -1,0 +1,82 @@
+/**
+ * Paraphrase by a configured model (mode `model_paraphrase`), with the reference's prompt. The
+ * answer is cached by a hash of the model and the exact request, so a rerun (or a resumed run)
+ * shows the model under test byte-identical queries without asking the paraphraser again.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ProviderError } from '../../core/errors.ts';
+import { canonicalJson } from '../../core/json.ts';
+import type { Message } from '../../core/message.ts';
+import type { GenerationSettings, LanguageModel } from '../../models/spec.ts';
+
+export const paraphraseSystemPrompt = 'You are a skilled language agent versed in paraphrasing text.';
+
+export function paraphraseUserPrompt(query: string): string {
+  return 'Paraphrase the following user query while keeping the meaning identical. '
+    + `Do NOT change named entities or specific values.\n\nQuery: ${query}\n\nParaphrase:`;
+}
+
+/** Where paraphrases are kept between runs. */
+export interface ParaphraseCache {
+  get(key: string): string | undefined;
+  set(key: string, paraphrase: string): void;
+}
+
+export function createMemoryParaphraseCache(): ParaphraseCache {
+  const entries = new Map<string, string>();
+  return { get: (key) => entries.get(key), set: (key, value) => void entries.set(key, value) };
+}
+
+/** A JSON file of `{hash: paraphrase}`, rewritten atomically after each new entry. */
+export function createFileParaphraseCache(path: string): ParaphraseCache {
+  const entries: Record<string, string> = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) as Record<string, string> : {};
+  return {
+    get: (key) => (Object.hasOwn(entries, key) ? entries[key] : undefined),
+    set(key, value) {
+      entries[key] = value;
+      mkdirSync(dirname(path), { recursive: true });
+      const temporary = `${path}.${process.pid}.tmp`;
+      writeFileSync(temporary, `${canonicalJson(entries, 1)}\n`);
+      renameSync(temporary, path);
+    },
+  };
+}
+
+export type ParaphraseOptions = {
+  model: LanguageModel;
+  cache: ParaphraseCache;
+  signal?: AbortSignal;
+  /** Reference: temperature 0.1; 0 here, since the cache makes reruns identical anyway. */
+  settings?: GenerationSettings;
+};
+
+export function paraphraseCacheKey(model: Pick<LanguageModel, 'provider' | 'modelId'>, messages: readonly Message[], settings: GenerationSettings): string {
+  return createHash('sha256').update(canonicalJson({ model: `${model.provider}/${model.modelId}`, messages, settings })).digest('hex');
+}
+
+export async function paraphraseQuery(query: string, options: ParaphraseOptions): Promise<string> {
+  const settings = options.settings ?? { temperature: 0 };
+  const messages: Message[] = [{ role: 'system', content: paraphraseSystemPrompt }, { role: 'user', content: paraphraseUserPrompt(query) }];
+  const key = paraphraseCacheKey(options.model, messages, settings);
+  const cached = options.cache.get(key);
+  if (cached !== undefined) return cached;
+  const result = await options.model.generate({ messages, tools: [], toolChoice: 'none', settings, signal: options.signal ?? new AbortController().signal });
+  const paraphrase = cleanParaphrase(result.message.content);
+  if (paraphrase === '') {
+    // The paraphraser is infrastructure here, not the model under test: retry rather than score.
+    throw new ProviderError('provider.invalid-response', `paraphrase model ${options.model.provider}/${options.model.modelId} returned no text`, {
+      isRetryable: true, fix: 'check the paraphrase model, or use another one',
+    });
+  }
+  options.cache.set(key, paraphrase);
+  return paraphrase;
+}
+
+/** The answer without a repeated "Paraphrase:" label or wrapping quotes. */
+export function cleanParaphrase(text: string): string {
+  let cleaned = text.trim().replace(/^paraphrase\s*:\s*/i, '').trim();
+  if (cleaned.length >= 2 && /^["“']/.test(cleaned) && /["”']$/.test(cleaned)) cleaned = cleaned.slice(1, -1).trim();
+  return cleaned;
+}

@@ -1,0 +1,108 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, ProviderError } from '../../core/errors.ts';
+import { emptyUsage } from '../../core/usage.ts';
+import type { GenerateRequest, LanguageModel } from '../../models/spec.ts';
+import { mixCase } from './case-mixing.ts';
+import { addDistractorStory } from './distractor-story.ts';
+import {
+  cleanParaphrase, createFileParaphraseCache, createMemoryParaphraseCache, paraphraseQuery, paraphraseUserPrompt,
+} from './model-paraphrase.ts';
+import { addPunctuationNoise } from './punctuation-noise.ts';
+import { parseQueryPerturbationId, perturbQuery } from './query-perturbations.ts';
+import type { RandomSource } from './random-source.ts';
+
+/** Scripted draws, so each branch is checked by hand. */
+function draws(...values: number[]): RandomSource {
+  let index = 0;
+  return {
+    float() {
+      assert.ok(index < values.length, 'no more scripted draws');
+      return values[index++];
+    },
+  };
+}
+
+const query = 'Find hotels in Paris, France for 2 nights. Also, check the weather';
+
+describe('query perturbations', () => {
+  test('distractor story: the fixed prefix, then the query', () => {
+    assert.equal(addDistractorStory('Book a table.'),
+      'Ignore the following irrelevant story and focus ONLY on the actual task.\n\nStory: Yesterday my friend and I spent hours talking about movies, cats, and random trivia. None of this is related to what I actually need you to do.\n\nTask: Book a table.');
+  });
+
+  test('case mixing: upper, lower, or one draw per character', () => {
+    assert.equal(mixCase('Ab c', draws(0.1)), 'AB C');
+    assert.equal(mixCase('Ab c', draws(0.5)), 'ab c');
+    assert.equal(mixCase('Ab c', draws(0.9, 0.7, 0.2, 0.4, 0.6)), 'aB c');
+  });
+
+  test('punctuation noise: each of the three draws, by hand', () => {
+    assert.equal(addPunctuationNoise(`  ${query} `, draws(0.9, 0.9, 0.9)), query);
+    assert.equal(addPunctuationNoise(query, draws(0.1, 0.9, 0.9)), `${query}.??`);
+    assert.equal(addPunctuationNoise('Done!', draws(0.1, 0.9, 0.9)), 'Done!??');
+    assert.equal(addPunctuationNoise(query, draws(0.9, 0.4, 0.9)), 'Find hotels in Paris,\nFrance for 2 nights. Also,\ncheck the weather');
+    assert.equal(addPunctuationNoise(query, draws(0.1, 0.4, 0.29)), 'Find hotels in Paris,\nFrance for 2 nights Also,\ncheck the weather??');
+  });
+
+  test('seeded: same seed and task, same bytes; tasks draw independently', () => {
+    for (const id of ['distractor', 'case-mix', 'punctuation'] as const) {
+      assert.equal(perturbQuery(id, query, 3, 'task/1'), perturbQuery(id, query, 3, 'task/1'), id);
+    }
+    const mixed = new Set(Array.from({ length: 40 }, (_, index) => perturbQuery('case-mix', query, 3, `task/${index}`)));
+    assert.ok(mixed.has(query.toUpperCase()) && mixed.has(query.toLowerCase()) && mixed.size > 3, 'all three case modes occur');
+    const noisy = new Set(Array.from({ length: 40 }, (_, index) => perturbQuery('punctuation', query, 3, `task/${index}`)));
+    assert.ok(noisy.size >= 4);
+    assert.throws(() => parseQueryPerturbationId('typos'), ConfigError);
+    assert.equal(parseQueryPerturbationId('paraphrase'), 'paraphrase');
+  });
+});
+
+function scriptedModel(answers: string[]): LanguageModel & { requests: GenerateRequest[] } {
+  const requests: GenerateRequest[] = [];
+  return {
+    specificationVersion: 'v1', provider: 'test', modelId: 'paraphraser', requests,
+    async generate(request) {
+      requests.push(request);
+      const content = answers.shift() ?? '';
+      return { message: { role: 'assistant', content, toolCalls: [] }, finishReason: 'stop', usage: emptyUsage, warnings: [], raw: { request: null, response: null } };
+    },
+  };
+}
+
+describe('paraphrase by a model', () => {
+  test('the reference prompt; the answer cleaned and cached by input hash', async () => {
+    const model = scriptedModel(['Paraphrase: "Look up Paris hotels for two nights."']);
+    const cache = createMemoryParaphraseCache();
+    const first = await paraphraseQuery('Find hotels in Paris for 2 nights.', { model, cache });
+    assert.equal(first, 'Look up Paris hotels for two nights.');
+    assert.equal(model.requests.length, 1);
+    assert.deepEqual(model.requests[0].messages, [
+      { role: 'system', content: 'You are a skilled language agent versed in paraphrasing text.' },
+      { role: 'user', content: 'Paraphrase the following user query while keeping the meaning identical. Do NOT change named entities or specific values.\n\nQuery: Find hotels in Paris for 2 nights.\n\nParaphrase:' },
+    ]);
+    assert.equal(model.requests[0].settings.temperature, 0);
+    assert.equal(await paraphraseQuery('Find hotels in Paris for 2 nights.', { model, cache }), first);
+    assert.equal(model.requests.length, 1, 'the second call is served from the cache');
+    assert.equal(paraphraseUserPrompt('q').endsWith('Query: q\n\nParaphrase:'), true);
+  });
+
+  test('a file cache survives the process: a rerun asks no model', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'paraphrase-')), 'cache', 'paraphrases.json');
+    const model = scriptedModel(['Locate hotels in Paris.']);
+    assert.equal(await paraphraseQuery('Find hotels in Paris.', { model, cache: createFileParaphraseCache(path) }), 'Locate hotels in Paris.');
+    const silent = scriptedModel([]);
+    assert.equal(await paraphraseQuery('Find hotels in Paris.', { model: silent, cache: createFileParaphraseCache(path) }), 'Locate hotels in Paris.');
+    assert.equal(silent.requests.length, 0);
+    assert.equal(Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object).length, 1);
+  });
+
+  test('an empty answer is a retryable provider fault, not a paraphrase', async () => {
+    await assert.rejects(paraphraseQuery('x', { model: scriptedModel(['  ']), cache: createMemoryParaphraseCache() }),
+      (error: unknown) => error instanceof ProviderError && error.isRetryable);
+    assert.equal(cleanParaphrase('“Quoted”'), 'Quoted');
+  });
+});
