@@ -8,14 +8,14 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { Message } from '../../core/message.ts';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath } from '../../core/data-location.ts';
 import type { ToolSpec } from '../../core/tool.ts';
 import { answerStatuses } from './solvable-pass-rate.ts';
 
 export type EvaluatorPrompts = ReadonlyMap<string, string>;
 
 export function evaluatorTemplatePath(): string {
-  return sharedDataPath('stabletoolbench', 'toolbench', 'tooleval', 'evaluators', 'tooleval_gpt-3.5-turbo_default', 'template.txt');
+  return datasetPath('stabletoolbench', 'toolbench', 'tooleval', 'evaluators', 'tooleval_gpt-3.5-turbo_default', 'template.txt');
 }
 
 export function parseEvaluatorTemplate(text: string): EvaluatorPrompts {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { JsonValue } from '../../core/json.ts';
-import { sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath } from '../../core/data-location.ts';
 
 export const queryGroups = ['G1_category', 'G1_instruction', 'G1_tool', 'G2_category', 'G2_instruction', 'G3_instruction'] as const;
 export type QueryGroup = typeof queryGroups[number];
@@ -43,7 +43,7 @@ export type StableApi = z.infer<typeof apiSchema>;
 export type StableQuery = { group: string; queryId: string; query: string; relevantApis: [string, string][]; apis: StableApi[] };
 
 export function solvableQueriesPath(group: QueryGroup): string {
-  return sharedDataPath('stabletoolbench', 'solvable_queries', 'test_instruction', `${group}.json`);
+  return datasetPath('stabletoolbench', 'solvable_queries', 'test_instruction', `${group}.json`);
 }
 
 export function importSolvableQueries(path: string, group: string): StableQuery[] {

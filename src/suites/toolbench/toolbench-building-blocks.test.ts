@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hasSharedData } from '../../core/shared-data.ts';
+import { hasDataset } from '../../core/data-location.ts';
 import { evaluatorRequest, evaluatorTemplatePath, loadEvaluatorPrompts, parseEvaluatorTemplate } from './evaluator-prompts.ts';
 import { createFileResponseCache, createMemoryResponseCache } from './response-cache.ts';
 import type { AnswerStatus, Judge } from './solvable-pass-rate.ts';
@@ -15,7 +15,7 @@ import { exposeApi, exposeApis, finishToolName, truncateObservation } from './to
 import { changeName, functionName, standardizeCategory, standardizeName } from './tool-naming.ts';
 import { createVirtualApi, toolInputParseError } from './virtual-api.ts';
 
-const hasQueries = hasSharedData('stabletoolbench', 'solvable_queries', 'test_instruction', 'G1_instruction.json');
+const hasQueries = hasDataset('stabletoolbench', 'solvable_queries', 'test_instruction', 'G1_instruction.json');
 
 const api: StableApi = {
   category_name: 'Data', tool_name: 'TheClique', api_name: 'Transfermarkt search', api_description: 'Search players',

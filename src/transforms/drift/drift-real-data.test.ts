@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { canonicalJson, isJsonObject, jsonEqual } from '../../core/json.ts';
-import { hasSharedData, sharedDataPath } from '../../core/shared-data.ts';
+import { datasetPath, hasDataset } from '../../core/data-location.ts';
 import type { ToolSpec } from '../../core/tool.ts';
 import { findOperation } from '../../openapi/document.ts';
 import { isLegalArgument } from '../../openapi/argument-legality.ts';
@@ -20,8 +20,8 @@ import { createToolCallMapper } from './tool-call-mapper.ts';
 import { driftTools } from './tool-drift.ts';
 
 const groups = ['G1_category', 'G1_instruction', 'G1_tool', 'G2_category', 'G2_instruction', 'G3_instruction'];
-const hasStableToolBench = hasSharedData('stabletoolbench', 'solvable_queries', 'test_instruction', 'G1_tool.json');
-const hasWapiibench = hasSharedData('wapiibench', 'openapi', 'real_world_specs', 'slack.yaml');
+const hasStableToolBench = hasDataset('stabletoolbench', 'solvable_queries', 'test_instruction', 'G1_tool.json');
+const hasWapiibench = hasDataset('wapiibench', 'openapi', 'real_world_specs', 'slack.yaml');
 
 type StableParameter = { name: string; type: string; description?: string; default?: JsonValue };
 type StableApi = { tool_name: string; api_name: string; api_description?: string; required_parameters?: StableParameter[]; optional_parameters?: StableParameter[] };
@@ -45,7 +45,7 @@ function stableTool(api: StableApi, index: number): ToolSpec {
 function loadStableTools(): ToolSpec[] {
   const tools: ToolSpec[] = [];
   for (const group of groups) {
-    const queries = JSON.parse(readFileSync(sharedDataPath('stabletoolbench', 'solvable_queries', 'test_instruction', `${group}.json`), 'utf8')) as { api_list: StableApi[] }[];
+    const queries = JSON.parse(readFileSync(datasetPath('stabletoolbench', 'solvable_queries', 'test_instruction', `${group}.json`), 'utf8')) as { api_list: StableApi[] }[];
     for (const query of queries) for (const api of query.api_list) tools.push(stableTool(api, tools.length));
   }
   return tools;
@@ -112,8 +112,8 @@ function requestArguments(request: HttpRequest): { location: 'header' | 'query' 
 }
 
 describe('drift on the WAPIIBench OpenAPI specs', { skip: !hasWapiibench && 'needs ../shared/data/wapiibench (not in a clone)' }, () => {
-  const specDirectory = sharedDataPath('wapiibench', 'openapi', 'real_world_specs');
-  const samples = JSON.parse(readFileSync(sharedDataPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json'), 'utf8')) as
+  const specDirectory = datasetPath('wapiibench', 'openapi', 'real_world_specs');
+  const samples = JSON.parse(readFileSync(datasetPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json'), 'utf8')) as
     { api: string; index: number; config: HttpRequest }[];
 
   for (const api of ['asana', 'google_calendar_v3', 'google_sheet_v4', 'slack']) {
