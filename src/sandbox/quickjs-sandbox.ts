@@ -19,6 +19,12 @@ import type { HostCall, HostReply, MainToWorker, ProgramJob, ProgramVerdict, Syn
 
 const defaultVirtualEpochMs = Date.UTC(2024, 0, 1);
 const defaultBackstopGraceMs = 500;
+/**
+ * V8 stack of a sandbox worker. QuickJS checks its stack limit against the WASM shadow stack, but its recursion
+ * also uses the host stack (WASM frames); the default 4 MB overflows first on deeply nested source or data
+ * (measured: 3000 nested brackets), so the worker gets room for QuickJS's own check to fire first.
+ */
+const workerStackMegabytes = 32;
 
 const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() => z.union([
   z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), z.record(z.string(), jsonValueSchema),
@@ -195,7 +201,7 @@ export class QuickJsSandbox implements Sandbox {
     // Workers do not inherit tsx's loader: register it inside the worker before importing the TypeScript entry.
     const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})`
       + `.then((api) => { api.register(); return import(${JSON.stringify(workerUrl.href)}); })`;
-    const worker = new Worker(bootstrap, { eval: true, workerData, transferList: [port2] });
+    const worker = new Worker(bootstrap, { eval: true, workerData, transferList: [port2], resourceLimits: { stackSizeMb: workerStackMegabytes } });
     port1.unref();
     const slot: Slot = { worker, ready: false, retired: false, run: undefined, syncPort: port1, syncFlag: new Int32Array(sharedFlag) };
     this.#slots.add(slot);
