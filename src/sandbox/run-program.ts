@@ -358,7 +358,7 @@ function classify(error: ProgramError, interruptReason: InterruptReason | undefi
   if (interruptReason === 'nesting') return { status: 'stack-overflow' };
   if (error.name === 'SyntaxError' && error.message === 'stack overflow') return { status: 'stack-overflow' };
   if (error.name === 'InternalError') {
-    if (error.message === 'out of memory') return { status: 'memory-limit' };
+    if (error.message === 'out of memory' || error.message === 'string too long') return { status: 'memory-limit' };
     if (error.message === 'stack overflow') return { status: 'stack-overflow' };
     if (error.message === 'interrupted') return { status: 'timeout' };
   }

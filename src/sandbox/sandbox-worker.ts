@@ -26,8 +26,12 @@ let wakeSettlementWaiter: (() => void) | undefined;
 
 // The package's CommonJS typings hide that the ESM default export is the variant itself.
 const module = await newQuickJSWASMModuleFromVariant(variant as unknown as QuickJSSyncVariant);
-/** WASM memory never shrinks: once a program grew the heap this much, the worker retires after the run. */
-const recycleAboveBytes = wasmHeapBytes(module) + 128 * 1024 * 1024;
+/**
+ * WASM memory never shrinks, and the heap watch (run-program.ts) cannot see free room inside a grown heap: once
+ * a program grew the heap this much, the worker retires after the run, which bounds what the next program can
+ * use unseen.
+ */
+const recycleAboveBytes = wasmHeapBytes(module) + 48 * 1024 * 1024;
 
 function bridgeFor(runId: number): HostBridge {
   return {

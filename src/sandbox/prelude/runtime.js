@@ -236,6 +236,26 @@ for (const [method, bytesOf] of [
   });
 }
 
+// String builders whose size the program does not pass as a number: charged by the length they return (the
+// string exists by then, but a loop of them is stopped long before the host notices).
+function chargeResult(result) {
+  if (typeof result === 'string') chargeAllocation(result.length);
+  return result;
+}
+
+for (const [owner, method] of [
+  [Array.prototype, 'join'], [String.prototype, 'concat'], [String.prototype, 'replace'], [String.prototype, 'replaceAll'],
+  [String.prototype, 'toUpperCase'], [String.prototype, 'toLowerCase'], [String.prototype, 'normalize'], [JSON, 'stringify'],
+]) {
+  const original = owner[method];
+  if (typeof original !== 'function') continue;
+  Object.defineProperty(owner, method, {
+    value: { [method](...args) { return chargeResult(original.apply(this, args)); } }[method],
+    writable: true,
+    configurable: true,
+  });
+}
+
 // ---- seeded Math.random (mulberry32) ----
 let randomState = (Number(settings.seed) >>> 0);
 Math.random = function random() {
