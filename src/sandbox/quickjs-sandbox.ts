@@ -25,6 +25,14 @@ const defaultBackstopGraceMs = 500;
  * (measured: 3000 nested brackets), so the worker gets room for QuickJS's own check to fire first.
  */
 const workerStackMegabytes = 32;
+/**
+ * WASM memory a worker's module may grow to: room for the default program limit three times over (the heap
+ * watch, the GC slack, a grown heap's free room), at least 128 MB. A program whose own limit is larger gets
+ * 'memory-limit' at this ceiling instead.
+ */
+function workerWasmMemoryBytes(limits: SandboxLimits): number {
+  return Math.max(128 * 1024 * 1024, 16 * 1024 * 1024 + 3 * limits.memoryLimitBytes);
+}
 
 const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() => z.union([
   z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), z.record(z.string(), jsonValueSchema),
@@ -196,7 +204,7 @@ export class QuickJsSandbox implements Sandbox {
   #spawn(): void {
     const { port1, port2 } = new MessageChannel();
     const sharedFlag = new SharedArrayBuffer(4);
-    const workerData: SandboxWorkerData = { syncPort: port2, syncFlag: sharedFlag };
+    const workerData: SandboxWorkerData = { syncPort: port2, syncFlag: sharedFlag, wasmMemoryBytes: workerWasmMemoryBytes(this.#defaultLimits) };
     const workerUrl = new URL('./sandbox-worker.ts', import.meta.url);
     // Workers do not inherit tsx's loader: register it inside the worker before importing the TypeScript entry.
     const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})`

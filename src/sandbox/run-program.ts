@@ -75,11 +75,14 @@ export function wasmHeapBytes(module: QuickJSWASMModule): number {
 }
 
 /**
- * `moduleAborted`: freeing the runtime aborted the WASM module. QuickJS can leak an object when an interrupt
- * lands inside its promise machinery (an endless microtask chain does it), and its leak assertion then aborts.
- * The verdict was already decided by then and stands; the module is dead and the worker must be replaced.
+ * `moduleSpent`: the module must not run another program. A program stopped by a limit (an interrupt or a
+ * failed allocation can land inside QuickJS's promise or GC machinery) can leave an object that freeing the
+ * runtime finds still linked, and QuickJS's leak assertion then aborts the module and prints
+ * `Aborted(Assertion failed: list_empty(&rt->gc_obj_list))`. So such a runtime is never freed: its module is
+ * dropped whole (the worker makes a fresh one), which also frees everything the program allocated at once.
+ * The same holds when freeing failed anyway. The verdict was decided before and stands.
  */
-export type ProgramRun = { verdict: ProgramVerdict; moduleAborted: boolean };
+export type ProgramRun = { verdict: ProgramVerdict; moduleSpent: boolean };
 
 export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bridge: HostBridge): Promise<ProgramRun> {
   /** Starts once the prelude is installed: installing it is the sandbox's time, not the program's. */
@@ -205,17 +208,18 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     failure = hostFailure;
     verdict = undefined;
   }
-  let moduleAborted = false;
+  if (verdict && stoppedByLimit(verdict, interruptReason)) return { verdict, moduleSpent: true };
+  let moduleSpent = false;
   try {
     for (const handle of handles.reverse()) if (handle.alive) handle.dispose();
     vm.dispose();
     runtime.dispose();
   } catch (error) {
-    moduleAborted = true;
+    moduleSpent = true;
     failure ??= verdict ? undefined : error;
   }
   if (!verdict) throw failure;
-  return { verdict, moduleAborted };
+  return { verdict, moduleSpent };
 
   async function drive(): Promise<ProgramVerdict> {
     const hostFunction = keep(vm.newFunction('host', (opHandle, payloadHandle) => {
@@ -334,6 +338,12 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     if (escapedError) return classify(describeHandle(escapedError), undefined);
     return { status: 'unsettled' };
   }
+}
+
+/** A limit stopped the program mid-flight (not the clean stop after a first request). */
+function stoppedByLimit(verdict: ProgramVerdict, interruptReason: InterruptReason | undefined): boolean {
+  if (interruptReason !== undefined && interruptReason !== 'stop') return true;
+  return verdict.status === 'timeout' || verdict.status === 'memory-limit' || verdict.status === 'stack-overflow';
 }
 
 /** An error description from the prelude (a flat JSON record of strings), capped; anything else is undescribable. */

@@ -9,8 +9,11 @@ import { createSandbox } from '../../src/sandbox/index.ts';
 import type { Sandbox, SandboxProgram } from '../../src/sandbox/spec.ts';
 import { comparable, hostilePrograms, pollutingFormBody, validPrograms } from './hostile-programs.ts';
 
-/** Captures what is written to stderr (sandbox workers' output arrives here) while `action` runs. */
-async function capturingStderr<T>(action: () => Promise<T>): Promise<{ value: T; stderr: string }> {
+/**
+ * Captures what is written to stderr (sandbox workers' output arrives here) while `action` runs; `action` gets
+ * the chunks so far, to tell which program was running when noise appeared.
+ */
+async function capturingStderr<T>(action: (chunks: readonly string[]) => Promise<T>): Promise<{ value: T; stderr: string }> {
   const chunks: string[] = [];
   const original = process.stderr.write;
   process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -18,7 +21,7 @@ async function capturingStderr<T>(action: () => Promise<T>): Promise<{ value: T;
     return (original as (...args: unknown[]) => boolean).call(process.stderr, chunk, ...rest);
   }) as typeof process.stderr.write;
   try {
-    const value = await action();
+    const value = await action(chunks);
     // Worker output reaches the main thread asynchronously.
     await new Promise((resolve) => setTimeout(resolve, 200));
     return { value, stderr: chunks.join('') };
@@ -55,9 +58,12 @@ describe('the hostile corpus', () => {
     // One worker, so each valid program runs right after a hostile one on the same worker (unless it was replaced).
     const sandbox = createSandbox({ poolSize: 1, backstopGraceMs: 300 });
     sandboxes.push(sandbox);
-    const { value: problems, stderr } = await capturingStderr(async () => {
+    const { value: problems, stderr } = await capturingStderr(async (chunks) => {
       const found: string[] = [];
+      let seenChunks = 0;
       for (const [index, hostile] of hostilePrograms.entries()) {
+        if (chunks.length > seenChunks) found.push(`stderr output around '${hostilePrograms[index - 1]?.name}': ${chunks.slice(seenChunks).join('').slice(0, 200)}`);
+        seenChunks = chunks.length;
         try {
           const result = await sandbox.run(hostile.program);
           if (result.status !== hostile.status) {
