@@ -28,7 +28,14 @@ export async function bench(): Promise<BenchFigure[]> {
     const dbPath = join(directory, 'results.db');
     const rssBefore = process.memoryUsage().rss;
     let peakRss = rssBefore;
-    const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 20);
+    let peakDetail = '';
+    const sampler = setInterval(() => {
+      const usage = process.memoryUsage();
+      if (usage.rss > peakRss) {
+        peakRss = usage.rss;
+        if (process.env.HOSTILE_DETAIL) peakDetail = JSON.stringify(Object.fromEntries(Object.entries(usage).map(([k, v]) => [k, Math.round(v / 1e6)])));
+      }
+    }, 20);
     const start = performance.now();
     try {
       await runEvaluation({ suite, tasks: [task], modelRef: `replay/${replay}`, trials: answers.length, seed: 0, params, dbPath, concurrency: 4 });
@@ -36,6 +43,7 @@ export async function bench(): Promise<BenchFigure[]> {
       clearInterval(sampler);
     }
     const seconds = (performance.now() - start) / 1000;
+    if (peakDetail) console.log(`  at the peak (MB): ${peakDetail}`);
     const store = openResultsStore(dbPath);
     let scoredFirstAttempt = 0;
     try {

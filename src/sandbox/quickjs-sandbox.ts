@@ -26,12 +26,12 @@ const defaultBackstopGraceMs = 500;
  */
 const workerStackMegabytes = 32;
 /**
- * WASM memory a worker's module may grow to: room for the default program limit three times over (the heap
- * watch, the GC slack, a grown heap's free room), at least 128 MB. A program whose own limit is larger gets
- * 'memory-limit' at this ceiling instead.
+ * WASM memory a worker's module may grow to: the module's own start (16 MB), the default program limit twice
+ * over (QuickJS's accounting and the buffers it misses) and slack, at least 96 MB. A program whose own limit
+ * is larger gets 'memory-limit' at this ceiling instead.
  */
 function workerWasmMemoryBytes(limits: SandboxLimits): number {
-  return Math.max(128 * 1024 * 1024, 16 * 1024 * 1024 + 3 * limits.memoryLimitBytes);
+  return Math.max(96 * 1024 * 1024, 32 * 1024 * 1024 + 2 * limits.memoryLimitBytes);
 }
 
 const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() => z.union([

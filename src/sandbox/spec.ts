@@ -27,7 +27,9 @@ export type SandboxLimits = {
   timeLimitMs: number;
   /**
    * QuickJS heap limit. Large string and typed-array buffers, which QuickJS's own accounting misses, are charged
-   * against it separately, and the WASM heap is watched as a last resort.
+   * against it separately, and the WASM heap is watched as a last resort. A worker's WASM memory also has a hard
+   * ceiling (twice the pool's default limit plus 32 MB, at least 96 MB): a program with a larger limit of its
+   * own ends as `memory-limit` there.
    */
   memoryLimitBytes: number;
   /** QuickJS stack limit; must stay below 512 KiB (larger values overflow the host stack). */
