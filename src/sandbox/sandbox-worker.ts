@@ -7,7 +7,7 @@
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { runProgram, type HostBridge } from './run-program.ts';
+import { runProgram, wasmHeapBytes, type HostBridge } from './run-program.ts';
 import type { HostReply, MainToWorker, SyncReply, WorkerToMain } from './worker-protocol.ts';
 
 /** `wasmMemoryBytes`: the most WASM memory this worker's module may grow to (see quickjs-sandbox.ts). */
@@ -31,23 +31,22 @@ const wasmPageBytes = 64 * 1024;
  * `new Array(1e5).fill(1)` in a loop) cannot be stopped by the heap watch, so growth past this fails inside
  * QuickJS as 'out of memory' instead of taking host memory until the wall-clock backstop.
  */
-const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: Math.ceil(wasmMemoryBytes / wasmPageBytes) });
+const maximumPages = Math.ceil(wasmMemoryBytes / wasmPageBytes);
 
-/**
- * A fresh module instance. A replacement reuses the worker's one memory, zeroed first, so it starts exactly as a
- * new one would (its data segments and allocator state are written at instantiation) while host memory stays
- * at one module's worth: a dropped module's memory is otherwise only returned when the worker's GC runs.
- * Nothing calls into a dropped module again (quickjs-emscripten has no finalizers).
- */
-function createModule(reuseMemory: boolean): Promise<QuickJSWASMModule> {
-  if (reuseMemory) new Uint8Array(wasmMemory.buffer).fill(0);
+/** A fresh module with a fresh memory, so the heap watch (run-program.ts) measures from a small heap again. */
+function createModule(): Promise<QuickJSWASMModule> {
+  const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: maximumPages });
   // The package's CommonJS typings hide that the ESM default export is the variant itself.
   return newQuickJSWASMModuleFromVariant(newVariant(variant as unknown as QuickJSSyncVariant, { wasmMemory }));
 }
 
 /** Replaced after a program a limit stopped (see run-program.ts `moduleSpent`); runs wait for the current one. */
-let modulePromise = createModule(false);
-await modulePromise;
+let modulePromise = createModule();
+/**
+ * WASM memory never shrinks, and the heap watch cannot see free room inside a grown heap: once programs grew
+ * the heap this much, the module is replaced too, which bounds what the next program can use unseen.
+ */
+const replaceAboveBytes = wasmHeapBytes(await modulePromise) + 48 * 1024 * 1024;
 // A worker whose fresh module cannot be made is replaced by the main thread.
 const onModuleFailure = (error: unknown): void => {
   send({ type: 'crashed', runId: currentRunId, message: `could not create the QuickJS module: ${String(error)}` });
@@ -102,11 +101,11 @@ port.on('message', (message: MainToWorker) => {
   const { runId, job } = message;
   currentRunId = runId;
   settlements.length = 0;
-  modulePromise.then((current) => runProgram(current, job, bridgeFor(runId))).then(
-    ({ verdict, moduleSpent }) => {
+  modulePromise.then((current) => runProgram(current, job, bridgeFor(runId)).then((run) => ({ ...run, current }))).then(
+    ({ verdict, moduleSpent, current }) => {
       currentRunId = null;
-      if (moduleSpent) {
-        modulePromise = createModule(true);
+      if (moduleSpent || wasmHeapBytes(current) > replaceAboveBytes) {
+        modulePromise = createModule();
         modulePromise.catch(onModuleFailure);
       }
       send({ type: 'done', runId, verdict, retire: false });

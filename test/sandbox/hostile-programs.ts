@@ -105,6 +105,9 @@ const memory: HostileProgram[] = [
   ['indented JSON', 'const parts = []; const list = Array(10000).fill(1); for (;;) parts.push(JSON.stringify(list, null, 40));'],
   ['template literals', "const parts = []; const piece = 'a'.repeat(60000); for (;;) parts.push(`${piece}${piece}${parts.length}`);"],
   ['small objects', 'const parts = []; for (;;) parts.push({ index: parts.length, list: [1, 2, 3] });'],
+  ['typed arrays just under the charged size', 'const parts = []; for (;;) parts.push(new Uint8Array(60000));'],
+  ['a Map', "const map = new Map(); for (let i = 0; ; i += 1) map.set(i, 'x' + i);"],
+  ['a Set of objects', 'const set = new Set(); for (let i = 0; ; i += 1) set.add({ i });'],
 ].map(([name, code]) => ({ name, kind: 'memory' as const, status: 'memory-limit' as const, program: { code, limits: memoryLimits } }));
 
 memory.push({
