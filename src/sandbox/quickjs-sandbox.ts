@@ -19,6 +19,20 @@ import type { HostCall, HostReply, MainToWorker, ProgramJob, ProgramVerdict, Syn
 
 const defaultVirtualEpochMs = Date.UTC(2024, 0, 1);
 const defaultBackstopGraceMs = 500;
+/**
+ * V8 stack of a sandbox worker. QuickJS checks its stack limit against the WASM shadow stack, but its recursion
+ * also uses the host stack (WASM frames); the default 4 MB overflows first on deeply nested source or data
+ * (measured: 3000 nested brackets), so the worker gets room for QuickJS's own check to fire first.
+ */
+const workerStackMegabytes = 32;
+/**
+ * WASM memory a worker's module may grow to: the module's own start (16 MB), the default program limit twice
+ * over (QuickJS's accounting and the buffers it misses) and slack, at least 96 MB. A program whose own limit
+ * is larger gets 'memory-limit' at this ceiling instead.
+ */
+function workerWasmMemoryBytes(limits: SandboxLimits): number {
+  return Math.max(96 * 1024 * 1024, 32 * 1024 * 1024 + 2 * limits.memoryLimitBytes);
+}
 
 const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() => z.union([
   z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValueSchema), z.record(z.string(), jsonValueSchema),
@@ -190,7 +204,7 @@ export class QuickJsSandbox implements Sandbox {
   #spawn(): void {
     const { port1, port2 } = new MessageChannel();
     const sharedFlag = new SharedArrayBuffer(4);
-    const workerData: SandboxWorkerData = { syncPort: port2, syncFlag: sharedFlag };
+    const workerData: SandboxWorkerData = { syncPort: port2, syncFlag: sharedFlag, wasmMemoryBytes: workerWasmMemoryBytes(this.#defaultLimits) };
     const worker = startWorker(workerData, port2);
     port1.unref();
     const slot: Slot = { worker, ready: false, retired: false, run: undefined, syncPort: port1, syncFlag: new Int32Array(sharedFlag) };
@@ -379,10 +393,10 @@ function startWorker(workerData: SandboxWorkerData, port: MessagePort): Worker {
   if (import.meta.url.endsWith('.js')) {
     // A worker inherits the process's flags; --input-type (node -e '...') would stop a file entry from loading.
     const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
-    return new Worker(new URL('./sandbox-worker.js', import.meta.url), { workerData, transferList: [port], execArgv });
+    return new Worker(new URL('./sandbox-worker.js', import.meta.url), { workerData, transferList: [port], execArgv, resourceLimits: { stackSizeMb: workerStackMegabytes } });
   }
   const workerUrl = new URL('./sandbox-worker.ts', import.meta.url);
   const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})`
     + `.then((api) => { api.register(); return import(${JSON.stringify(workerUrl.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData, transferList: [port] });
+  return new Worker(bootstrap, { eval: true, workerData, transferList: [port], resourceLimits: { stackSizeMb: workerStackMegabytes } });
 }

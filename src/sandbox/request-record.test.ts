@@ -1,6 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFormBody, recordRequest, type WireRequest } from './request-record.ts';
+import { parseFormBody as parseFormBodyRaw, recordRequest as recordRequestRaw, type WireRequest } from './request-record.ts';
+
+// Decoded objects have null prototypes; the main thread receives them as plain objects (structured clone).
+const recordRequest = (request: WireRequest): ReturnType<typeof recordRequestRaw> => structuredClone(recordRequestRaw(request));
+const parseFormBody = (text: string): ReturnType<typeof parseFormBodyRaw> => structuredClone(parseFormBodyRaw(text));
 
 const wire = (fields: Partial<WireRequest>): WireRequest => ({
   client: 'axios', method: 'GET', url: 'https://x.test/a', headers: {}, params: {}, body: { kind: 'none' }, ...fields,
@@ -55,5 +59,29 @@ describe('parseFormBody', () => {
 
   test('a pair without = keeps the reference quirk (last key character dropped, the pair as value)', () => {
     assert.deepEqual(parseFormBody('flag&a=1'), { fla: 'flag', a: '1' });
+  });
+
+  test('decoded objects have null prototypes, so no key reaches a shared prototype', () => {
+    const data = parseFormBodyRaw('meta[a][b]=v&plain=p');
+    assert.equal(Object.getPrototypeOf(data), null);
+    assert.equal(Object.getPrototypeOf(data.meta), null);
+  });
+
+  test('keys naming __proto__, constructor or prototype are refused: the body stays raw with a parse error', () => {
+    for (const text of ['__proto__[polluted]=1', 'a[__proto__][polluted]=1', 'constructor[prototype][polluted]=1', '__proto__=x', 'prototype[]=1']) {
+      assert.throws(() => parseFormBodyRaw(text), /is not allowed in a form body/, text);
+      const recorded = recordRequest(wire({ method: 'POST', body: { kind: 'string', text } }));
+      assert.deepEqual([recorded.data, recorded.bodyType], [text, 'text'], text);
+      assert.match(recorded.dataParseError ?? '', /not allowed/);
+    }
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false);
+  });
+
+  test('query and FormData keys named __proto__ stay plain data on a null-prototype object', () => {
+    const recorded = recordRequestRaw(wire({ url: 'https://x.test/a?__proto__=x', body: { kind: 'form-data', entries: [['__proto__', 'y']] } }));
+    assert.deepEqual(Object.keys(recorded.params), ['__proto__']);
+    assert.equal(recorded.params.__proto__, 'x');
+    assert.equal((recorded.data as Record<string, string>).__proto__, 'y');
   });
 });

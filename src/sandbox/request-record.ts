@@ -2,6 +2,10 @@
  * Turns a request as the in-sandbox axios/fetch shims send it (after axios's own request transformation) into
  * the RecordedRequest that WAPIIBench's mock logs (seeds-reference 2.4): URL decoded with its query moved into
  * `params` as strings, and the body decoded the way the reference decodes it.
+ *
+ * This runs in a sandbox worker on program-controlled text, and the worker serves the next program: every object
+ * built here has a null prototype and form keys naming `__proto__`, `constructor` or `prototype` are refused, so
+ * no body can reach a shared prototype (the reference's own decoder follows `__proto__`).
  */
 import type { JsonValue } from '../core/json.ts';
 import type { BodyType, RecordedRequest } from './spec.ts';
@@ -42,7 +46,7 @@ function splitQuery(rawUrl: string, givenParams: Record<string, JsonValue>): { u
   } catch {
     // A malformed escape: keep the URL as written rather than lose the request.
   }
-  const params: Record<string, JsonValue> = { ...givenParams };
+  const params: Record<string, JsonValue> = Object.assign(Object.create(null) as Record<string, JsonValue>, givenParams);
   const queryIndex = url.indexOf('?');
   if (queryIndex === -1) return { url, params };
   for (const pair of url.slice(queryIndex + 1).split('&')) {
@@ -64,7 +68,7 @@ function decodeBody(body: WireBody): DecodedBody {
       if (!body.value) return { data: {}, bodyType: 'json' };
       return { data: body.value, bodyType: 'text' };
     case 'form-data': {
-      const data: Record<string, JsonValue> = {};
+      const data: Record<string, JsonValue> = Object.create(null) as Record<string, JsonValue>;
       for (const [key, value] of body.entries) data[key] = value;
       return { data, bodyType: 'multipart' };
     }
@@ -94,7 +98,7 @@ function decodeStringBody(text: string): DecodedBody {
  * `k[]=v` appends to an array, `a[b][c]=v` nests (a numeric next key makes an array), values stay strings.
  */
 export function parseFormBody(text: string): Record<string, JsonValue> {
-  const data: Record<string, JsonValue> = {};
+  const data: Record<string, JsonValue> = Object.create(null) as Record<string, JsonValue>;
   const decoded = decodeURIComponent(text.replaceAll('+', ' '));
   for (const pair of decoded.split('&')) {
     const valueIndex = pair.indexOf('=');
@@ -103,16 +107,27 @@ export function parseFormBody(text: string): Record<string, JsonValue> {
     const value = pair.slice(valueIndex + 1);
     if (key.endsWith('[]')) {
       key = key.slice(0, -2);
+      refuseForbiddenKey(key);
       const existing = data[key];
       if (Array.isArray(existing)) existing.push(value);
       else data[key] = [value];
     } else if (key.endsWith(']') && /[^[\]]/.test(key)) {
-      assignNested(data, [...key.matchAll(/([^[\]]+)/g)].map((match) => match[1]), value);
+      const path = [...key.matchAll(/([^[\]]+)/g)].map((match) => match[1]);
+      for (const segment of path) refuseForbiddenKey(segment);
+      assignNested(data, path, value);
     } else {
+      refuseForbiddenKey(key);
       data[key] = value;
     }
   }
   return data;
+}
+
+/** Keys that reach a prototype when followed as a path. */
+const forbiddenKeys = new Set(['__proto__', 'constructor', 'prototype']);
+
+function refuseForbiddenKey(key: string): void {
+  if (forbiddenKeys.has(key)) throw new Error(`the key '${key}' is not allowed in a form body`);
 }
 
 function assignNested(root: Record<string, JsonValue>, path: string[], value: string): void {
@@ -122,7 +137,7 @@ function assignNested(root: Record<string, JsonValue>, path: string[], value: st
     const nextKey = path[index + 1];
     const container = target as Record<string, JsonValue>;
     if (!container[key] || typeof container[key] !== 'object') {
-      container[key] = Number.isNaN(Number.parseInt(nextKey, 10)) ? {} : [];
+      container[key] = Number.isNaN(Number.parseInt(nextKey, 10)) ? Object.create(null) as Record<string, JsonValue> : [];
     }
     target = container[key] as Record<string, JsonValue>;
   }

@@ -6,12 +6,15 @@
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { z } from 'zod';
+import { capText, textCaps } from '../core/cap-text.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { JsonValue } from '../core/json.ts';
+import { jsonTextDepth, nestsDeeperThan } from './nesting-depth.ts';
 import { preludeSource } from './prelude.ts';
 import { wrapProgram } from './program-source.ts';
 import { recordRequest, type WireRequest } from './request-record.ts';
-import type { ConsoleEntry, ProgramError, RecordedRequest } from './spec.ts';
+import { maximumNestingDepth, traceCaps, type ConsoleEntry, type ProgramError, type RecordedRequest } from './spec.ts';
+import { capJsonStrings, capProgramError, capRequest, requestCharacters } from './trace-caps.ts';
 import type { HostCall, HostReply, ProgramJob, ProgramVerdict } from './worker-protocol.ts';
 
 export type HostBridge = {
@@ -24,10 +27,11 @@ export type HostBridge = {
   nextSettlement(deadline: number): Promise<{ callId: number; reply: HostReply } | 'timeout'>;
 };
 
-/** Bounds on what one program may leave in the trace. */
-export const traceCaps = { requests: 10_000, logEntries: 1_000, logCharacters: 200_000, entryCharacters: 10_000 };
+/** `nesting`: the program handed the host data nested deeper than `maximumNestingDepth`. */
+type InterruptReason = 'deadline' | 'stop' | 'memory' | 'nesting';
 
-type InterruptReason = 'deadline' | 'stop' | 'memory';
+/** Levels a host-call payload wraps around the program's data (`{ body: { value: ... } }`, `{ args: [...] }`). */
+const payloadEnvelopeDepth = 3;
 
 /** Time to describe the outcome (error getters, toJSON) after the program ended. */
 const readingBudgetMs = 250;
@@ -71,14 +75,18 @@ export function wasmHeapBytes(module: QuickJSWASMModule): number {
 }
 
 /**
- * `moduleAborted`: freeing the runtime aborted the WASM module. QuickJS can leak an object when an interrupt
- * lands inside its promise machinery (an endless microtask chain does it), and its leak assertion then aborts.
- * The verdict was already decided by then and stands; the module is dead and the worker must be replaced.
+ * `moduleSpent`: the module must not run another program. A program stopped by a limit (an interrupt or a
+ * failed allocation can land inside QuickJS's promise or GC machinery) can leave an object that freeing the
+ * runtime finds still linked, and QuickJS's leak assertion then aborts the module and prints
+ * `Aborted(Assertion failed: list_empty(&rt->gc_obj_list))`. So such a runtime is never freed: its module is
+ * dropped whole (the worker makes a fresh one), which also frees everything the program allocated at once.
+ * The same holds when freeing failed anyway. The verdict was decided before and stands.
  */
-export type ProgramRun = { verdict: ProgramVerdict; moduleAborted: boolean };
+export type ProgramRun = { verdict: ProgramVerdict; moduleSpent: boolean };
 
 export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bridge: HostBridge): Promise<ProgramRun> {
-  const deadline = Date.now() + job.limits.timeLimitMs;
+  /** Starts once the prelude is installed: installing it is the sandbox's time, not the program's. */
+  let deadline = Number.POSITIVE_INFINITY;
   const heapCeiling = wasmHeapBytes(module) + job.limits.memoryLimitBytes + heapSlackBytes;
   let interruptReason: InterruptReason | undefined;
   let stopRequested = false;
@@ -92,6 +100,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     readingDeadline = Date.now() + readingBudgetMs;
   };
   let requestCount = 0;
+  let requestCharactersUsed = 0;
   let logEntries = 0;
   let logCharacters = 0;
   let callSequence = 0;
@@ -117,7 +126,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
   const log = (entry: ConsoleEntry): void => {
     if (logEntries >= traceCaps.logEntries || logCharacters >= traceCaps.logCharacters) return;
     logEntries += 1;
-    const text = entry.text.length > traceCaps.entryCharacters ? `${entry.text.slice(0, traceCaps.entryCharacters)}…` : entry.text;
+    const text = capText(entry.text, textCaps.message);
     logCharacters += text.length;
     bridge.log({ level: entry.level, text });
     if (logEntries === traceCaps.logEntries || logCharacters >= traceCaps.logCharacters) {
@@ -125,7 +134,20 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     }
   };
 
-  const handleHostOp = (op: string, payload: unknown): unknown => {
+  /** Ends the program as a stack overflow: its data nests deeper than the host reads. */
+  const stopForNesting = (): unknown => {
+    interruptReason ??= 'nesting';
+    return { kind: 'stop' };
+  };
+
+  const handleHostOp = (op: string, payloadText: string): unknown => {
+    if (op === 'limit' || jsonTextDepth(payloadText) > maximumNestingDepth + payloadEnvelopeDepth) return stopForNesting();
+    let payload: unknown;
+    try {
+      payload = JSON.parse(payloadText);
+    } catch {
+      throw new TamperedPayloadError(`the sandbox could not read the ${op} call (were built-ins modified?)`);
+    }
     if (op === 'log') {
       log(parsePayload(consoleEntrySchema, payload, op));
       return null;
@@ -134,8 +156,16 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
       if (requestCount >= traceCaps.requests) {
         return { kind: 'error', error: { name: 'Error', message: `request limit reached (${traceCaps.requests})` } };
       }
+      const decoded = recordRequest(parsePayload(wireRequestSchema, payload, op) as WireRequest);
+      // A string body decodes to data as deep as its text (JSON, or form keys like a[b][c]...).
+      if (nestsDeeperThan(decoded, maximumNestingDepth + 1)) return stopForNesting();
+      const request = capRequest(decoded);
+      const characters = requestCharacters(request);
+      if (requestCharactersUsed + characters > traceCaps.requestCharacters) {
+        return { kind: 'error', error: { name: 'Error', message: `request size limit reached (${traceCaps.requestCharacters} characters in all)` } };
+      }
       requestCount += 1;
-      const request = recordRequest(parsePayload(wireRequestSchema, payload, op) as WireRequest);
+      requestCharactersUsed += characters;
       bridge.record(request);
       if (job.excessCode === 'stop-after-first-request') {
         stopRequested = true;
@@ -178,23 +208,24 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     failure = hostFailure;
     verdict = undefined;
   }
-  let moduleAborted = false;
+  if (verdict && stoppedByLimit(verdict, interruptReason)) return { verdict, moduleSpent: true };
+  let moduleSpent = false;
   try {
     for (const handle of handles.reverse()) if (handle.alive) handle.dispose();
     vm.dispose();
     runtime.dispose();
   } catch (error) {
-    moduleAborted = true;
+    moduleSpent = true;
     failure ??= verdict ? undefined : error;
   }
   if (!verdict) throw failure;
-  return { verdict, moduleAborted };
+  return { verdict, moduleSpent };
 
   async function drive(): Promise<ProgramVerdict> {
     const hostFunction = keep(vm.newFunction('host', (opHandle, payloadHandle) => {
       let result: unknown;
       try {
-        result = handleHostOp(vm.getString(opHandle), JSON.parse(vm.getString(payloadHandle)));
+        result = handleHostOp(vm.getString(opHandle), vm.getString(payloadHandle));
       } catch (error) {
         // Our own failure is infrastructure: remembered and rethrown once the program is stopped.
         if (!(error instanceof TamperedPayloadError)) {
@@ -214,6 +245,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     const takeTimerError = control('takeTimerError');
     const toJson = control('toJson');
     const describe = control('describe');
+    deadline = Date.now() + job.limits.timeLimitMs;
 
     /** Calls a control that returns a string; an exception there means the program was interrupted. */
     const callControl = (fn: QuickJSHandle, ...args: QuickJSHandle[]): string | undefined => {
@@ -226,11 +258,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
       result.value.dispose();
       return value;
     };
-    const describeHandle = (error: QuickJSHandle): ProgramError => {
-      const text = callControl(describe, error);
-      const parsed = programErrorSchema.safeParse(text ? JSON.parse(text) : undefined);
-      return parsed.success ? parsed.data : { name: 'Error', message: 'Uncaught exception (not describable)' };
-    };
+    const describeHandle = (error: QuickJSHandle): ProgramError => describeText(callControl(describe, error));
 
     const compiled = vm.evalCode(wrapProgram(job.code), 'program.js');
     if (compiled.error) {
@@ -270,8 +298,7 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
       }
       const timerErrorText = callControl(takeTimerError);
       if (timerErrorText) {
-        const parsed = programErrorSchema.safeParse(JSON.parse(timerErrorText));
-        timerError = parsed.success ? parsed.data : { name: 'Error', message: 'Uncaught exception in a timer' };
+        timerError = describeText(timerErrorText);
         break;
       }
       if (runtime.hasPendingJob()) continue;
@@ -298,10 +325,13 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
     runtime.setMemoryLimit(-1);
     if (interruptReason === 'stop') return { status: 'completed', value: undefined, stoppedAfterFirstRequest: true };
     if (interruptReason === 'memory') return { status: 'memory-limit' };
+    if (interruptReason === 'nesting') return { status: 'stack-overflow' };
     if (timerError) return classify(timerError, undefined);
     if (settled?.ok) {
-      const text = callControl(toJson, settled.value);
-      return { status: 'completed', value: text ? JSON.parse(text) as JsonValue : undefined, stoppedAfterFirstRequest: false };
+      const text = callControl(toJson, settled.value) ?? '';
+      if (text === 'n' || jsonTextDepth(text) > maximumNestingDepth) return { status: 'stack-overflow' };
+      const value = text.startsWith('v') ? capJsonStrings(JSON.parse(text.slice(1)) as JsonValue).value : undefined;
+      return { status: 'completed', value, stoppedAfterFirstRequest: false };
     }
     if (settled) return classify(describeHandle(settled.error), undefined);
     if (interruptReason === 'deadline') return { status: 'timeout' };
@@ -310,13 +340,35 @@ export async function runProgram(module: QuickJSWASMModule, job: ProgramJob, bri
   }
 }
 
-/** Limits surface as QuickJS InternalErrors; anything else is the program's own error. */
+/** A limit stopped the program mid-flight (not the clean stop after a first request). */
+function stoppedByLimit(verdict: ProgramVerdict, interruptReason: InterruptReason | undefined): boolean {
+  if (interruptReason !== undefined && interruptReason !== 'stop') return true;
+  return verdict.status === 'timeout' || verdict.status === 'memory-limit' || verdict.status === 'stack-overflow';
+}
+
+/** An error description from the prelude (a flat JSON record of strings), capped; anything else is undescribable. */
+function describeText(text: string | undefined): ProgramError {
+  let parsed: ReturnType<typeof programErrorSchema.safeParse> | undefined;
+  try {
+    parsed = text && jsonTextDepth(text) <= 1 ? programErrorSchema.safeParse(JSON.parse(text)) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return parsed?.success ? capProgramError(parsed.data) : { name: 'Error', message: 'Uncaught exception (not describable)' };
+}
+
+/**
+ * Limits surface as QuickJS InternalErrors (the parser reports source nested too deeply as a SyntaxError
+ * 'stack overflow'); anything else is the program's own error.
+ */
 function classify(error: ProgramError, interruptReason: InterruptReason | undefined): ProgramVerdict {
   if (interruptReason === 'stop') return { status: 'completed', value: undefined, stoppedAfterFirstRequest: true };
   if (interruptReason === 'deadline') return { status: 'timeout' };
   if (interruptReason === 'memory') return { status: 'memory-limit' };
+  if (interruptReason === 'nesting') return { status: 'stack-overflow' };
+  if (error.name === 'SyntaxError' && error.message === 'stack overflow') return { status: 'stack-overflow' };
   if (error.name === 'InternalError') {
-    if (error.message === 'out of memory') return { status: 'memory-limit' };
+    if (error.message === 'out of memory' || error.message === 'string too long') return { status: 'memory-limit' };
     if (error.message === 'stack overflow') return { status: 'stack-overflow' };
     if (error.message === 'interrupted') return { status: 'timeout' };
   }

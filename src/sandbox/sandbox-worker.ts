@@ -5,16 +5,17 @@
  * read their reply from a dedicated port.
  */
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { newQuickJSWASMModuleFromVariant, type QuickJSSyncVariant } from 'quickjs-emscripten-core';
+import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { runProgram, wasmHeapBytes, type HostBridge } from './run-program.ts';
 import type { HostReply, MainToWorker, SyncReply, WorkerToMain } from './worker-protocol.ts';
 
-export type SandboxWorkerData = { syncPort: MessagePort; syncFlag: SharedArrayBuffer };
+/** `wasmMemoryBytes`: the most WASM memory this worker's module may grow to (see quickjs-sandbox.ts). */
+export type SandboxWorkerData = { syncPort: MessagePort; syncFlag: SharedArrayBuffer; wasmMemoryBytes: number };
 
 const port = parentPort;
 if (!port) throw new Error('sandbox-worker.ts must run in a worker thread');
-const { syncPort, syncFlag } = workerData as SandboxWorkerData;
+const { syncPort, syncFlag, wasmMemoryBytes } = workerData as SandboxWorkerData;
 const flag = new Int32Array(syncFlag);
 
 const send = (message: WorkerToMain): void => port.postMessage(message);
@@ -24,10 +25,33 @@ let currentRunId: number | null = null;
 const settlements: Settlement[] = [];
 let wakeSettlementWaiter: (() => void) | undefined;
 
-// The package's CommonJS typings hide that the ESM default export is the variant itself.
-const module = await newQuickJSWASMModuleFromVariant(variant as unknown as QuickJSSyncVariant);
-/** WASM memory never shrinks: once a program grew the heap this much, the worker retires after the run. */
-const recycleAboveBytes = wasmHeapBytes(module) + 128 * 1024 * 1024;
+const wasmPageBytes = 64 * 1024;
+/**
+ * A hard ceiling on the module's memory: a built-in that allocates between two interrupt checks (e.g.
+ * `new Array(1e5).fill(1)` in a loop) cannot be stopped by the heap watch, so growth past this fails inside
+ * QuickJS as 'out of memory' instead of taking host memory until the wall-clock backstop.
+ */
+const maximumPages = Math.ceil(wasmMemoryBytes / wasmPageBytes);
+
+/** A fresh module with a fresh memory, so the heap watch (run-program.ts) measures from a small heap again. */
+function createModule(): Promise<QuickJSWASMModule> {
+  const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: maximumPages });
+  // The package's CommonJS typings hide that the ESM default export is the variant itself.
+  return newQuickJSWASMModuleFromVariant(newVariant(variant as unknown as QuickJSSyncVariant, { wasmMemory }));
+}
+
+/** Replaced after a program a limit stopped (see run-program.ts `moduleSpent`); runs wait for the current one. */
+let modulePromise = createModule();
+/**
+ * WASM memory never shrinks, and the heap watch cannot see free room inside a grown heap: once programs grew
+ * the heap this much, the module is replaced too, which bounds what the next program can use unseen.
+ */
+const replaceAboveBytes = wasmHeapBytes(await modulePromise) + 48 * 1024 * 1024;
+// A worker whose fresh module cannot be made is replaced by the main thread.
+const onModuleFailure = (error: unknown): void => {
+  send({ type: 'crashed', runId: currentRunId, message: `could not create the QuickJS module: ${String(error)}` });
+  process.exit(1);
+};
 
 function bridgeFor(runId: number): HostBridge {
   return {
@@ -77,10 +101,14 @@ port.on('message', (message: MainToWorker) => {
   const { runId, job } = message;
   currentRunId = runId;
   settlements.length = 0;
-  runProgram(module, job, bridgeFor(runId)).then(
-    ({ verdict, moduleAborted }) => {
+  modulePromise.then((current) => runProgram(current, job, bridgeFor(runId)).then((run) => ({ ...run, current }))).then(
+    ({ verdict, moduleSpent, current }) => {
       currentRunId = null;
-      send({ type: 'done', runId, verdict, retire: moduleAborted || wasmHeapBytes(module) > recycleAboveBytes });
+      if (moduleSpent || wasmHeapBytes(current) > replaceAboveBytes) {
+        modulePromise = createModule();
+        modulePromise.catch(onModuleFailure);
+      }
+      send({ type: 'done', runId, verdict, retire: false });
     },
     (error: unknown) => {
       // The WASM module aborted or our own code failed: the main thread replaces this worker.

@@ -27,7 +27,9 @@ export type SandboxLimits = {
   timeLimitMs: number;
   /**
    * QuickJS heap limit. Large string and typed-array buffers, which QuickJS's own accounting misses, are charged
-   * against it separately, and the WASM heap is watched as a last resort.
+   * against it separately, and the WASM heap is watched as a last resort. A worker's WASM memory also has a hard
+   * ceiling (twice the pool's default limit plus 32 MB, at least 96 MB): a program with a larger limit of its
+   * own ends as `memory-limit` there.
    */
   memoryLimitBytes: number;
   /** QuickJS stack limit; must stay below 512 KiB (larger values overflow the host stack). */
@@ -42,6 +44,29 @@ export const defaultSandboxLimits: SandboxLimits = {
 
 /** Largest stack limit the sandbox accepts (see reference/deps.md section 2). */
 export const maximumStackLimitBytes = 256 * 1024;
+
+/**
+ * Deepest nesting of program data the host reads: a request (its body, params), a binding's arguments, the
+ * returned value. Deeper data ends the program as `stack-overflow` (it would overflow the host's stack).
+ */
+export const maximumNestingDepth = 128;
+
+/**
+ * Bounds on what one program may leave in its result, so a hostile program cannot grow host memory. A string
+ * cut to its cap ends with `…[cut N characters; M in all]` (see src/core/cap-text.ts: `fullTextLength` reads M).
+ * - an error's message and stack, a console entry: `textCaps.message` characters;
+ * - a URL, a header name or value, a params key or value, every string inside a body or the returned value:
+ *   `textCaps.field` characters;
+ * - `requests` recorded requests and `requestCharacters` characters of them in all: a request beyond either
+ *   is refused (the program sees a network error) and not recorded;
+ * - `logEntries` console entries and `logCharacters` characters in all, then one warning that output was dropped.
+ */
+export const traceCaps = Object.freeze({
+  requests: 10_000,
+  requestCharacters: 4 * 1024 * 1024,
+  logEntries: 1_000,
+  logCharacters: 200_000,
+});
 
 /** The Accept header axios adds to every request. */
 export const axiosDefaultAccept = 'application/json, text/plain, */*';
@@ -73,6 +98,8 @@ export type RecordedRequest = {
   data?: JsonValue;
   bodyType: BodyType;
   dataParseError?: string;
+  /** Characters of each field that capping cut (`url`, `headers`, `params`, `data`), when any was cut. */
+  cutCharacters?: Partial<Record<'url' | 'headers' | 'params' | 'data', number>>;
 };
 
 /** What a request gets back. `data` is a JSON value, or a string sent as a text body. */
@@ -141,6 +168,7 @@ export type SandboxTrace = {
   durationMs: number;
 };
 
+/** `message` and `stack` are capped (see `traceCaps`); `fullTextLength(message)` gives the length thrown. */
 export type ProgramError = { name: string; message: string; stack?: string };
 
 /**
@@ -149,7 +177,8 @@ export type ProgramError = { name: string; message: string; stack?: string };
  * - completed: the async body returned (`value` is its JSON form, undefined when it returned nothing or a
  *   non-JSON value).
  * - error: it threw (including SyntaxError, require of an unknown module, import()) or a timer callback threw.
- * - timeout / memory-limit / stack-overflow: a limit was hit.
+ * - timeout / memory-limit / stack-overflow: a limit was hit. `stack-overflow` also covers source too deeply
+ *   nested to compile and program data nested deeper than `maximumNestingDepth` (sent, passed or returned).
  * - unsettled: it awaits a promise nothing can ever settle (no pending job, timer or host call remains).
  */
 export type SandboxResult = SandboxTrace & (

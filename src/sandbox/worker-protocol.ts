@@ -37,6 +37,6 @@ export type WorkerToMain =
   | { type: 'request'; runId: number; request: RecordedRequest }
   | { type: 'log'; runId: number; entry: ConsoleEntry }
   | { type: 'host-call'; runId: number; callId: number; sync: boolean; call: HostCall }
-  /** `retire`: the worker's heap grew too much; the main thread replaces it. */
+  /** `retire`: the worker cannot run more programs; the main thread replaces it. */
   | { type: 'done'; runId: number; verdict: ProgramVerdict; retire: boolean }
   | { type: 'crashed'; runId: number | null; message: string };

@@ -7,8 +7,10 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { capText, textCaps } from '../core/cap-text.ts';
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
+import type { AssistantMessage, Message } from '../core/message.ts';
 import type { Task } from '../core/task.ts';
 import { exportRunLines, parseRunExport } from './run-jsonl.ts';
 import { latestSchemaVersion, migrations } from './store-migrations.ts';
@@ -398,8 +400,8 @@ function episodeToRow(episode: EpisodeRecord): Record<string, string | number | 
     passed: episode.score ? (episode.score.passed ? 1 : 0) : null,
     value: episode.score ? episode.score.value : null,
     failure: episode.score?.failure ?? null,
-    score: episode.score ? JSON.stringify(episode.score) : null,
-    messages: JSON.stringify(episode.messages),
+    score: episode.score ? JSON.stringify({ ...episode.score, reason: capText(episode.score.reason, textCaps.message) }) : null,
+    messages: JSON.stringify(episode.messages.map(capMessageText)),
     input_tokens: episode.usage.inputTokens,
     output_tokens: episode.usage.outputTokens,
     attempts: episode.attempts,
@@ -409,6 +411,36 @@ function episodeToRow(episode: EpisodeRecord): Record<string, string | number | 
     error: episode.error ? JSON.stringify(episode.error) : null,
     retries: episode.retries && Object.keys(episode.retries).length > 0 ? JSON.stringify(episode.retries) : null,
   };
+}
+
+/**
+ * Text a model or a program controls is capped when stored (src/core/cap-text.ts), so one huge output cannot
+ * grow the results file: contents, reasoning, tool-call argument text, tool outputs and error messages.
+ */
+function capMessageText(message: Message): Message {
+  const cap = (text: string): string => capText(text, textCaps.content);
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { ...message, content: cap(message.content) };
+    case 'assistant': {
+      const capped: AssistantMessage = {
+        ...message,
+        content: cap(message.content),
+        toolCalls: message.toolCalls.map((call) => (call.argumentsText.length > textCaps.content
+          ? { ...call, argumentsText: cap(call.argumentsText), arguments: undefined }
+          : call)),
+      };
+      if (message.reasoning !== undefined) capped.reasoning = cap(message.reasoning);
+      return capped;
+    }
+    case 'tool': {
+      const { result } = message;
+      if (!result.ok) return { ...message, result: { ok: false, error: { ...result.error, message: cap(result.error.message) } } };
+      const text = typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
+      return text.length > textCaps.content ? { ...message, result: { ok: true, output: cap(text) } } : message;
+    }
+  }
 }
 
 function episodeFromRow(row: EpisodeRow): EpisodeRecord {

@@ -433,6 +433,9 @@ export function registerSandboxConformance(label: string, create: (options: Sand
         ['sliced typed arrays', 'const block = new Float64Array(1 << 17); const parts = []; while (true) parts.push(block.slice());'],
         ['repeated strings', "const parts = []; while (true) parts.push('x'.repeat(1 << 20));"],
         ['joined strings', "const piece = 'y'.repeat(60000); const parts = []; while (true) parts.push(Array(100).fill(piece).join(''));"],
+        ['Float16Arrays', 'const parts = []; for (;;) parts.push(new Float16Array(1 << 16));'],
+        ['one huge Float16Array before a request', "const big = new Float16Array(200e6); await axios.get('https://x.test/ok');"],
+        ['a resized ArrayBuffer', "const buffer = new ArrayBuffer(0, { maxByteLength: 400e6 }); buffer.resize(400e6);"],
       ];
       for (const [name, code] of bigBombs) {
         test(`a memory bomb of ${name} (buffers QuickJS's own limit misses)`, async () => {
@@ -441,6 +444,35 @@ export function registerSandboxConformance(label: string, create: (options: Sand
           expectStatus(await run('return 2 + 2;'), 'completed');
         });
       }
+
+      test('data nested deeper than the host reads ends as stack-overflow, never as a crash or a dropped request', async () => {
+        for (const code of [
+          "let o = 1; for (let i = 0; i < 5000; i += 1) o = { a: o }; axios.post('https://x.test/a', o);",
+          "await axios.post('https://x.test/a', '{\"a\":' + '['.repeat(3000) + ']'.repeat(3000) + '}');",
+          "await axios.post('https://x.test/a', 'a' + '[b]'.repeat(3000) + '=1');",
+          "await axios.post('https://x.test/a', eval('['.repeat(100000) + ']'.repeat(100000)));",
+          "let o = 1; for (let i = 0; i < 1000; i += 1) o = [o]; return o;",
+        ]) {
+          const result = await run(code, { limits: { timeLimitMs: 30_000 } });
+          expectStatus(result, 'stack-overflow');
+          assert.deepEqual(result.requests, []);
+        }
+        expectStatus(await run('return 2 + 2;'), 'completed');
+      });
+
+      test('a form body walking __proto__ is kept raw with a parse error; the next program is unaffected', async () => {
+        const polluting = await requestsOf("await axios.post('https://x.test/a', '__proto__[c][d]=x&constructor[prototype][e]=y');");
+        assert.equal(polluting[0].data, '__proto__[c][d]=x&constructor[prototype][e]=y');
+        assert.match(polluting[0].dataParseError ?? '', /not allowed/);
+        const [next] = await requestsOf("await axios.post('https://x.test/b', 'item[c][d]=1');");
+        assert.deepEqual(next.data, { item: { c: { d: '1' } } });
+      });
+
+      test('huge program strings are capped with a marker giving the full length', async () => {
+        const failed = expectStatus(await run("throw new Error('e'.repeat(20e6));", { limits: { timeLimitMs: 30_000 } }), 'error');
+        assert.ok(failed.error.message.length <= 4096);
+        assert.match(failed.error.message, /…\[cut \d+ characters; 20000000 in all\]$/);
+      });
 
       test('no host capability is reachable', async () => {
         const result = expectStatus(await run(`return [typeof process, typeof WebAssembly, typeof SharedArrayBuffer + typeof Atomics, typeof std, typeof os, typeof globalThis.host, typeof __host, (() => { globalThis.escapedMarker = 1; return 'set'; })()];`), 'completed');
@@ -463,7 +495,8 @@ export function registerSandboxConformance(label: string, create: (options: Sand
           await axios.get('https://x.test/before');
           console.log('started');
           const a = []; while (true) a.push(new Array(1e5).fill(1));`, { limits: { timeLimitMs: 100 } });
-        expectStatus(result, 'timeout');
+        // On a fast machine the worker's WASM memory ceiling can stop it first.
+        assert.ok(result.status === 'timeout' || result.status === 'memory-limit', result.status);
         assert.deepEqual(result.requests.map((entry) => entry.url), ['https://x.test/before']);
         assert.deepEqual(result.logs, [{ level: 'log', text: 'started' }]);
         expectStatus(await run('return 3;'), 'completed');

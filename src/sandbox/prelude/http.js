@@ -327,7 +327,12 @@ function applyTransforms(transforms, data, headers, config) {
   return result;
 }
 
+/** Stack overflows in the shims below mean the program's data nests too deeply: a limit, not its error. */
 function dispatchRequest(config) {
+  return guardNesting(() => dispatchRequestUnguarded(config));
+}
+
+function dispatchRequestUnguarded(config) {
   if (config.signal && config.signal.aborted) return Promise.reject(new CanceledError(undefined, config));
   config.headers = AxiosHeaders.from(config.headers);
   config.data = config.transformRequest
@@ -393,6 +398,10 @@ function createAxiosInstance(defaults) {
   const interceptors = { request: new InterceptorManager(), response: new InterceptorManager() };
 
   function request(configOrUrl, maybeConfig) {
+    return guardNesting(() => requestUnguarded(configOrUrl, maybeConfig));
+  }
+
+  function requestUnguarded(configOrUrl, maybeConfig) {
     let config;
     if (typeof configOrUrl === 'string' || configOrUrl instanceof URL) {
       config = { ...(maybeConfig || {}), url: String(configOrUrl) };
@@ -433,13 +442,13 @@ function createAxiosInstance(defaults) {
   instance.interceptors = interceptors;
   instance.request = request;
   for (const method of methodsWithoutData) {
-    instance[method] = (url, config) => request(mergeConfig(config || {}, { method, url, data: (config || {}).data }));
+    instance[method] = (url, config) => guardNesting(() => request(mergeConfig(config || {}, { method, url, data: (config || {}).data })));
   }
   for (const method of methodsWithData) {
-    instance[method] = (url, data, config) => request(mergeConfig(config || {}, { method, url, data }));
-    instance[method + 'Form'] = (url, data, config) => request(mergeConfig(config || {}, {
+    instance[method] = (url, data, config) => guardNesting(() => request(mergeConfig(config || {}, { method, url, data })));
+    instance[method + 'Form'] = (url, data, config) => guardNesting(() => request(mergeConfig(config || {}, {
       method, url, data, headers: { 'Content-Type': 'multipart/form-data' },
-    }));
+    })));
   }
   instance.getUri = (config) => {
     const merged = mergeConfig(instance.defaults, config);
@@ -447,7 +456,7 @@ function createAxiosInstance(defaults) {
     const query = new URLSearchParams(objectKeys(paramsAsJson(merged.params)).map((key) => [key, String(merged.params[key])])).toString();
     return query ? url + (url.includes('?') ? '&' : '?') + query : url;
   };
-  instance.create = (instanceConfig) => createAxiosInstance(mergeConfig(defaults, instanceConfig));
+  instance.create = (instanceConfig) => guardNesting(() => createAxiosInstance(mergeConfig(defaults, instanceConfig)));
   instance.AxiosError = AxiosError;
   instance.AxiosHeaders = AxiosHeaders;
   instance.CanceledError = CanceledError;
@@ -498,7 +507,7 @@ class Response {
 }
 
 function fetch(input, init) {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve, reject) => guardNesting(() => {
     const options = init || {};
     const fromRequest = input !== null && typeof input === 'object' && !(input instanceof URL) ? input : {};
     const url = typeof input === 'string' || input instanceof URL ? String(input) : String(fromRequest.url);
@@ -526,7 +535,7 @@ function fetch(input, init) {
       (reply) => resolve(new Response(reply.data, { status: reply.status, headers: reply.headers || {}, url })),
       (failure) => reject(failure && failure.networkError ? new TypeError('fetch failed') : failure),
     );
-  });
+  }));
 }
 
 globalThis.fetch = fetch;

@@ -68,12 +68,13 @@ return {
     hasUncaughtTimerError = false;
     return jsonStringify(describeError(uncaughtTimerError));
   },
+  /** 'v' + the value's JSON; '' when it has none (undefined, a function, a cycle); 'n' when it nests too deeply. */
   toJson(value) {
     try {
       const text = jsonStringify(value);
-      return text === undefined ? '' : text;
+      return text === undefined ? '' : 'v' + text;
     } catch (error) {
-      return '';
+      return isStackOverflow(error) ? 'n' : '';
     }
   },
   describe(error) {

@@ -10,15 +10,44 @@ const objectKeys = Object.keys;
 const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
 const settings = jsonParse(settingsJson);
 
+// Captured before the program runs: a program may replace or fake them, and that only changes its own verdict.
+const InternalErrorClass = InternalError;
+
+function isStackOverflow(error) {
+  return error instanceof InternalErrorClass && error.message === 'stack overflow';
+}
+
+/** Data too deeply nested to hand to the host: the host ends the program as a stack overflow. */
+function reportNesting() {
+  host('limit', '"nesting"');
+  haltForHost();
+}
+
+/** Runs `action`; a stack overflow inside it (data nested too deeply for the shims) ends the program. */
+function guardNesting(action) {
+  try {
+    return action();
+  } catch (error) {
+    if (isStackOverflow(error)) reportNesting();
+    throw error;
+  }
+}
+
+/** Calls the host; a `stop` reply (first request recorded, deadline, a limit) halts the program here. */
 function hostCall(op, payload) {
-  return jsonParse(host(op, jsonStringify(payload === undefined ? null : payload)));
+  const text = guardNesting(() => jsonStringify(payload === undefined ? null : payload));
+  const reply = jsonParse(host(op, text));
+  if (reply !== null && reply.kind === 'stop') haltForHost();
+  return reply;
 }
 
 /** A value as JSON (undefined -> null), or a TypeError naming what cannot be sent. */
 function toJsonValue(value) {
   if (value === undefined) return null;
-  const text = jsonStringify(value);
-  return text === undefined ? null : jsonParse(text);
+  return guardNesting(() => {
+    const text = jsonStringify(value);
+    return text === undefined ? null : jsonParse(text);
+  });
 }
 
 /** A null-prototype record of strings, so a tampered Object.prototype.toJSON cannot change what the host reads. */
@@ -114,7 +143,10 @@ globalThis.console = sandboxConsole;
 
 // ---- large allocations ----
 // QuickJS's memory limit does not see large string and typed-array buffers (measured: 160 MB of Uint8Arrays
-// under a 32 MB limit), so the built-ins that make them are charged here; the host also watches the WASM heap.
+// under a 32 MB limit), so every built-in that makes one is charged here: ArrayBuffer (and its resize and
+// transfer), every typed array kind the engine has (found by prototype, so Float16Array and any later kind are
+// included), and the string builders that take a length. The host also watches the WASM heap.
+// SharedArrayBuffer and Atomics are removed; WebAssembly does not exist in this build.
 const largeAllocationBytes = 64 * 1024;
 let largeAllocated = 0;
 
@@ -124,16 +156,28 @@ function chargeAllocation(bytes) {
   if (largeAllocated > settings.memoryLimitBytes) throw new InternalError('out of memory');
 }
 
-const typedArrayNames = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array',
-  'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'];
+const TypedArray = Object.getPrototypeOf(Int8Array);
+const RealArrayBuffer = ArrayBuffer;
+const typedArrayNames = Object.getOwnPropertyNames(globalThis).filter((name) => {
+  const value = globalThis[name];
+  return typeof value === 'function' && value !== TypedArray && Object.getPrototypeOf(value) === TypedArray;
+});
 
-function chargedConstructor(name, bytesOf) {
+/**
+ * Replaces a constructor by a charging proxy: `bytesBefore` is charged before the allocation (so one huge
+ * allocation never happens), and what the result holds beyond that estimate is charged after (iterables).
+ */
+function chargedConstructor(name, bytesBefore, bytesAfter) {
   const target = globalThis[name];
   if (typeof target !== 'function') return;
   const charged = new Proxy(target, {
     construct(constructor, args, newTarget) {
-      chargeAllocation(bytesOf(args, constructor));
-      return Reflect.construct(constructor, args, newTarget === charged ? constructor : newTarget);
+      const estimate = bytesBefore(args, constructor);
+      chargeAllocation(estimate);
+      const result = Reflect.construct(constructor, args, newTarget === charged ? constructor : newTarget);
+      const extra = bytesAfter(result, args) - estimate;
+      if (extra > 0) chargeAllocation(extra);
+      return result;
     },
   });
   // Species lookups (slice, map, subarray) go through `constructor`, so they are charged too.
@@ -141,18 +185,43 @@ function chargedConstructor(name, bytesOf) {
   globalThis[name] = charged;
 }
 
-chargedConstructor('ArrayBuffer', (args) => Number(args[0]) || 0);
-for (const name of typedArrayNames) {
-  chargedConstructor(name, (args, constructor) => {
-    const source = args[0];
-    let length = 0;
-    if (typeof source === 'number') length = source;
-    else if (source !== null && typeof source === 'object' && !(source instanceof ArrayBuffer) && typeof source.length === 'number') length = source.length;
-    return length * constructor.BYTES_PER_ELEMENT;
+/** A typed array over an existing buffer allocates nothing. */
+const isBuffer = (value) => value instanceof RealArrayBuffer;
+
+chargedConstructor(
+  'ArrayBuffer',
+  (args) => Number(args[0]) || 0,
+  (result) => result.byteLength,
+);
+for (const [method, bytesOf] of [
+  ['resize', (buffer, args) => (Number(args[0]) || 0) - buffer.byteLength],
+  ['transfer', (buffer, args) => (args[0] === undefined ? buffer.byteLength : Number(args[0]) || 0)],
+  ['transferToFixedLength', (buffer, args) => (args[0] === undefined ? buffer.byteLength : Number(args[0]) || 0)],
+]) {
+  const original = RealArrayBuffer.prototype[method];
+  if (typeof original !== 'function') continue;
+  Object.defineProperty(RealArrayBuffer.prototype, method, {
+    value: { [method](...args) { chargeAllocation(bytesOf(this, args)); return original.apply(this, args); } }[method],
+    writable: true,
+    configurable: true,
   });
+}
+for (const name of typedArrayNames) {
+  chargedConstructor(
+    name,
+    (args, constructor) => {
+      const source = args[0];
+      let length = 0;
+      if (typeof source === 'number') length = source;
+      else if (source !== null && typeof source === 'object' && !isBuffer(source) && typeof source.length === 'number') length = source.length;
+      return length * constructor.BYTES_PER_ELEMENT;
+    },
+    (result, args) => (isBuffer(args[0]) ? 0 : result.byteLength),
+  );
 }
 delete globalThis.SharedArrayBuffer;
 delete globalThis.Atomics;
+delete globalThis.WebAssembly;
 
 for (const [method, bytesOf] of [
   ['repeat', (text, args) => text.length * (Number(args[0]) || 0)],
@@ -162,6 +231,26 @@ for (const [method, bytesOf] of [
   const original = String.prototype[method];
   Object.defineProperty(String.prototype, method, {
     value: { [method](...args) { chargeAllocation(bytesOf(String(this), args)); return original.apply(this, args); } }[method],
+    writable: true,
+    configurable: true,
+  });
+}
+
+// String builders whose size the program does not pass as a number: charged by the length they return (the
+// string exists by then, but a loop of them is stopped long before the host notices).
+function chargeResult(result) {
+  if (typeof result === 'string') chargeAllocation(result.length);
+  return result;
+}
+
+for (const [owner, method] of [
+  [Array.prototype, 'join'], [String.prototype, 'concat'], [String.prototype, 'replace'], [String.prototype, 'replaceAll'],
+  [String.prototype, 'toUpperCase'], [String.prototype, 'toLowerCase'], [String.prototype, 'normalize'], [JSON, 'stringify'],
+]) {
+  const original = owner[method];
+  if (typeof original !== 'function') continue;
+  Object.defineProperty(owner, method, {
+    value: { [method](...args) { return chargeResult(original.apply(this, args)); } }[method],
     writable: true,
     configurable: true,
   });
