@@ -6,6 +6,7 @@ import type { Task } from '../core/task.ts';
 import type { Termination } from '../core/termination.ts';
 import type { Usage } from '../core/usage.ts';
 import type { GenerationSettings, LanguageModel } from '../models/spec.ts';
+import type { Sandbox } from '../sandbox/spec.ts';
 
 export type AgentEvent =
   | { type: 'model-call-end'; turn: number; usage: Usage }
@@ -17,6 +18,8 @@ export type AgentContext = {
   limits: Limits;
   settings: GenerationSettings;
   signal: AbortSignal;
+  /** The run's sandbox for model-written programs, created on first use and disposed by the runner. */
+  sandbox(): Sandbox;
   emit(event: AgentEvent): void;
 };
 

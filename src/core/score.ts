@@ -1,4 +1,6 @@
 import type { JsonObject, JsonValue } from './json.ts';
+import type { CallRecord } from './call-record.ts';
+import type { Environment } from './environment.ts';
 import type { FailureCode } from './failure.ts';
 import type { Message } from './message.ts';
 import type { Task } from './task.ts';
@@ -23,4 +25,13 @@ export type ScoreInput = {
   /** Environment.snapshotState() at the end of the episode. */
   finalState: JsonValue;
   termination: Termination;
+  /** What the episode did, structured (tool calls, binding calls, program runs); see CallRecord. */
+  calls: CallRecord[];
+  /** Aborts when the run is cancelled; a scorer that replays or runs tests passes it on. */
+  signal: AbortSignal;
+  /**
+   * A fresh environment from the same task (and the same transforms), e.g. to replay gold or run
+   * test cases on clean state. The scorer must dispose() what it creates.
+   */
+  createEnvironment(): Promise<Environment>;
 };

@@ -32,7 +32,31 @@ export type Task = {
   limits: Limits;
   /** Descriptive statistics (calls, depth, bindings, ...). */
   stats: JsonObject;
+  /**
+   * Where a derived task came from: the id of the task it was made from and the transforms applied
+   * to it, in order (absent on a suite's own tasks). Paired comparisons pair by `taskId`.
+   */
+  origin?: TaskOrigin;
 };
+
+/** One transform as applied to a task: enough to rebuild its environment wrapper and explain it. */
+export type TransformRecord = {
+  id: string;
+  version: string;
+  /** Knob values, defaults filled. */
+  knobs: JsonObject;
+  /** What it changed (e.g. the rename map), read back by its environment wrapper and model adapter. */
+  changes: JsonObject;
+};
+
+export type TaskOrigin = { taskId: string; transforms: TransformRecord[] };
+
+export const transformRecordSchema = z.object({
+  id: z.string().min(1),
+  version: z.string().min(1),
+  knobs: z.record(z.string(), z.unknown()),
+  changes: z.record(z.string(), z.unknown()),
+});
 
 export const taskSchema = z.object({
   schemaVersion: z.literal(1),
@@ -48,4 +72,5 @@ export const taskSchema = z.object({
   expected: z.unknown(),
   limits: limitsSchema,
   stats: z.record(z.string(), z.unknown()),
+  origin: z.object({ taskId: z.string().min(1), transforms: z.array(transformRecordSchema) }).optional(),
 });

@@ -5,7 +5,10 @@ import { describeIssue } from '../store/run-jsonl.ts';
 import type { GenerateTasksRequest, Suite } from '../suites/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
+import type { LazySandbox } from './lazy-sandbox.ts';
+import { createLazySandbox } from './lazy-sandbox.ts';
 import { runEpisode } from './run-episode.ts';
+import type { ModelSource } from '../models/spec.ts';
 
 export type GenerateTasksOptions = GenerateTasksRequest & {
   /** Run builtin/oracle on every task and refuse the batch if one is not solved (default true). */
@@ -49,10 +52,21 @@ async function validateWithOracle(suite: Suite, tasks: readonly Task[], concurre
   }
   const oracle = resolveModelSource(suite, 'builtin/oracle');
   const fix = `this is a bug in suite ${suite.id}: please report it with the seed and --set values`;
+  const sandbox = createLazySandbox(Math.min(concurrency, 2));
+  try {
+    await validateEach(suite, tasks, concurrency, signal, oracle, sandbox, fix);
+  } finally {
+    await sandbox.dispose();
+  }
+}
+
+async function validateEach(
+  suite: Suite, tasks: readonly Task[], concurrency: number, signal: AbortSignal | undefined, oracle: ModelSource, sandbox: LazySandbox, fix: string,
+): Promise<void> {
   await forEachWithConcurrency(tasks, concurrency, async (task) => {
     let result;
     try {
-      result = await runEpisode({ suite, task, trial: 0, mode: task.modes[0], model: oracle, signal });
+      result = await runEpisode({ suite, task, trial: 0, mode: task.modes[0], model: oracle, signal, sandbox: () => sandbox.get() });
     } catch (error) {
       throw new ToolForgeError('suite.unsolvable-task', `task '${task.id}': builtin/oracle crashed while validating it: ${errorMessage(error)}`, { fix, cause: error });
     }

@@ -4,7 +4,11 @@
  * score; a thrown error is infrastructure (the caller retries or records it, never scores it).
  */
 import { createGenericAgent } from '../agents/registry.ts';
+import type { CallRecord } from '../core/call-record.ts';
+import type { Environment } from '../core/environment.ts';
+import type { EpisodeWarning, RawExchange } from '../core/episode.ts';
 import { ToolForgeError } from '../core/errors.ts';
+import type { JsonValue } from '../core/json.ts';
 import type { Message } from '../core/message.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Score } from '../core/score.ts';
@@ -12,7 +16,12 @@ import type { Task } from '../core/task.ts';
 import type { Termination } from '../core/termination.ts';
 import type { Usage } from '../core/usage.ts';
 import type { GenerationSettings, ModelSource } from '../models/spec.ts';
+import type { Sandbox } from '../sandbox/spec.ts';
 import type { Suite } from '../suites/spec.ts';
+import { resolveAppliedTransforms } from '../transforms/registry.ts';
+import { createLazySandbox } from './lazy-sandbox.ts';
+import { recordCalls } from './recording-environment.ts';
+import { recordModel } from './recording-model.ts';
 
 export type EpisodeInput = {
   suite: Suite;
@@ -24,21 +33,56 @@ export type EpisodeInput = {
   settings?: GenerationSettings;
   /** The run's cancellation; the task's time limit is added here. */
   signal?: AbortSignal;
+  /** The run's sandbox (the runner owns and disposes it); without one, a code episode makes and disposes its own. */
+  sandbox?: () => Sandbox;
+  /** Keep the vendor request/response bodies in the record. */
+  keepRaw?: boolean;
 };
 
-export type EpisodeResult = { termination: Termination; messages: Message[]; usage: Usage; score: Score };
+export type EpisodeResult = {
+  termination: Termination;
+  messages: Message[];
+  usage: Usage;
+  score: Score;
+  finalState: JsonValue;
+  calls: CallRecord[];
+  warnings: EpisodeWarning[];
+  raw?: RawExchange[];
+  /** Model generate calls made (0 when re-scored). */
+  modelCalls: number;
+};
 
 /** Past the time limit, how long an agent that ignores its signal gets before the episode is abandoned. */
 const abandonGraceMs = 5_000;
 
+/**
+ * The environment of one episode: the suite's, wrapped by each transform in order. Scorers get
+ * this same factory (ScoreInput.createEnvironment) for replays on clean state.
+ */
+export async function createEpisodeEnvironment(suite: Suite, task: Task, mode: Mode): Promise<Environment> {
+  let environment = await suite.createEnvironment(task, mode);
+  for (const { transform, record } of resolveAppliedTransforms(task)) {
+    if (transform.wrapEnvironment) environment = transform.wrapEnvironment(environment, record, task);
+  }
+  return environment;
+}
+
 export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
   const { suite, task, trial, mode } = input;
-  const model = input.model.forEpisode({ task, trial, mode });
+  let model = input.model.forEpisode({ task, trial, mode });
+  if (input.model.ref.startsWith('builtin/')) {
+    // Built-in models read the task's gold: adapters make them speak the transformed interface.
+    for (const { transform, record } of resolveAppliedTransforms(task)) if (transform.adaptModel) model = transform.adaptModel(model, record, task);
+  }
+  const recordedModel = recordModel(model, input.keepRaw ?? false);
   const agent = suite.createAgent?.(mode) ?? createGenericAgent(mode);
-  // A TimeoutError abort is read by the agents as 'time-limit'; any other abort as 'cancelled'.
+  // The one episode timer: the agents' budget reads the TimeoutError abort as 'time-limit', any other as 'cancelled'.
   const timeLimit = AbortSignal.timeout(task.limits.timeLimitMs);
   const signal = input.signal ? AbortSignal.any([input.signal, timeLimit]) : timeLimit;
-  const environment = await suite.createEnvironment(task, mode);
+  const ownSandbox = input.sandbox ? undefined : createLazySandbox(1);
+  const sandbox = input.sandbox ?? (() => (ownSandbox as NonNullable<typeof ownSandbox>).get());
+  const recording = recordCalls(await createEpisodeEnvironment(suite, task, mode));
+  const { environment } = recording;
   let abandonTimer: NodeJS.Timeout | undefined;
   try {
     const abandoned = new Promise<never>((_, reject) => {
@@ -47,14 +91,23 @@ export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
         { fix: 'this is a bug in the agent or environment (it ignores its abort signal); please report it' })), task.limits.timeLimitMs + abandonGraceMs);
     });
     const outcome = await Promise.race([
-      agent.run(task, { model, environment, limits: task.limits, settings: input.settings ?? {}, signal, emit: () => {} }),
+      agent.run(task, { model: recordedModel.model, environment, limits: task.limits, settings: input.settings ?? {}, signal, sandbox, emit: () => {} }),
       abandoned,
     ]);
     const finalState = await environment.snapshotState();
-    const score = await suite.score({ task, messages: outcome.messages, finalState, termination: outcome.termination, mode });
-    return { termination: outcome.termination, messages: outcome.messages, usage: outcome.usage, score };
+    const scoreSignal = input.signal ?? new AbortController().signal;
+    const score = await suite.score({
+      task, messages: outcome.messages, finalState, termination: outcome.termination, mode, calls: recording.calls, signal: scoreSignal,
+      createEnvironment: () => createEpisodeEnvironment(suite, task, mode),
+    });
+    const { record } = recordedModel;
+    return {
+      termination: outcome.termination, messages: outcome.messages, usage: outcome.usage, score, finalState, calls: recording.calls,
+      warnings: record.warnings, ...(input.keepRaw ? { raw: record.raw } : {}), modelCalls: record.calls,
+    };
   } finally {
     clearTimeout(abandonTimer);
     await environment.dispose();
+    await ownSandbox?.dispose();
   }
 }

@@ -22,7 +22,9 @@ import { collectProvenance } from './provenance.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { defaultRetryPolicy, retryDelayMs } from './retry-policy.ts';
+import { createLazySandbox } from './lazy-sandbox.ts';
 import { runEpisode } from './run-episode.ts';
+import type { Sandbox } from '../sandbox/spec.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
@@ -55,6 +57,8 @@ export type RunOptions = ExecutionOptions & {
   seed: number;
   params: JsonObject;
   cliArgs?: string[];
+  /** Keep every model call's raw vendor request and response with its episode. */
+  keepRaw?: boolean;
 };
 
 export type ResumeOptions = ExecutionOptions & {
@@ -83,7 +87,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
     const mode = options.mode ?? null;
     const provenance = collectProvenance({
       suite, modelRef: options.modelRef, baseUrl, settings, seed: options.seed, params: options.params, mode, trials,
-      cliArgs: options.cliArgs ?? [],
+      cliArgs: options.cliArgs ?? [], keepRaw: options.keepRaw ?? false, transforms: transformsOf(tasks),
     });
     const run = store.createRun({
       id: runId, suite: { id: suite.id, version: suite.version }, model: options.modelRef, baseUrl, mode, trials, concurrency,
@@ -120,6 +124,11 @@ async function withStore<T>(options: ExecutionOptions, use: (store: ResultsStore
   } finally {
     store.close();
   }
+}
+
+/** The transform chain the tasks share (provenance); tasks with different chains record the first. */
+function transformsOf(tasks: readonly Task[]): { id: string; version: string; knobs: JsonObject }[] {
+  return (tasks[0]?.origin?.transforms ?? []).map(({ id, version, knobs }) => ({ id, version, knobs }));
 }
 
 function checkPositiveInteger(name: string, value: number, flag: string): void {
@@ -181,9 +190,11 @@ async function executeRun(
   store.setRunStatus(run.id, 'running');
   let completed = 0;
   let status: RunStatus = 'finished';
+  // The run's one sandbox pool: started by the first code episode, stopped when the run ends.
+  const sandbox = createLazySandbox(Math.min(options.concurrency, 2));
   try {
     await forEachWithConcurrency(plan, options.concurrency, async ({ task, trial }) => {
-      const episode = await attemptEpisode({ run, suite, task, trial, model, retry, signal, emit }).catch((error: unknown) => {
+      const episode = await attemptEpisode({ run, suite, task, trial, model, retry, signal, emit, sandbox: () => sandbox.get() }).catch((error: unknown) => {
         // Stop the other in-flight episodes now, not when they happen to end.
         stop.abort(error);
         throw error;
@@ -202,6 +213,7 @@ async function executeRun(
     status = 'failed';
     throw error;
   } finally {
+    await sandbox.dispose();
     store.setRunStatus(run.id, status);
     emit({ type: 'run-end', runId: run.id, status });
   }
@@ -220,6 +232,7 @@ type AttemptInput = {
   retry: RetryPolicy;
   signal: AbortSignal;
   emit: RunProgressListener;
+  sandbox: () => Sandbox;
 };
 
 /** One episode with retries: a record to commit, or undefined when the run was cancelled meanwhile. */
@@ -227,7 +240,8 @@ async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord | unde
   const { run, suite, task, trial, retry, signal } = input;
   const mode = run.mode ?? task.modes[0];
   const startedAt = new Date();
-  const record = (fields: Pick<EpisodeRecord, 'status' | 'termination' | 'messages' | 'score' | 'usage' | 'error'>, attempts: number): EpisodeRecord => {
+  type Fields = Pick<EpisodeRecord, 'status' | 'termination' | 'messages' | 'score' | 'usage' | 'error' | 'finalState' | 'calls' | 'warnings' | 'raw'>;
+  const record = (fields: Fields, attempts: number): EpisodeRecord => {
     const endedAt = new Date();
     return {
       schemaVersion: 1, runId: run.id, taskId: task.id, model: run.model, mode, trial, ...fields, attempts,
@@ -236,9 +250,14 @@ async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord | unde
   };
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const result = await runEpisode({ suite, task, trial, mode, model: input.model, settings: run.settings, signal });
+      const result = await runEpisode({
+        suite, task, trial, mode, model: input.model, settings: run.settings, signal, sandbox: input.sandbox, keepRaw: run.provenance.keepRaw ?? false,
+      });
       if (signal.aborted) return undefined;
-      return record({ status: 'scored', termination: result.termination, messages: result.messages, score: result.score, usage: result.usage, error: null }, attempt);
+      return record({
+        status: 'scored', termination: result.termination, messages: result.messages, score: result.score, usage: result.usage, error: null,
+        finalState: result.finalState, calls: result.calls, warnings: result.warnings, ...(result.raw ? { raw: result.raw } : {}),
+      }, attempt);
     } catch (error) {
       if (signal.aborted) return undefined;
       // The user's configuration is wrong for every episode alike: stop the run rather than record it N times.
@@ -251,7 +270,10 @@ async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord | unde
         continue;
       }
       const code = error instanceof ToolForgeError ? error.code : 'internal';
-      return record({ status: 'infrastructure-error', termination: null, messages: [], score: null, usage: emptyUsage, error: { code, message: errorMessage(error) } }, attempt);
+      return record({
+        status: 'infrastructure-error', termination: null, messages: [], score: null, usage: emptyUsage, error: { code, message: errorMessage(error) },
+        finalState: null, calls: [], warnings: [],
+      }, attempt);
     }
   }
 }

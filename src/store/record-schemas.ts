@@ -30,6 +30,9 @@ export const provenanceSchema = z.object({
   mode: modeSchema.nullable(),
   trials: z.number().int().positive(),
   cliArgs: z.array(z.string()),
+  transforms: z.array(z.object({ id: z.string(), version: z.string(), knobs: jsonObjectSchema })).optional(),
+  keepRaw: z.boolean().optional(),
+  rescoredFrom: z.string().optional(),
 });
 
 export const storedRunSchema = z.object({
@@ -96,6 +99,11 @@ export const episodeRecordSchema = z.object({
   endedAt: z.string(),
   durationMs: z.number().nonnegative(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  // Kept since store schema 2; files exported before have none.
+  finalState: z.unknown().default(null),
+  calls: z.array(jsonObjectSchema).default([]),
+  warnings: z.array(z.object({ turn: z.number().int(), type: z.string(), message: z.string() })).default([]),
+  raw: z.array(z.object({ turn: z.number().int(), request: z.unknown(), response: z.unknown() })).optional(),
 });
 
 /** One line of a run's JSONL export: the run header first, then its tasks, then its episodes. */

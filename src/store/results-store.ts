@@ -60,8 +60,11 @@ type RunRow = {
 type EpisodeRow = {
   run_id: string; task_id: string; trial: number; model: string; mode: string; status: string; termination: string | null;
   score: string | null; messages: string; input_tokens: number; output_tokens: number; attempts: number;
-  started_at: string; ended_at: string; duration_ms: number; error: string | null;
+  started_at: string; ended_at: string; duration_ms: number; error: string | null; trace: string | null;
 };
+
+/** The episode fields kept in the `trace` column (store schema 2). */
+type EpisodeTrace = Pick<EpisodeRecord, 'finalState' | 'calls' | 'warnings' | 'raw'>;
 
 export function openResultsStore(path: string): ResultsStore {
   const isMemory = path === ':memory:';
@@ -133,15 +136,15 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     setStatus: database.prepare('UPDATE runs SET status = ? WHERE id = ?'),
     listTasks: database.prepare('SELECT task FROM run_tasks WHERE run_id = ? ORDER BY ordinal'),
     upsertEpisode: database.prepare(`INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed,
-      value, failure, score, messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error)
+      value, failure, score, messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error, trace)
       VALUES (@run_id, @task_id, @trial, @model, @mode, @status, @termination, @passed, @value, @failure, @score, @messages,
-      @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error)
+      @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error, @trace)
       ON CONFLICT (run_id, task_id, trial) DO UPDATE SET model = excluded.model, mode = excluded.mode,
         status = excluded.status, termination = excluded.termination, passed = excluded.passed, value = excluded.value,
         failure = excluded.failure, score = excluded.score, messages = excluded.messages,
         input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, attempts = excluded.attempts,
         started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms,
-        error = excluded.error
+        error = excluded.error, trace = excluded.trace
       WHERE episodes.status <> 'scored'`),
     listEpisodes: database.prepare(`SELECT e.* FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id
       WHERE e.run_id = @run_id AND (@status IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`),
@@ -279,6 +282,9 @@ function episodeToRow(episode: EpisodeRecord): Record<string, string | number | 
     ended_at: episode.endedAt,
     duration_ms: Math.round(episode.durationMs),
     error: episode.error ? JSON.stringify(episode.error) : null,
+    trace: JSON.stringify({
+      finalState: episode.finalState, calls: episode.calls, warnings: episode.warnings, ...(episode.raw ? { raw: episode.raw } : {}),
+    } satisfies EpisodeTrace),
   };
 }
 
@@ -300,5 +306,7 @@ function episodeFromRow(row: EpisodeRow): EpisodeRecord {
     endedAt: row.ended_at,
     durationMs: row.duration_ms,
     error: row.error === null ? null : (JSON.parse(row.error) as EpisodeRecord['error']),
+    // Episodes stored before schema 2 have no trace.
+    ...(row.trace === null ? { finalState: null, calls: [], warnings: [] } : (JSON.parse(row.trace) as EpisodeTrace)),
   };
 }

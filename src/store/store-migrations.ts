@@ -59,6 +59,14 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX episodes_by_status ON episodes (run_id, status)`,
     ],
   },
+  {
+    version: 2,
+    description: 'episode trace: final state, call record, warnings, raw bodies',
+    statements: [
+      // One JSON column: {finalState, calls, warnings, raw?}; NULL for episodes stored before it.
+      'ALTER TABLE episodes ADD COLUMN trace TEXT',
+    ],
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;
