@@ -3,6 +3,8 @@ import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import type { GenerateTasksRequest, Suite } from '../suites/spec.ts';
+import { applyTransforms } from '../transforms/registry.ts';
+import type { TransformRequest } from '../transforms/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import type { LazySandbox } from './lazy-sandbox.ts';
@@ -11,6 +13,8 @@ import { runEpisode } from './run-episode.ts';
 import type { ModelSource } from '../models/spec.ts';
 
 export type GenerateTasksOptions = GenerateTasksRequest & {
+  /** Transforms applied in order to every generated task (`--transform`); the oracle check runs on the result. */
+  transforms?: readonly TransformRequest[];
   /** Run builtin/oracle on every task and refuse the batch if one is not solved (default true). */
   validate?: boolean;
   /** Oracle episodes in flight during validation (default 2). */
@@ -23,8 +27,8 @@ export type GenerateTasksOptions = GenerateTasksRequest & {
  * episode path a real model takes.
  */
 export async function generateTasks(suite: Suite, options: GenerateTasksOptions): Promise<Task[]> {
-  const { validate = true, concurrency = 2, ...request } = options;
-  const tasks = await suite.generate(request);
+  const { validate = true, concurrency = 2, transforms = [], ...request } = options;
+  const tasks = applyTransforms(await suite.generate(request), transforms, request.seed);
   const seen = new Set<string>();
   for (const task of tasks) {
     const parsed = taskSchema.safeParse(task);

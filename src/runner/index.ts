@@ -15,3 +15,7 @@ export { collectProvenance } from './provenance.ts';
 export type { ProvenanceInput } from './provenance.ts';
 export { compareRuns } from './compare-runs.ts';
 export type { CompareRunsOptions, RunComparison } from './compare-runs.ts';
+export { rescoreRun } from './rescore-run.ts';
+export type { RescoreOptions } from './rescore-run.ts';
+export { scoreEpisode, createEpisodeEnvironment } from './run-episode.ts';
+export type { EpisodeEvidence } from './run-episode.ts';

@@ -11,7 +11,7 @@ import { ToolForgeError } from '../core/errors.ts';
 import type { JsonValue } from '../core/json.ts';
 import type { Message } from '../core/message.ts';
 import type { Mode } from '../core/mode.ts';
-import type { Score } from '../core/score.ts';
+import type { Score, ScoreInput } from '../core/score.ts';
 import type { Task } from '../core/task.ts';
 import type { Termination } from '../core/termination.ts';
 import type { Usage } from '../core/usage.ts';
@@ -67,6 +67,17 @@ export async function createEpisodeEnvironment(suite: Suite, task: Task, mode: M
   return environment;
 }
 
+/** What a scorer judges of an episode, as run or as stored. */
+export type EpisodeEvidence = Pick<ScoreInput, 'messages' | 'finalState' | 'termination' | 'calls'>;
+
+/** The suite's score of one episode: the same call for a fresh episode and for a stored one (rescore). */
+export function scoreEpisode(suite: Suite, task: Task, mode: Mode, evidence: EpisodeEvidence, signal?: AbortSignal): Promise<Score> {
+  return suite.score({
+    task, mode, ...evidence, signal: signal ?? new AbortController().signal,
+    createEnvironment: () => createEpisodeEnvironment(suite, task, mode),
+  });
+}
+
 export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
   const { suite, task, trial, mode } = input;
   let model = input.model.forEpisode({ task, trial, mode });
@@ -95,11 +106,9 @@ export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
       abandoned,
     ]);
     const finalState = await environment.snapshotState();
-    const scoreSignal = input.signal ?? new AbortController().signal;
-    const score = await suite.score({
-      task, messages: outcome.messages, finalState, termination: outcome.termination, mode, calls: recording.calls, signal: scoreSignal,
-      createEnvironment: () => createEpisodeEnvironment(suite, task, mode),
-    });
+    const score = await scoreEpisode(suite, task, mode, {
+      messages: outcome.messages, finalState, termination: outcome.termination, calls: recording.calls,
+    }, input.signal);
     const { record } = recordedModel;
     return {
       termination: outcome.termination, messages: outcome.messages, usage: outcome.usage, score, finalState, calls: recording.calls,

@@ -20,7 +20,8 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
-import { collectSetting, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, resolveDatabasePath } from '../option-parsers.ts';
+import { applyTransforms, parseTransformRequest } from '../../transforms/registry.ts';
+import { collectSetting, collectTransform, parseFiniteNumber, parseNonNegativeInteger, parsePositiveInteger, resolveDatabasePath } from '../option-parsers.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 
@@ -40,6 +41,8 @@ type RunFlags = {
   maxOutputTokens?: number;
   json?: boolean;
   phrasingModel?: string;
+  transform?: string[];
+  keepRaw?: boolean;
 };
 
 /** Set by an interrupted run so `main` can exit 130 after printing what was kept. */
@@ -64,6 +67,8 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--temperature <t>', 'sampling temperature', parseFiniteNumber)
     .option('--max-output-tokens <n>', 'output token cap per model call', parsePositiveInteger)
     .option('--phrasing-model <ref>', 'a model that rewrites generated task text, for suites with --set phrasing=model')
+    .option('--transform <id[:k=v,...]>', 'derive every task with a transform, repeatable, in order (recorded in provenance and each task\'s origin)', collectTransform)
+    .option('--keep-raw', 'store every model call\'s raw vendor request and response with its episode')
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
       const cliArgs = [...argv];
@@ -94,6 +99,7 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
   }
   checkModel(suite, flags.model, flags.baseUrl, io);
   const seed = flags.seed ?? 0;
+  const transforms = (flags.transform ?? []).map(parseTransformRequest);
   let tasks: Task[];
   let params: JsonObject;
   if (flags.tasks) {
@@ -102,12 +108,12 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
         fix: 'drop --count/--set/--phrasing-model to run the file as it is, or drop --tasks to generate new tasks',
       });
     }
-    tasks = await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id });
+    tasks = applyTransforms(await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id }), transforms, seed);
     params = tasks[0].params as JsonObject;
   } else {
     params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
     const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.baseUrl, io);
-    tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel });
+    tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms });
   }
   const progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt(flags.model);
@@ -117,7 +123,7 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, dbPath: resolveDatabasePath(flags.db, io.cwd), settings: settingsOf(flags),
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
-      seed, params, cliArgs, signal: interrupt.signal, env: io.env,
+      seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false,
       onProgress: (event) => {
         if (event.type === 'run-start') startedRunId = event.runId;
         progress.listener(event);
@@ -134,7 +140,7 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
 }
 
 async function resume(suiteId: string | undefined, runId: string, flags: RunFlags, io: CliIo): Promise<RunSummary> {
-  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'phrasingModel'] as const)
+  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'phrasingModel', 'transform', 'keepRaw'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
