@@ -49,7 +49,12 @@ export type TransformRecord = {
   changes: JsonObject;
 };
 
-export type TaskOrigin = { taskId: string; transforms: TransformRecord[] };
+export type TaskOrigin = {
+  taskId: string;
+  /** taskDigest() of the source task, so a derived task pairs only with the exact task it came from. */
+  taskDigest: string;
+  transforms: TransformRecord[];
+};
 
 export const transformRecordSchema = z.object({
   id: z.string().min(1),
@@ -72,5 +77,5 @@ export const taskSchema = z.object({
   expected: z.unknown(),
   limits: limitsSchema,
   stats: z.record(z.string(), z.unknown()),
-  origin: z.object({ taskId: z.string().min(1), transforms: z.array(transformRecordSchema) }).optional(),
+  origin: z.object({ taskId: z.string().min(1), taskDigest: z.string().min(1), transforms: z.array(transformRecordSchema) }).optional(),
 });

@@ -7,6 +7,7 @@ import { ConfigError } from '../core/errors.ts';
 import { canonicalJson } from '../core/json.ts';
 import { Rng, deriveSeed } from '../core/rng.ts';
 import type { Task } from '../core/task.ts';
+import { taskDigest } from '../core/task-digest.ts';
 import { resolveKnobs } from '../suites/knob.ts';
 import { identityTransform } from './identity.ts';
 import { renameToolsTransform } from './rename-tools.ts';
@@ -55,10 +56,18 @@ export function applyTransforms(tasks: readonly Task[], requests: readonly Trans
   if (requests.length === 0) return [...tasks];
   return tasks.map((source) => {
     let task = source;
-    const origin = { taskId: source.origin?.taskId ?? source.id, transforms: [...(source.origin?.transforms ?? [])] };
+    const origin = source.origin
+      ? { ...source.origin, transforms: [...source.origin.transforms] }
+      : { taskId: source.id, taskDigest: taskDigest(source), transforms: [] };
     for (const { transform, knobs } of requests) {
       const rng = new Rng(deriveSeed(seed, 'transform', transform.id, transform.version, canonicalJson(knobs), task.id));
-      const output = transform.apply(task, rng, knobs);
+      const modes = transform.modes ? task.modes.filter((mode) => transform.modes?.includes(mode)) : task.modes;
+      if (modes.length === 0) {
+        throw new ConfigError('config.unsupported-mode', `transform ${transform.id} cannot apply to task '${task.id}': it supports modes ${transform.modes?.join(', ')}, the task ${task.modes.join(', ')}`, {
+          fix: `drop --transform ${transform.id} for suite ${task.suite.id}`,
+        });
+      }
+      const output = transform.apply({ ...task, modes }, rng, knobs);
       origin.transforms.push({ id: transform.id, version: transform.version, knobs, changes: output.changes });
       task = { ...output.task, id: `${task.id}~${transform.id}` };
     }

@@ -2,7 +2,9 @@
  * rename-tools: every tool gets a new name from a seeded map. The model is shown the new names (in
  * `task.tools` and wherever the prompt quotes a tool name, as JSON tool lists do); the environment
  * accepts only the new names and maps each call back to the suite's environment under its original
- * name, so scoring is unchanged. A call by a retired (original) name is an unknown tool. Built-in
+ * name, so scoring is unchanged. A call by a retired (original) name is an unknown tool (the suite's
+ * environment logs it as `retired:<name>`). Only modes whose calls go through the environment
+ * (calls, react) can be renamed; sequence and code answers are scored from text. Built-in
  * models are adapted both ways: they read the original names in their history and their calls go
  * out under the new ones, so the oracle stays at 100%.
  */
@@ -16,6 +18,9 @@ import type { LanguageModel } from '../models/spec.ts';
 import type { TaskTransform } from './spec.ts';
 
 const letters = 'abcdefghijklmnopqrstuvwxyz';
+
+/** How a call by a retired name reaches the suite's environment: ':' is in no tool name, so it is unknown there. */
+export const retiredPrefix = 'retired:';
 
 /** A fresh name per tool: opaque (`tool_kqzvwb`) or the old one with a suffix (`power_kqzv`). */
 function newName(rng: Rng, name: string, style: string, taken: Set<string>): string {
@@ -72,6 +77,7 @@ export const renameToolsTransform: TaskTransform = {
   id: 'rename-tools',
   version: '1',
   description: 'renames every tool by a seeded map; the environment maps the new names back to the originals',
+  modes: ['calls', 'react'],
   knobs: [{ type: 'enum', name: 'style', description: 'opaque names (tool_xxxxxx) or the old name plus a suffix', default: 'opaque', values: ['opaque', 'suffix'] }],
   apply(task: Task, rng: Rng, knobs: JsonObject) {
     const style = String(knobs.style);
@@ -94,10 +100,11 @@ export const renameToolsTransform: TaskTransform = {
       listTools: () => inner.listTools().map((tool) => ({ ...tool, name: map.get(tool.name) ?? tool.name })),
       async callTool(call, context) {
         const original = back.get(call.name);
-        if (original === undefined && map.has(call.name)) {
-          return { ok: false, error: { code: 'tool.unknown', message: `no tool named '${call.name}'` } };
-        }
-        return inner.callTool(original === undefined ? call : { ...call, name: original }, context);
+        if (original !== undefined) return inner.callTool({ ...call, name: original }, context);
+        if (!map.has(call.name)) return inner.callTool(call, context);
+        // A retired name: the suite's environment still sees (and logs) the call, under a name no tool can have.
+        const result = await inner.callTool({ ...call, name: `${retiredPrefix}${call.name}` }, context);
+        return result.ok ? result : { ok: false, error: { code: result.error.code, message: `no tool named '${call.name}'` } };
       },
       ...(inner.bindings ? { bindings: inner.bindings.bind(inner) } : {}),
       snapshotState: () => inner.snapshotState(),

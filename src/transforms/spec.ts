@@ -13,6 +13,7 @@
  */
 import type { Environment } from '../core/environment.ts';
 import type { JsonObject } from '../core/json.ts';
+import type { Mode } from '../core/mode.ts';
 import type { Rng } from '../core/rng.ts';
 import type { Task, TransformRecord } from '../core/task.ts';
 import type { LanguageModel } from '../models/spec.ts';
@@ -31,6 +32,11 @@ export interface TaskTransform {
   readonly version: string;
   readonly description: string;
   readonly knobs: readonly Knob[];
+  /**
+   * The modes the transform can honour (default: all). A derived task keeps only these of its modes;
+   * a task left with none is refused with a ConfigError.
+   */
+  readonly modes?: readonly Mode[];
   /** Deterministic in (task, rng, knobs). Must not change `expected` semantics the suite's scorer reads. */
   apply(task: Task, rng: Rng, knobs: JsonObject): TransformOutput;
   /** Wraps the suite's environment for one episode of a task this transform produced. */
