@@ -15,6 +15,7 @@ import type { ResultsStore } from '../../src/store/results-store.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { applyTransforms, parseTransformRequest } from '../../src/transforms/registry.ts';
+import { counterSuite } from '../fixtures/counter-suite.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolforge-rename-'));
 after(() => rmSync(directory, { recursive: true, force: true }));
@@ -41,6 +42,12 @@ describe('transform rename-tools', () => {
     assert.throws(() => parseTransformRequest('no-such'), (error: unknown) => error instanceof ConfigError && /rename-tools/.test(error.message));
     assert.throws(() => parseTransformRequest('rename-tools:colour=red'), (error: unknown) => error instanceof ConfigError && error.code === 'config.unknown-knob');
     assert.throws(() => parseTransformRequest('rename-tools:style'), (error: unknown) => error instanceof ConfigError && /name=value/.test(error.message));
+  });
+
+  test('a code task (scored from its program, not through tool calls) is refused, naming the modes', async () => {
+    const [task] = await counterSuite.generate({ seed: 1, count: 1, params: { max: 60 } });
+    assert.throws(() => applyTransforms([task], [parseTransformRequest('rename-tools')], 1),
+      (error: unknown) => error instanceof ConfigError && error.code === 'config.unsupported-mode' && /calls, react/.test(error.message) && /fix:/.test(error.message));
   });
 
   for (const suiteId of ['funcgen', 'nestful']) {
