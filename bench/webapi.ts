@@ -1,6 +1,6 @@
 /**
  * webapi: sandboxed programs executed per second (the 395 gold axios calls, run in the QuickJS
- * sandbox as the scorer runs them) and the time to score all 395 gold samples through the whole
+ * sandbox as the code agent runs them) and the time to score all 395 gold samples through the whole
  * pipeline (oracle answer -> webapi agent -> program extraction -> sandbox -> capture -> comparison).
  */
 import type { Task } from '../src/core/task.ts';
