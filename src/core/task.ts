@@ -22,6 +22,14 @@ export type Task = {
   /** The difficulty knobs (and data source) used to make it. */
   params: JsonObject;
   prompt: PromptMessage[];
+  /**
+   * The user's request alone, as it appears verbatim inside `prompt` (or `starter`); the rest of the
+   * prompt is the suite's scaffolding (instructions, examples, tool text). A perturbation rewrites
+   * the request with `replaceQuery` (src/transforms/query.ts) and nothing else. Absent in task files
+   * written before it existed.
+   */
+  query?: string;
+  /** The tools the model is told about (a transform may rename or reshape them; the environment enforces its own). */
   tools: ToolSpec[];
   /** Documentation and starter code for code tasks. */
   docs?: string;
@@ -70,6 +78,7 @@ export const taskSchema = z.object({
   seed: z.number().int(),
   params: z.record(z.string(), z.unknown()),
   prompt: z.array(promptMessageSchema),
+  query: z.string().optional(),
   tools: z.array(toolSpecSchema),
   docs: z.string().optional(),
   starter: z.string().optional(),

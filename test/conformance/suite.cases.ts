@@ -55,6 +55,11 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
         assert.deepEqual(task.suite, { id: suite.id, version: suite.version });
         assert.ok(task.id.startsWith(`${suite.id}/`), `task id ${task.id} lacks the suite prefix`);
         for (const mode of task.modes) assert.ok(suite.modes.includes(mode), `task mode ${mode} is not a suite mode`);
+        // The request apart from the scaffolding, verbatim where the model reads it (perturbations rewrite it).
+        assert.ok(task.query, `task ${task.id} has no query`);
+        const query = task.query ?? '';
+        assert.ok(task.prompt.some((message) => message.content.includes(query)) || task.starter?.includes(query), `task ${task.id}: its query is not in its prompt`);
+        assert.equal(task.origin, undefined, `a suite's own task ${task.id} has no origin`);
       }
     });
 

@@ -17,7 +17,7 @@ import { funcgenPrompt } from './prompt.ts';
 
 export const funcgenSuiteId = 'funcgen';
 /** Bump whenever generated tasks or grading change. */
-export const funcgenVersion = '1.0.0';
+export const funcgenVersion = '1.1.0';
 
 /** A prompt-fed parameter on a non-source core function, now and then, so inputs are not only at the roots. */
 const extraInputProbability = 0.2;
@@ -83,7 +83,8 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
     suite: { id: funcgenSuiteId, version: funcgenVersion },
     seed: taskSeed,
     params: { ...params },
-    prompt: [{ role: 'user', content: funcgenPrompt(targetFunction.output.name, order.shuffle(inputs)) }],
+    // The whole user message is the request: funcgen has no scaffolding.
+    ...promptAndQuery(funcgenPrompt(targetFunction.output.name, order.shuffle(inputs))),
     tools: order.shuffle(functions).map(toolSpec),
     modes: ['calls', 'react'],
     expected: expected as unknown as JsonObject,
@@ -113,4 +114,8 @@ function toolSpec(fn: FuncgenFunction): ToolSpec {
       additionalProperties: false,
     },
   };
+}
+
+function promptAndQuery(query: string): Pick<Task, 'prompt' | 'query'> {
+  return { prompt: [{ role: 'user', content: query }], query };
 }

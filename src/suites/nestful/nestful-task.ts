@@ -15,7 +15,7 @@ import { toToolSpec } from './nestful-sample.ts';
 import { checkExecutable } from './score-predictions.ts';
 
 export const nestfulSuiteId = 'nestful';
-export const nestfulSuiteVersion = '1.0.0';
+export const nestfulSuiteVersion = '1.1.0';
 
 const toolSchema = z.object({
   name: z.string(),
@@ -80,6 +80,7 @@ export function buildNestfulTask(sample: NestfulSample, origin: TaskOrigin): Tas
     seed: origin.seed,
     params: origin.params,
     prompt: sequencePrompt(sample.input, sample.tools, origin.iclCount),
+    query: sample.input,
     tools: sample.tools.map(toToolSpec),
     modes,
     expected,
