@@ -156,6 +156,7 @@ function checkTasks(suite: Suite, tasks: readonly Task[], mode: Mode | undefined
         fix: `regenerate the tasks with 'toolforge generate ${suite.id}' (same --seed and --set values)`,
       });
     }
+    checkExpected(suite, task);
     if (mode !== undefined && !task.modes.includes(mode)) {
       throw new ConfigError('config.unsupported-mode', `task '${task.id}' does not support mode '${mode}' (it supports ${task.modes.join(', ')})`, {
         fix: `use --mode ${task.modes.join('|')}`,
@@ -166,6 +167,17 @@ function checkTasks(suite: Suite, tasks: readonly Task[], mode: Mode | undefined
     }
     seen.add(task.id);
   }
+}
+
+/** The task's ground truth has the suite's shape: checked once, before anything runs, the same for every suite. */
+export function checkExpected(suite: Suite, task: Task): void {
+  const parsed = suite.expectedSchema.safeParse(task.expected);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0];
+  const field = ['expected', ...(issue?.path ?? []).map(String)].join('.');
+  throw new ConfigError('input.invalid', `task '${task.id}': ${field}: ${issue?.message ?? 'invalid'}`, {
+    fix: `regenerate the task with 'toolforge generate ${suite.id}' (this ToolForge's ${suite.id} version ${suite.version})`,
+  });
 }
 
 /** Runs every (task, trial) of `run` not yet scored; marks the run finished, cancelled or failed. */

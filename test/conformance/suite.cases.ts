@@ -108,6 +108,19 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
       });
     }
 
+    test('a task whose expected breaks the suite\'s expectedSchema is refused before anything runs, naming the task and field', async () => {
+      const [task] = await generate(1, 1);
+      const store = openResultsStore(':memory:');
+      try {
+        await assert.rejects(
+          runEvaluation({ suite, tasks: [{ ...task, expected: 'not ground truth' }], modelRef: 'builtin/oracle', seed: 1, params, store }),
+          (error: unknown) => error instanceof ConfigError && error.code === 'input.invalid' && error.message.includes(`task '${task.id}': expected`) && /fix:/.test(error.message));
+        assert.equal(store.listRuns().length, 0);
+      } finally {
+        store.close();
+      }
+    });
+
     test('an unknown knob and a mode the suite lacks are rejected with ConfigErrors', async () => {
       assert.throws(() => resolveKnobs(suite.id, suite.knobs, { 'no-such-knob': '1' }),
         (error: unknown) => error instanceof ConfigError && error.code === 'config.unknown-knob' && /fix:/.test(error.message));

@@ -24,7 +24,7 @@ const toolSchema = z.object({
   output_parameters: z.record(z.string(), z.unknown()),
 });
 
-const expectedSchema = z.object({
+export const expectedSchema = z.object({
   sampleId: z.string(),
   flavour: z.enum(['math', 'code', 'v1']),
   outputJson: z.string(),

@@ -27,7 +27,7 @@ import { scoreWebapiOutcome } from './score-request.ts';
 import { toPortablePath } from './portable-path.ts';
 import { importWapiibenchFile, wapiibenchApiNames } from './wapiibench-data.ts';
 import { createWebapiAgent } from './webapi-agent.ts';
-import { buildWebapiTask, readWebapiExpected, webapiSuiteId, webapiSuiteVersion } from './webapi-task.ts';
+import { buildWebapiTask, readWebapiExpected, webapiExpectedSchema, webapiSuiteId, webapiSuiteVersion } from './webapi-task.ts';
 import { summarizeWebapi } from './webapi-summary.ts';
 
 export { scoreWebapiOutcome, scoreWebapiRequest } from './score-request.ts';
@@ -150,6 +150,7 @@ async function scoreWebapi(input: ScoreInput & { mode: Mode }): Promise<Score> {
 export const webapiSuite: Suite = {
   id: webapiSuiteId,
   version: webapiSuiteVersion,
+  expectedSchema: webapiExpectedSchema,
   title: 'WAPIIBench: web API integration code (axios) against real OpenAPI specs',
   description: 'Write the axios call that sends the request a task describes. The first request the program sends is compared with the expected configuration (URL, method, headers, query, path, body) and checked against the OpenAPI spec for illegal endpoints and arguments.',
   paper: 'wapiibench.txt',
