@@ -16,7 +16,7 @@ export type Score = {
   /** Counts per failure code inside the episode (e.g. per tool call), when a suite classifies more than one. */
   failureCounts?: Partial<Record<FailureCode, number>>;
   /** Suite-specific numbers the suite's summary aggregates (kept in the store, so reports can be rebuilt). */
-  details?: JsonObject;
+  details?: ScoreDetails;
 };
 
 export type ScoreInput = {
@@ -35,3 +35,9 @@ export type ScoreInput = {
    */
   createEnvironment(): Promise<Environment>;
 };
+
+/**
+ * A suite's per-episode numbers: any JSON object shape the suite declares (its own type), stored as
+ * JSON and read back by its summary.
+ */
+export type ScoreDetails = { readonly [key: string]: unknown };

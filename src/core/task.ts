@@ -36,7 +36,8 @@ export type Task = {
   starter?: string;
   /** Supported interaction modes; the first is the default. */
   modes: Mode[];
-  expected: JsonValue;
+  /** JSON; its shape is the suite's `expectedSchema`, checked once when tasks are read. */
+  expected: unknown;
   limits: Limits;
   /** Descriptive statistics (calls, depth, bindings, ...). */
   stats: JsonObject;

@@ -4,7 +4,6 @@
  * 3-digit values. A parameter fed by another function carries that function's output type and
  * subtype under its own random name; a parameter fed by a prompt input has the input's name.
  */
-import type { JsonObject } from '../../core/json.ts';
 import { Rng } from '../../core/rng.ts';
 import type { Task } from '../../core/task.ts';
 import type { ToolSpec } from '../../core/tool.ts';
@@ -87,7 +86,7 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
     ...promptAndQuery(funcgenPrompt(targetFunction.output.name, order.shuffle(inputs))),
     tools: order.shuffle(functions).map(toolSpec),
     modes: ['calls', 'react'],
-    expected: expected as unknown as JsonObject,
+    expected,
     limits: { maxTurns: maxToolCalls + spareTurns, maxToolCalls, timeLimitMs },
     stats: {
       calls: params.core,

@@ -117,7 +117,7 @@ async function score(input: ScoreInput & { mode: Mode }): Promise<Score> {
     value: evaluation.executable ? (evaluation.win ? 1 : 0) : evaluation.partialAccuracy,
     passed,
     reason: evaluation.reason,
-    details: evaluation as unknown as JsonObject,
+    details: evaluation,
   };
   if (!passed) result.failure = evaluation.failure ?? 'result.wrong';
   return result;

@@ -73,7 +73,7 @@ export function buildWebapiTask(input: WebapiTaskInput): Task {
     tools: [],
     starter,
     modes: ['code'],
-    expected: expected as unknown as JsonObject,
+    expected,
     // One generation; the time budget covers the model call, the sandbox has its own limit.
     limits: { maxTurns: 1, maxToolCalls: 1, timeLimitMs: 300_000 },
     stats: input.stats,
