@@ -87,9 +87,9 @@ export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
   }
   const recordedModel = recordModel(model, input.keepRaw ?? false);
   const agent = suite.createAgent?.(mode) ?? createGenericAgent(mode);
-  // The one episode timer: the agents' budget reads the TimeoutError abort as 'time-limit', any other as 'cancelled'.
-  const timeLimit = AbortSignal.timeout(task.limits.timeLimitMs);
-  const signal = input.signal ? AbortSignal.any([input.signal, timeLimit]) : timeLimit;
+  // The episode's time limit is the agent's budget (agents/episode-budget.ts, the one timer); the runner only
+  // passes its cancellation and abandons an agent that ignores both (below).
+  const signal = input.signal ?? new AbortController().signal;
   const ownSandbox = input.sandbox ? undefined : createLazySandbox(1);
   const sandbox = input.sandbox ?? (() => (ownSandbox as NonNullable<typeof ownSandbox>).get());
   const recording = recordCalls(await createEpisodeEnvironment(suite, task, mode));
