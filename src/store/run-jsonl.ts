@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError } from '../core/errors.ts';
+import { parseJsonLines } from '../core/json-lines.ts';
 import { canonicalJson } from '../core/json.ts';
 import type { Task } from '../core/task.ts';
 import { exportLineSchema } from './record-schemas.ts';
@@ -30,16 +31,8 @@ export function parseRunExport(text: string, source: string): RunExport {
   const tasks: { line: number; ordinal: number; task: Task }[] = [];
   const episodes: EpisodeRecord[] = [];
   const episodeKeys = new Set<string>();
-  const lines = text.split('\n');
-  lines.forEach((rawLine, index) => {
-    const lineNumber = index + 1;
-    if (rawLine.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(rawLine);
-    } catch (error) {
-      fail(lineNumber, `not valid JSON (${(error as Error).message})`);
-    }
+  const lines = parseJsonLines(text, (lineNumber, message) => fail(lineNumber, `not valid JSON (${message})`));
+  lines.forEach(({ lineNumber, value }) => {
     const parsed = exportLineSchema.safeParse(value);
     if (!parsed.success) fail(lineNumber, describeIssue(parsed.error));
     const entry = parsed.data!;
