@@ -9,6 +9,7 @@ import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import type { LazySandbox } from './lazy-sandbox.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
+import { episodeMode } from './episode-mode.ts';
 import { runEpisode } from './run-episode.ts';
 import type { ModelSource } from '../models/spec.ts';
 
@@ -70,7 +71,7 @@ async function validateEach(
   await forEachWithConcurrency(tasks, concurrency, async (task) => {
     let result;
     try {
-      result = await runEpisode({ suite, task, trial: 0, mode: task.modes[0], model: oracle, signal, sandbox: () => sandbox.get() });
+      result = await runEpisode({ suite, task, trial: 0, mode: episodeMode(null, task), model: oracle, signal, sandbox: () => sandbox.get() });
     } catch (error) {
       throw new ToolForgeError('suite.unsolvable-task', `task '${task.id}': builtin/oracle crashed while validating it: ${errorMessage(error)}`, { fix, cause: error });
     }

@@ -22,6 +22,7 @@ import { collectProvenance } from './provenance.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { defaultRetryPolicy, retryDelayMs } from './retry-policy.ts';
+import { checkSuiteMode, episodeMode } from './episode-mode.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
 import { runEpisode } from './run-episode.ts';
 import type { Sandbox } from '../sandbox/spec.ts';
@@ -141,9 +142,7 @@ function checkTasks(suite: Suite, tasks: readonly Task[], mode: Mode | undefined
   if (tasks.length === 0) {
     throw new ConfigError('config.invalid', `no tasks to run for suite '${suite.id}'`, { fix: 'pass --count <n> >= 1, or a non-empty --tasks file' });
   }
-  if (mode !== undefined && !suite.modes.includes(mode)) {
-    throw new ConfigError('config.unsupported-mode', `suite '${suite.id}' does not support mode '${mode}'`, { fix: `use --mode ${suite.modes.join('|')}` });
-  }
+  checkSuiteMode(suite, mode);
   const seen = new Set<string>();
   for (const task of tasks) {
     if (task.suite.id !== suite.id) {
@@ -250,7 +249,7 @@ type AttemptInput = {
 /** One episode with retries: a record to commit, or undefined when the run was cancelled meanwhile. */
 async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord | undefined> {
   const { run, suite, task, trial, retry, signal } = input;
-  const mode = run.mode ?? task.modes[0];
+  const mode = episodeMode(run.mode, task);
   const startedAt = new Date();
   type Fields = Pick<EpisodeRecord, 'status' | 'termination' | 'messages' | 'score' | 'usage' | 'error' | 'finalState' | 'calls' | 'warnings' | 'raw'>;
   const record = (fields: Fields, attempts: number): EpisodeRecord => {

@@ -8,6 +8,7 @@ import { wilsonInterval } from '../metrics/wilson-interval.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { RunStatus } from '../store/stored-run.ts';
 import { listSuites } from '../suites/registry.ts';
+import { episodeMode } from './episode-mode.ts';
 import type { ReportTable, ScoredEpisode, Suite } from '../suites/spec.ts';
 
 export type RunSummary = {
@@ -64,7 +65,7 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
   metrics.meanScore = values.mean;
   metrics.scoreStandardDeviation = values.standardDeviation;
   if (run.trials > 1) Object.assign(metrics, repeatedTrialMetrics(scored, run.trials));
-  const modesUsed = new Set(tasks.map((task) => run.mode ?? task.modes[0]));
+  const modesUsed = new Set(tasks.map((task) => episodeMode(run.mode, task)));
   return {
     runId: run.id,
     suite: run.suite.id,

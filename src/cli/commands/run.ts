@@ -13,6 +13,7 @@ import { summaryObject } from '../../report/run-report.ts';
 import { generateTasks } from '../../runner/generate-tasks.ts';
 import { readTasksFile } from '../../runner/read-tasks-file.ts';
 import { resolveModelSource } from '../../runner/resolve-model-source.ts';
+import { checkSuiteMode } from '../../runner/episode-mode.ts';
 import { resumeEvaluation, runEvaluation } from '../../runner/run-evaluation.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
@@ -92,11 +93,8 @@ async function startRun(suiteId: string | undefined, flags: RunFlags, io: CliIo,
       fix: `pass --model <ref>, e.g. --model builtin/planner (no API key needed) or --model openai/gpt-4.1 (reads OPENAI_API_KEY)`,
     });
   }
-  if (flags.mode && !suite.modes.includes(flags.mode)) {
-    throw new ConfigError('config.unsupported-mode', `suite '${suite.id}' does not support mode '${flags.mode}'`, {
-      fix: `use --mode ${suite.modes.join('|')} (or leave it out for ${suite.modes[0]})`,
-    });
-  }
+  // Before generating: a wrong mode should not wait for the tasks.
+  checkSuiteMode(suite, flags.mode);
   checkModel(suite, flags.model, flags.baseUrl, io);
   const seed = flags.seed ?? 0;
   const transforms = (flags.transform ?? []).map(parseTransformRequest);

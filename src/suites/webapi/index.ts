@@ -38,12 +38,6 @@ export { computeWebapiMetrics } from './webapi-metrics.ts';
 /** The combined WAPIIBench file in the shared data (the default run's 395 tasks). */
 export const wapiibenchDataPath = () => sharedDataPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
 
-function checkMode(mode: Mode): void {
-  if (mode !== 'code') {
-    throw new ConfigError('config.unsupported-mode', `suite 'webapi' does not support mode '${mode}'`, { fix: '--mode code (the model writes an axios program)' });
-  }
-}
-
 /**
  * A webapi episode's world: no tools, a program host whose HTTP is recorded and stopped after the
  * first request; the end state is the requests the program sent.
@@ -158,8 +152,8 @@ export const webapiSuite: Suite = {
   modes: ['code'],
   defaultCount: 50,
   generate: generateWebapiTasks,
-  async createEnvironment(task, mode) {
-    checkMode(mode);
+  // The runner checks the mode (src/runner/episode-mode.ts): only 'code' reaches here.
+  async createEnvironment(task) {
     return createWebapiEnvironment(task);
   },
   createAgent(mode) {
