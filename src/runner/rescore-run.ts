@@ -5,7 +5,7 @@
  * Episodes that were not scored (infrastructure errors) are copied as they are.
  */
 import type { EpisodeRecord } from '../core/episode.ts';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, errorMessage } from '../core/errors.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import { createRunId } from '../store/run-id.ts';
@@ -34,12 +34,6 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
     const tasks = store.listTasks(old.id);
     const byId = new Map(tasks.map((task) => [task.id, task]));
     const episodes = store.listEpisodes(old.id);
-    const untraced = episodes.find((episode) => episode.status === 'scored' && episode.finalState === null && episode.calls.length === 0 && episode.messages.length === 0);
-    if (untraced) {
-      throw new ConfigError('input.invalid', `run '${old.id}' episode ${untraced.taskId}#${untraced.trial} has no stored record to re-score`, {
-        fix: 'runs stored before episode traces were kept cannot be re-scored: run the model again',
-      });
-    }
     const runId = createRunId(suite.id);
     const provenance = collectProvenance({
       suite, modelRef: old.model, baseUrl: old.baseUrl, settings: old.settings, seed: old.seed, params: old.params, mode: old.mode,
@@ -56,9 +50,17 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
       if (!task) throw new ConfigError('store.invalid', `run '${old.id}' has an episode of task '${episode.taskId}' it does not list`, { fix: 'the results file is damaged; re-import the run' });
       const rescored: EpisodeRecord = { ...episode, runId };
       if (episode.status === 'scored' && episode.termination !== null) {
-        rescored.score = await scoreEpisode(suite, task, episode.mode, {
-          messages: episode.messages, finalState: episode.finalState, termination: episode.termination, calls: episode.calls,
-        }, options.signal);
+        try {
+          rescored.score = await scoreEpisode(suite, task, episode.mode, {
+            messages: episode.messages, finalState: episode.finalState, termination: episode.termination, calls: episode.calls,
+          }, options.signal);
+        } catch (error) {
+          store.setRunStatus(runId, 'failed');
+          throw new ConfigError('input.invalid', `run '${old.id}': episode ${episode.taskId} trial ${episode.trial} cannot be re-scored: ${errorMessage(error)}`, {
+            fix: 'episodes stored before end states and call records were kept (store schema 1) cannot be re-scored: run the model again',
+            cause: error,
+          });
+        }
       }
       store.saveEpisode(rescored);
     }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ConfigError } from '../../src/core/errors.ts';
 import type { Mode } from '../../src/core/mode.ts';
 import type { Score } from '../../src/core/score.ts';
 import { hasSharedData } from '../../src/core/shared-data.ts';
@@ -67,6 +68,29 @@ describe('rescore', () => {
       }
     });
   }
+
+  test('an export from before end states were kept imports, and re-scoring it is refused with a ConfigError naming the episode', async () => {
+    const suite = getSuite('funcgen');
+    const params = resolveKnobs(suite.id, suite.knobs, {});
+    const tasks = await generateTasks(suite, { seed: 6, count: 2, params, validate: false });
+    const store = openResultsStore(':memory:');
+    const older = openResultsStore(':memory:');
+    try {
+      const run = await runEvaluation({ suite, tasks, modelRef: 'builtin/oracle', mode: 'calls', seed: 6, params, store });
+      const oldExport = store.exportRun(run.runId).trimEnd().split('\n').map((line) => {
+        const entry = JSON.parse(line) as { type: string; episode?: Record<string, unknown> };
+        if (entry.episode) for (const field of ['finalState', 'calls', 'warnings']) delete entry.episode[field];
+        return JSON.stringify(entry);
+      }).join('\n');
+      const imported = older.importRun(oldExport);
+      assert.deepEqual(older.listEpisodes(imported.id).map((episode) => [episode.finalState, episode.calls, episode.score?.passed]), [[null, [], true], [null, [], true]]);
+      await assert.rejects(rescoreRun({ runId: imported.id, store: older }), (error: unknown) => error instanceof ConfigError && error.code === 'input.invalid'
+        && error.message.includes(`episode ${tasks[0].id} trial 0 cannot be re-scored`) && /store schema 1/.test(error.message));
+    } finally {
+      store.close();
+      older.close();
+    }
+  });
 
   test('after a deliberate scorer change, rescore gives the new scores without a model call', async () => {
     const counter = { calls: 0 };
