@@ -4,18 +4,20 @@ import { errorMessage } from './errors.ts';
 export type JsonLine = { lineNumber: number; value: unknown };
 
 /**
- * The non-blank lines of `text` parsed as JSON, with their 1-based line numbers. A line that is not
- * JSON goes to `notJson(lineNumber, parserMessage)`, which throws the caller's error.
+ * The non-blank lines of `text` parsed as JSON, in order, with their 1-based line numbers. Lazy: a
+ * caller that rejects line 1 reports it before line 2 is parsed. A line that is not JSON goes to
+ * `notJson(lineNumber, parserMessage)`, which throws the caller's error.
  */
-export function parseJsonLines(text: string, notJson: (lineNumber: number, message: string) => never): JsonLine[] {
-  const lines: JsonLine[] = [];
-  text.split('\n').forEach((raw, index) => {
-    if (raw.trim() === '') return;
+export function* parseJsonLines(text: string, notJson: (lineNumber: number, message: string) => never): Generator<JsonLine> {
+  const lines = text.split('\n');
+  for (const [index, raw] of lines.entries()) {
+    if (raw.trim() === '') continue;
+    let value: unknown;
     try {
-      lines.push({ lineNumber: index + 1, value: JSON.parse(raw) as unknown });
+      value = JSON.parse(raw) as unknown;
     } catch (error) {
       notJson(index + 1, errorMessage(error));
     }
-  });
-  return lines;
+    yield { lineNumber: index + 1, value };
+  }
 }

@@ -25,7 +25,7 @@ export async function readTasksFile(path: string, options: { suiteId?: string } 
   const lines = parseJsonLines(text, (lineNumber, message) => {
     throw new ConfigError('input.invalid', `${path}:${lineNumber}: not valid JSON (${message})`, { fix });
   });
-  lines.forEach(({ lineNumber, value }) => {
+  for (const { lineNumber, value } of lines) {
     const parsed = taskSchema.safeParse(value);
     if (!parsed.success) throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${describeIssue(parsed.error)}`, { fix });
     const task = parsed.data as Task;
@@ -41,7 +41,7 @@ export async function readTasksFile(path: string, options: { suiteId?: string } 
     }
     lineOfId.set(task.id, lineNumber);
     tasks.push(task);
-  });
+  }
   if (tasks.length === 0) {
     throw new ConfigError('input.invalid', `${path} holds no tasks`, { fix: 'write tasks with `toolforge generate <suite> --out <file>`' });
   }

@@ -209,4 +209,4 @@ describe('funcgen generator', () => {
   });
 });
 
-const PINNED_DIGEST = '3edbe7c9a0a0895c5666df9c43eba6fdb0bc81093029e3990ed8e856fb08c1d3';
+const PINNED_DIGEST = '8dfac958597a57116c9f6f574c89b50f20f10789ffcb05070a28c6507e90422b';
