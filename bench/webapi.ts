@@ -1,22 +1,26 @@
 /**
  * webapi: sandboxed programs executed per second (the 395 gold axios calls, run in the QuickJS
- * sandbox as the scorer runs them) and the time to score all 395 gold samples through the whole
+ * sandbox as the code agent runs them) and the time to score all 395 gold samples through the whole
  * pipeline (oracle answer -> webapi agent -> program extraction -> sandbox -> capture -> comparison).
  */
 import type { Task } from '../src/core/task.ts';
+import { createLazySandbox } from '../src/runner/lazy-sandbox.ts';
 import { runEpisode } from '../src/runner/run-episode.ts';
 import { resolveModelSource } from '../src/runner/resolve-model-source.ts';
 import { resolveKnobs } from '../src/suites/knob.ts';
-import { disposeWebapiSandbox, renderAxiosCall, webapiSandbox, webapiSuite } from '../src/suites/webapi/index.ts';
+import { renderAxiosCall, webapiSuite } from '../src/suites/webapi/index.ts';
 import { readWebapiExpected } from '../src/suites/webapi/webapi-task.ts';
 import type { BenchFigure } from './bench-figure.ts';
 
+
+/** One sandbox pool for every episode here, as a run has. */
+const sandboxPool = createLazySandbox(2);
 export async function benchWebapi(): Promise<Record<string, number | string>> {
   const params = resolveKnobs(webapiSuite.id, webapiSuite.knobs, {});
   const tasks: Task[] = await webapiSuite.generate({ seed: 0, count: undefined, params });
   const programs = tasks.map((task) => renderAxiosCall(readWebapiExpected(task).config));
   try {
-    const sandbox = webapiSandbox();
+    const sandbox = sandboxPool.get();
     await sandbox.run({ code: programs[0], http: { excessCode: 'stop-after-first-request' } });
     let executed = 0;
     const programStart = performance.now();
@@ -33,7 +37,7 @@ export async function benchWebapi(): Promise<Record<string, number | string>> {
     const scoreStart = performance.now();
     await Promise.all([0, 1, 2, 3].map(async (lane) => {
       for (let index = lane; index < tasks.length; index += 4) {
-        const result = await runEpisode({ suite: webapiSuite, task: tasks[index], trial: 0, mode: 'code', model: oracle });
+        const result = await runEpisode({ suite: webapiSuite, task: tasks[index], trial: 0, mode: 'code', model: oracle, sandbox: () => sandboxPool.get() });
         if (result.score.passed) correct += 1;
       }
     }));
@@ -45,7 +49,7 @@ export async function benchWebapi(): Promise<Record<string, number | string>> {
       secondsToScoreAllGoldSamples: scoreSeconds,
     };
   } finally {
-    await disposeWebapiSandbox();
+    await sandboxPool.dispose();
   }
 }
 

@@ -1,4 +1,4 @@
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Environment } from '../core/environment.ts';
 import type { JsonValue } from '../core/json.ts';
@@ -14,6 +14,17 @@ import type { GenerateRequest, GenerateResult, LanguageModel } from '../models/s
 import { reactCorrectionMessage } from './react.ts';
 import { createGenericAgent } from './registry.ts';
 import type { AgentEvent, AgentOutcome } from './spec.ts';
+import { createCodeAgent, programAttempts } from './code.ts';
+import { SandboxError, ToolForgeError } from '../core/errors.ts';
+import type { ProgramRun } from '../core/program-host.ts';
+import { createSandbox } from '../sandbox/index.ts';
+import type { Sandbox } from '../sandbox/spec.ts';
+
+const sandbox = (() => {
+  let created: Sandbox | undefined;
+  after(() => created?.dispose());
+  return { get: () => (created ??= createSandbox({ poolSize: 1 })) };
+})();
 
 const addTool: ToolSpec = {
   name: 'add',
@@ -85,7 +96,7 @@ const text = (content: string): AssistantMessage => ({ role: 'assistant', conten
 async function run(mode: 'calls' | 'react' | 'sequence' | 'code', model: LanguageModel, environment: Environment, theTask = task(), signal = new AbortController().signal) {
   const events: AgentEvent[] = [];
   const outcome: AgentOutcome = await createGenericAgent(mode).run(theTask, {
-    model, environment, limits: theTask.limits, settings: {}, signal, emit: (event) => events.push(event),
+    model, environment, limits: theTask.limits, settings: {}, signal, emit: (event) => events.push(event), sandbox: () => sandbox.get(),
   });
   return { outcome, events };
 }
@@ -280,8 +291,8 @@ describe('react agent', () => {
   });
 });
 
-describe('single-turn agent (sequence, code)', () => {
-  for (const mode of ['sequence', 'code'] as const) {
+describe('single-turn agent (sequence)', () => {
+  for (const mode of ['sequence'] as const) {
     test(`${mode}: one generate call without tools, the output is the final message`, async () => {
       const environment = createAddEnvironment();
       const model = replayingModel([text('const x = 1;'), text('never asked')]);
@@ -300,6 +311,75 @@ describe('single-turn agent (sequence, code)', () => {
     assert.deepEqual(['calls', 'react', 'sequence', 'code'].map((mode) => {
       const agent = createGenericAgent(mode as 'calls');
       return [agent.id, agent.mode];
-    }), [['tool-loop', 'calls'], ['react', 'react'], ['single-turn', 'sequence'], ['single-turn', 'code']]);
+    }), [['tool-loop', 'calls'], ['react', 'react'], ['single-turn', 'sequence'], ['code', 'code']]);
+  });
+});
+
+/** A counter environment: `increment(n)` adds to its state; the answer's fenced block is the program. */
+function createCounterEnvironment() {
+  const state = { count: 0, runs: [] as ProgramRun[] };
+  const environment: Environment = {
+    listTools: () => [],
+    callTool: async () => ({ ok: false, error: { code: 'tool.unknown', message: 'no tools' } }),
+    bindings: () => ({
+      functions: { increment: { call: (by: unknown) => { state.count += typeof by === 'number' ? by : 1; return state.count; }, returns: 'value' } },
+      extractProgram: (answer) => {
+        const match = /```(?:js)?\n([\s\S]*?)```/.exec(answer);
+        return match ? { type: 'program', code: match[1] } : { type: 'none', reason: 'no code block', text: answer };
+      },
+      observe: (run) => { state.runs.push(run); },
+    }),
+    snapshotState: async () => ({ count: state.count }),
+    dispose: async () => undefined,
+  };
+  return { environment, state };
+}
+
+describe('code agent', () => {
+  const runCode = (model: LanguageModel, environment: Environment, sandboxOf: () => Sandbox = () => sandbox.get()) =>
+    createCodeAgent().run(task(), { model, environment, limits: task().limits, settings: {}, signal: new AbortController().signal, emit: () => {}, sandbox: sandboxOf });
+
+  test('runs the extracted program against the bindings once, tells the environment, ends the episode', async () => {
+    const { environment, state } = createCounterEnvironment();
+    const model = replayingModel([text('```js\nincrement(2); increment(); return increment(4);\n```'), text('never asked')]);
+    const outcome = await runCode(model, environment);
+    assert.equal(outcome.termination, 'final-answer');
+    assert.equal(model.requests.length, 1);
+    assert.deepEqual(model.requests[0].tools, []);
+    assert.equal(state.count, 7);
+    assert.equal(state.runs.length, 1);
+    assert.equal(state.runs[0].attempts, 1);
+    assert.equal(state.runs[0].result?.status, 'completed');
+    assert.equal(state.runs[0].result?.status === 'completed' ? state.runs[0].result.value : null, 7);
+  });
+
+  test('an answer without a program runs nothing and is reported as such', async () => {
+    const { environment, state } = createCounterEnvironment();
+    await runCode(replayingModel([text('I would increment it.')]), environment);
+    assert.equal(state.count, 0);
+    assert.deepEqual(state.runs, [{ extraction: { type: 'none', reason: 'no code block', text: 'I would increment it.' }, result: null, attempts: 0 }]);
+  });
+
+  test('a sandbox crash re-runs the program, never the model call', async () => {
+    const { environment, state } = createCounterEnvironment();
+    let crashes = 0;
+    const flaky: Sandbox = {
+      run: async (program, options) => {
+        if (crashes < 2) { crashes += 1; throw new SandboxError('sandbox.crashed', 'worker died'); }
+        return sandbox.get().run(program, options);
+      },
+      dispose: async () => undefined,
+    };
+    const model = replayingModel([text('```js\nincrement();\n```')]);
+    await runCode(model, environment, () => flaky);
+    assert.equal(model.requests.length, 1);
+    assert.equal(state.runs[0].attempts, 3);
+    assert.equal(state.count, 1);
+
+    const broken: Sandbox = { run: async () => { throw new SandboxError('sandbox.crashed', 'worker died'); }, dispose: async () => undefined };
+    const again = replayingModel([text('```js\nincrement();\n```')]);
+    await assert.rejects(runCode(again, createCounterEnvironment().environment, () => broken),
+      (error: unknown) => error instanceof ToolForgeError && !(error instanceof SandboxError) && error.code === 'sandbox.crashed' && new RegExp(`${programAttempts} times`).test(error.message));
+    assert.equal(again.requests.length, 1);
   });
 });

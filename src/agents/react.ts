@@ -66,7 +66,8 @@ export function reactPromptMessages(prompt: readonly PromptMessage[], tools: rea
 async function runReact(task: Task, context: AgentContext): Promise<AgentOutcome> {
   const { environment, limits } = context;
   const budget = startEpisodeBudget(limits, context.signal, context.clock);
-  const messages = reactPromptMessages(task.prompt, environment.listTools());
+  // The tools the model was told about; the environment enforces its own (a transform may differ).
+  const messages = reactPromptMessages(task.prompt, task.tools);
   // Keep the model from writing the observation itself.
   const settings = { ...context.settings, stop: [...(context.settings.stop ?? []), `\n${reactObservationPrefix.trim()}`] };
   let usage: Usage = emptyUsage;

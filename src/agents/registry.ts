@@ -1,5 +1,6 @@
 import type { Mode } from '../core/mode.ts';
 import type { Agent } from './spec.ts';
+import { createCodeAgent } from './code.ts';
 import { createReactAgent } from './react.ts';
 import { createSingleTurnAgent } from './single-turn.ts';
 import { createToolLoopAgent } from './tool-loop.ts';
@@ -12,7 +13,8 @@ export function createGenericAgent(mode: Mode): Agent {
     case 'react':
       return createReactAgent();
     case 'sequence':
-    case 'code':
       return createSingleTurnAgent(mode);
+    case 'code':
+      return createCodeAgent();
   }
 }

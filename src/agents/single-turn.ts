@@ -1,6 +1,6 @@
 /**
- * Modes `sequence` and `code`: one generate call with no tools. The assistant message is the whole
- * answer (a call list or a program); the suite's scorer parses or executes it.
+ * Mode `sequence`: one generate call with no tools. The assistant message is the whole answer (a
+ * call list); the suite's scorer parses and executes it.
  */
 import type { Message } from '../core/message.ts';
 import type { Mode } from '../core/mode.ts';
@@ -8,8 +8,9 @@ import type { Task } from '../core/task.ts';
 import { emptyUsage } from '../core/usage.ts';
 import type { Agent, AgentContext, AgentOutcome } from './spec.ts';
 import { startEpisodeBudget } from './episode-budget.ts';
+import { takeModelTurn } from './model-turn.ts';
 
-export function createSingleTurnAgent(mode: Extract<Mode, 'sequence' | 'code'>): Agent {
+export function createSingleTurnAgent(mode: Extract<Mode, 'sequence'>): Agent {
   return {
     id: 'single-turn',
     mode,
@@ -17,17 +18,9 @@ export function createSingleTurnAgent(mode: Extract<Mode, 'sequence' | 'code'>):
       const budget = startEpisodeBudget(context.limits, context.signal, context.clock);
       const messages: Message[] = [...task.prompt];
       try {
-        const stopped = budget.stopReason();
-        if (stopped) return { termination: stopped, messages, usage: emptyUsage };
-        let result;
-        try {
-          result = await context.model.generate({ messages: [...messages], tools: [], toolChoice: 'none', settings: context.settings, signal: budget.signal });
-        } catch (error) {
-          const reason = budget.stopReason();
-          if (reason) return { termination: reason, messages, usage: emptyUsage };
-          throw error;
-        }
-        context.emit({ type: 'model-call-end', turn: 1, usage: result.usage });
+        const turn = await takeModelTurn(context, budget, 0, { messages: [...messages], tools: [], toolChoice: 'none', settings: context.settings });
+        if (turn.type === 'stopped') return { termination: turn.termination, messages, usage: emptyUsage };
+        const { result } = turn;
         messages.push({ ...result.message, toolCalls: [] });
         return {
           termination: result.finishReason === 'content-filter' ? 'content-filter' : 'final-answer',

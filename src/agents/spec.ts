@@ -7,6 +7,7 @@ import type { Termination } from '../core/termination.ts';
 import type { Usage } from '../core/usage.ts';
 import type { GenerationSettings, LanguageModel } from '../models/spec.ts';
 import type { EpisodeClock } from './episode-clock.ts';
+import type { Sandbox } from '../sandbox/spec.ts';
 
 export type AgentEvent =
   | { type: 'model-call-end'; turn: number; usage: Usage }
@@ -23,6 +24,8 @@ export type AgentContext = {
    * startEpisodeBudget. Absent when an agent runs on its own: the budget then starts its own.
    */
   clock?: EpisodeClock;
+  /** The run's sandbox for model-written programs, created on first use and disposed by the runner. */
+  sandbox(): Sandbox;
   emit(event: AgentEvent): void;
 };
 

@@ -26,7 +26,8 @@ async function runToolLoop(task: Task, context: AgentContext): Promise<AgentOutc
   const { environment, limits } = context;
   const budget = startEpisodeBudget(limits, context.signal, context.clock);
   const messages: Message[] = [...task.prompt];
-  const tools = environment.listTools();
+  // The tools the model was told about; the environment enforces its own (a transform may differ).
+  const tools = task.tools;
   let usage: Usage = emptyUsage;
   let turns = 0;
   let toolCalls = 0;

@@ -8,6 +8,7 @@ import { registerExportCommand } from './commands/export.ts';
 import { registerGenerateCommand } from './commands/generate.ts';
 import { registerImportCommand } from './commands/import.ts';
 import { registerReportCommand } from './commands/report.ts';
+import { registerRescoreCommand } from './commands/rescore.ts';
 import type { RunOutcome } from './commands/run.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerRunsCommand } from './commands/runs.ts';
@@ -40,6 +41,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerGenerateCommand(program, io);
   registerRunCommand(program, io, argv, outcome);
   registerReportCommand(program, io);
+  registerRescoreCommand(program, io, argv);
   registerRunsCommand(program, io);
   registerExportCommand(program, io);
   registerImportCommand(program, io);

@@ -23,6 +23,11 @@ export function parseFiniteNumber(value: string): number {
 }
 
 /** Repeatable `--set name=value`, collected into a record (a later value for a name wins). */
+/** `--transform id[:k=v,...]`, repeatable, applied in the order given. */
+export function collectTransform(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
 export function collectSetting(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const equals = value.indexOf('=');
   if (equals <= 0) throw new InvalidArgumentError(`expected name=value, e.g. --set ${value || 'name'}=<value> (see 'toolforge suites' for each suite's knobs)`);

@@ -1,3 +1,5 @@
+import type { CallRecord } from './call-record.ts';
+import type { JsonValue } from './json.ts';
 import type { Message } from './message.ts';
 import type { Mode } from './mode.ts';
 import type { Score } from './score.ts';
@@ -35,4 +37,15 @@ export type EpisodeRecord = {
    * infrastructure error's retries stay counted after `--resume` scores it). Absent when there were none.
    */
   retries?: Record<string, number>;
+  /** Environment.snapshotState() at the end (null when not scored, or stored before it was kept). */
+  finalState: JsonValue | null;
+  /** What the episode did, structured (empty for episodes stored before it was kept). */
+  calls: CallRecord[];
+  /** What the provider warned about (settings it ignored...), per model call, in order. */
+  warnings: EpisodeWarning[];
+  /** The vendor request and response of every model call; only with `--keep-raw`. */
+  raw?: RawExchange[];
 };
+
+export type EpisodeWarning = { turn: number; type: string; message: string };
+export type RawExchange = { turn: number; request: unknown; response: unknown };

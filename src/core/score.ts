@@ -1,4 +1,6 @@
 import type { JsonObject, JsonValue } from './json.ts';
+import type { CallRecord } from './call-record.ts';
+import type { Environment } from './environment.ts';
 import type { FailureCode } from './failure.ts';
 import type { Message } from './message.ts';
 import type { Task } from './task.ts';
@@ -14,7 +16,7 @@ export type Score = {
   /** Counts per failure code inside the episode (e.g. per tool call), when a suite classifies more than one. */
   failureCounts?: Partial<Record<FailureCode, number>>;
   /** Suite-specific numbers the suite's summary aggregates (kept in the store, so reports can be rebuilt). */
-  details?: JsonObject;
+  details?: ScoreDetails;
 };
 
 export type ScoreInput = {
@@ -23,4 +25,19 @@ export type ScoreInput = {
   /** Environment.snapshotState() at the end of the episode. */
   finalState: JsonValue;
   termination: Termination;
+  /** What the episode did, structured (tool calls, binding calls, program runs); see CallRecord. */
+  calls: CallRecord[];
+  /** Aborts when the run is cancelled; a scorer that replays or runs tests passes it on. */
+  signal: AbortSignal;
+  /**
+   * A fresh environment from the same task (and the same transforms), e.g. to replay gold or run
+   * test cases on clean state. The scorer must dispose() what it creates.
+   */
+  createEnvironment(): Promise<Environment>;
 };
+
+/**
+ * A suite's per-episode numbers: any JSON object shape the suite declares (its own type), stored as
+ * JSON and read back by its summary.
+ */
+export type ScoreDetails = { readonly [key: string]: unknown };

@@ -22,17 +22,55 @@ export type Task = {
   /** The difficulty knobs (and data source) used to make it. */
   params: JsonObject;
   prompt: PromptMessage[];
+  /**
+   * The user's request alone, as it appears verbatim inside `prompt` (or `starter`); the rest of the
+   * prompt is the suite's scaffolding (instructions, examples, tool text). A perturbation rewrites
+   * the request with `replaceQuery` (src/transforms/query.ts) and nothing else. Absent in task files
+   * written before it existed.
+   */
+  query?: string;
+  /** The tools the model is told about (a transform may rename or reshape them; the environment enforces its own). */
   tools: ToolSpec[];
   /** Documentation and starter code for code tasks. */
   docs?: string;
   starter?: string;
   /** Supported interaction modes; the first is the default. */
   modes: Mode[];
-  expected: JsonValue;
+  /** JSON; its shape is the suite's `expectedSchema`, checked once when tasks are read. */
+  expected: unknown;
   limits: Limits;
   /** Descriptive statistics (calls, depth, bindings, ...). */
   stats: JsonObject;
+  /**
+   * Where a derived task came from: the id of the task it was made from and the transforms applied
+   * to it, in order (absent on a suite's own tasks). Paired comparisons pair by `taskId`.
+   */
+  origin?: TaskOrigin;
 };
+
+/** One transform as applied to a task: enough to rebuild its environment wrapper and explain it. */
+export type TransformRecord = {
+  id: string;
+  version: string;
+  /** Knob values, defaults filled. */
+  knobs: JsonObject;
+  /** What it changed (e.g. the rename map), read back by its environment wrapper and model adapter. */
+  changes: JsonObject;
+};
+
+export type TaskOrigin = {
+  taskId: string;
+  /** taskDigest() of the source task, so a derived task pairs only with the exact task it came from. */
+  taskDigest: string;
+  transforms: TransformRecord[];
+};
+
+export const transformRecordSchema = z.object({
+  id: z.string().min(1),
+  version: z.string().min(1),
+  knobs: z.record(z.string(), z.unknown()),
+  changes: z.record(z.string(), z.unknown()),
+});
 
 export const taskSchema = z.object({
   schemaVersion: z.literal(1),
@@ -41,6 +79,7 @@ export const taskSchema = z.object({
   seed: z.number().int(),
   params: z.record(z.string(), z.unknown()),
   prompt: z.array(promptMessageSchema),
+  query: z.string().optional(),
   tools: z.array(toolSpecSchema),
   docs: z.string().optional(),
   starter: z.string().optional(),
@@ -48,4 +87,5 @@ export const taskSchema = z.object({
   expected: z.unknown(),
   limits: limitsSchema,
   stats: z.record(z.string(), z.unknown()),
+  origin: z.object({ taskId: z.string().min(1), taskDigest: z.string().min(1), transforms: z.array(transformRecordSchema) }).optional(),
 });

@@ -19,6 +19,7 @@ function episode(taskId: string, trial: number, score: Score | null, status: Epi
     usage: { inputTokens: 10, outputTokens: 5 }, attempts: 1, startedAt: '2026-01-01T00:00:00.000Z',
     endedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000,
     error: status === 'infrastructure-error' ? { code: 'provider.server-error', message: 'HTTP 503, "busy"' } : null,
+    finalState: null, calls: [], warnings: [],
   };
 }
 

@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
-import { canonicalJson } from '../core/json.ts';
-import type { Task } from '../core/task.ts';
+import { taskPairKey } from '../core/task-digest.ts';
 import type { RunComparison } from '../runner/compare-runs.ts';
 import { compareRuns } from '../runner/compare-runs.ts';
 import type { ResultsStore } from '../store/results-store.ts';
@@ -13,8 +11,8 @@ export type ReportedComparison = { suite: string; comparison: RunComparison };
 /**
  * Each later run of a suite against the first run of that suite in `runIds` (given oldest first),
  * paired per task by the runner's compareRuns. Task ids name a seed and an index, not the knobs, so
- * tasks pair by id and content digest: only identical tasks are compared. Runs sharing no task are
- * left out: there is nothing to pair.
+ * tasks pair by id and content digest: only identical tasks are compared; a derived task (a
+ * transform's output) pairs with the exact task it came from. Runs sharing no task are left out.
  */
 export function compareWithFirstRuns(store: ResultsStore, runIds: readonly string[]): ReportedComparison[] {
   const comparisons: ReportedComparison[] = [];
@@ -26,14 +24,10 @@ export function compareWithFirstRuns(store: ResultsStore, runIds: readonly strin
       firstRunOfSuite.set(suite, runId);
       continue;
     }
-    const comparison = compareRuns(store, baselineRunId, runId, { pairKey: (task) => `${task.id}#${taskDigest(task)}`, seed: 0 });
+    const comparison = compareRuns(store, baselineRunId, runId, { pairKey: taskPairKey, seed: 0 });
     if (comparison.pairs > 0) comparisons.push({ suite, comparison });
   }
   return comparisons;
-}
-
-function taskDigest(task: Task): string {
-  return createHash('sha256').update(canonicalJson(task)).digest('hex');
 }
 
 export function comparisonTable(comparisons: readonly ReportedComparison[]): ReportTable {

@@ -5,8 +5,8 @@ import type { ResultsStore } from '../store/results-store.ts';
 
 export type CompareRunsOptions = PairedComparisonOptions & {
   /**
-   * Which tasks of the two runs are the same task (default: the task id). A transform that changes
-   * ids (e.g. a drifted copy) maps both sides to the original id here.
+   * Which tasks of the two runs are the same task (default: the task id, or for a derived task the
+   * id of the task it came from, `origin.taskId`).
    */
   pairKey?: (task: Task) => string;
 };
@@ -21,7 +21,7 @@ export type RunComparison = PairedComparison & { baselineRunId: string; treatmen
 export function compareRuns(store: ResultsStore, baselineRunId: string, treatmentRunId: string, options: CompareRunsOptions = {}): RunComparison {
   const passRates = (runId: string): Record<string, number> => {
     store.getRun(runId);
-    const keyOf = new Map(store.listTasks(runId).map((task) => [task.id, options.pairKey ? options.pairKey(task) : task.id]));
+    const keyOf = new Map(store.listTasks(runId).map((task) => [task.id, options.pairKey ? options.pairKey(task) : (task.origin?.taskId ?? task.id)]));
     const counts = new Map<string, { total: number; passed: number }>();
     for (const episode of store.listEpisodes(runId, { status: 'scored' })) {
       const key = keyOf.get(episode.taskId);

@@ -3,11 +3,19 @@ import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import type { GenerateTasksRequest, Suite } from '../suites/spec.ts';
+import { applyTransforms } from '../transforms/registry.ts';
+import type { TransformRequest } from '../transforms/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
+import type { LazySandbox } from './lazy-sandbox.ts';
+import { createLazySandbox } from './lazy-sandbox.ts';
+import { episodeMode } from './episode-mode.ts';
 import { runEpisode } from './run-episode.ts';
+import type { ModelSource } from '../models/spec.ts';
 
 export type GenerateTasksOptions = GenerateTasksRequest & {
+  /** Transforms applied in order to every generated task (`--transform`); the oracle check runs on the result. */
+  transforms?: readonly TransformRequest[];
   /** Run builtin/oracle on every task and refuse the batch if one is not solved (default true). */
   validate?: boolean;
   /** Oracle episodes in flight during validation (default 2). */
@@ -20,13 +28,14 @@ export type GenerateTasksOptions = GenerateTasksRequest & {
  * episode path a real model takes.
  */
 export async function generateTasks(suite: Suite, options: GenerateTasksOptions): Promise<Task[]> {
-  const { validate = true, concurrency = 2, ...request } = options;
-  const tasks = await suite.generate(request);
-  if (request.count !== undefined && tasks.length < request.count && !request.signal?.aborted) {
-    throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${tasks.length} tasks for these settings, fewer than --count ${request.count}`, {
-      fix: `pass --count ${tasks.length} or less (or leave --count out for all of them)`,
+  const { validate = true, concurrency = 2, transforms = [], ...request } = options;
+  const generated = await suite.generate(request);
+  if (request.count !== undefined && generated.length < request.count && !request.signal?.aborted) {
+    throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${generated.length} tasks for these settings, fewer than --count ${request.count}`, {
+      fix: `pass --count ${generated.length} or less (or leave --count out for all of them)`,
     });
   }
+  const tasks = applyTransforms(generated, transforms, request.seed);
   const seen = new Set<string>();
   for (const task of tasks) {
     const parsed = taskSchema.safeParse(task);
@@ -54,10 +63,21 @@ async function validateWithOracle(suite: Suite, tasks: readonly Task[], concurre
   }
   const oracle = resolveModelSource(suite, 'builtin/oracle');
   const fix = `this is a bug in suite ${suite.id}: please report it with the seed and --set values`;
+  const sandbox = createLazySandbox(Math.min(concurrency, 2));
+  try {
+    await validateEach(suite, tasks, concurrency, signal, oracle, sandbox, fix);
+  } finally {
+    await sandbox.dispose();
+  }
+}
+
+async function validateEach(
+  suite: Suite, tasks: readonly Task[], concurrency: number, signal: AbortSignal | undefined, oracle: ModelSource, sandbox: LazySandbox, fix: string,
+): Promise<void> {
   await forEachWithConcurrency(tasks, concurrency, async (task) => {
     let result;
     try {
-      result = await runEpisode({ suite, task, trial: 0, mode: task.modes[0], model: oracle, signal });
+      result = await runEpisode({ suite, task, trial: 0, mode: episodeMode(null, task), model: oracle, signal, sandbox: () => sandbox.get() });
     } catch (error) {
       throw new ToolForgeError('suite.unsolvable-task', `task '${task.id}': builtin/oracle crashed while validating it: ${errorMessage(error)}`, { fix, cause: error });
     }

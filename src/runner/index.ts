@@ -17,3 +17,7 @@ export { compareRuns } from './compare-runs.ts';
 export type { CompareRunsOptions, RunComparison } from './compare-runs.ts';
 export { failedTasksOf, globExpression, selectTasks } from './select-tasks.ts';
 export type { TaskSelection } from './select-tasks.ts';
+export { rescoreRun } from './rescore-run.ts';
+export type { RescoreOptions } from './rescore-run.ts';
+export { scoreEpisode, createEpisodeEnvironment } from './run-episode.ts';
+export type { EpisodeEvidence } from './run-episode.ts';

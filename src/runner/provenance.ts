@@ -18,6 +18,9 @@ export type ProvenanceInput = {
   mode: Mode | null;
   trials: number;
   cliArgs: string[];
+  transforms?: { id: string; version: string; knobs: JsonObject }[];
+  keepRaw?: boolean;
+  rescoredFrom?: string;
 };
 
 /**
@@ -37,6 +40,9 @@ export function collectProvenance(input: ProvenanceInput, options: { directory?:
     mode: input.mode,
     trials: input.trials,
     cliArgs: input.cliArgs,
+    ...(input.transforms && input.transforms.length > 0 ? { transforms: input.transforms } : {}),
+    ...(input.keepRaw ? { keepRaw: true } : {}),
+    ...(input.rescoredFrom ? { rescoredFrom: input.rescoredFrom } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { parseJsonLines } from '../core/json-lines.ts';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
@@ -21,15 +22,10 @@ export async function readTasksFile(path: string, options: { suiteId?: string } 
   const fix = 'each line must be one task object as written by `toolforge generate`';
   const tasks: Task[] = [];
   const lineOfId = new Map<string, number>();
-  text.split('\n').forEach((line, index) => {
-    const lineNumber = index + 1;
-    if (line.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw new ConfigError('input.invalid', `${path}:${lineNumber}: not valid JSON (${errorMessage(error)})`, { fix });
-    }
+  const lines = parseJsonLines(text, (lineNumber, message) => {
+    throw new ConfigError('input.invalid', `${path}:${lineNumber}: not valid JSON (${message})`, { fix });
+  });
+  for (const { lineNumber, value } of lines) {
     const parsed = taskSchema.safeParse(value);
     if (!parsed.success) throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${describeIssue(parsed.error)}`, { fix });
     const task = parsed.data as Task;
@@ -45,7 +41,7 @@ export async function readTasksFile(path: string, options: { suiteId?: string } 
     }
     lineOfId.set(task.id, lineNumber);
     tasks.push(task);
-  });
+  }
   if (tasks.length === 0) {
     throw new ConfigError('input.invalid', `${path} holds no tasks`, { fix: 'write tasks with `toolforge generate <suite> --out <file>`' });
   }

@@ -28,7 +28,10 @@ import { withResponseCache } from '../models/response-cache.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy, ResponseCacheStorage } from '../models/response-cache.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { defaultRetryPolicy, retryDelayMs, shouldRestartEpisode } from './retry-policy.ts';
+import { checkSuiteMode, episodeMode } from './episode-mode.ts';
+import { createLazySandbox } from './lazy-sandbox.ts';
 import { runEpisode } from './run-episode.ts';
+import type { Sandbox } from '../sandbox/spec.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
@@ -71,6 +74,8 @@ export type RunOptions = ExecutionOptions & {
    * such a run is refused before it starts, naming the first missing task ids.
    */
   allowMissingOutputs?: boolean;
+  /** Keep every model call's raw vendor request and response with its episode. */
+  keepRaw?: boolean;
 };
 
 export type ResumeOptions = ExecutionOptions & {
@@ -103,7 +108,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
     const mode = options.mode ?? null;
     const provenance = collectProvenance({
       suite, modelRef: options.modelRef, baseUrl, settings, seed: options.seed, params: options.params, mode, trials,
-      cliArgs: options.cliArgs ?? [],
+      cliArgs: options.cliArgs ?? [], keepRaw: options.keepRaw ?? false, transforms: transformsOf(tasks),
     });
     if (missingOutputs.length > 0) provenance.missingOutputs = missingOutputs;
     const run = store.createRun({
@@ -177,6 +182,11 @@ function checkOutputCoverage(model: ModelSource, tasks: readonly Task[], trials:
   return coverage.missing;
 }
 
+/** The transform chain the tasks share (provenance); tasks with different chains record the first. */
+function transformsOf(tasks: readonly Task[]): { id: string; version: string; knobs: JsonObject }[] {
+  return (tasks[0]?.origin?.transforms ?? []).map(({ id, version, knobs }) => ({ id, version, knobs }));
+}
+
 function checkPositiveInteger(name: string, value: number, flag: string): void {
   if (!Number.isInteger(value) || value < 1) {
     throw new ConfigError('config.invalid', `${name} must be a positive integer, got ${value}`, { fix: `pass ${flag} with n >= 1` });
@@ -199,9 +209,7 @@ function checkTasks(suite: Suite, tasks: readonly Task[], mode: Mode | undefined
   if (tasks.length === 0) {
     throw new ConfigError('config.invalid', `no tasks to run for suite '${suite.id}'`, { fix: 'pass --count <n> >= 1, or a non-empty --tasks file' });
   }
-  if (mode !== undefined && !suite.modes.includes(mode)) {
-    throw new ConfigError('config.unsupported-mode', `suite '${suite.id}' does not support mode '${mode}'`, { fix: `use --mode ${suite.modes.join('|')}` });
-  }
+  checkSuiteMode(suite, mode);
   const seen = new Set<string>();
   for (const task of tasks) {
     if (task.suite.id !== suite.id) {
@@ -214,6 +222,7 @@ function checkTasks(suite: Suite, tasks: readonly Task[], mode: Mode | undefined
         fix: `regenerate the tasks with 'toolforge generate ${suite.id}' (same --seed and --set values)`,
       });
     }
+    checkExpected(suite, task);
     if (mode !== undefined && !task.modes.includes(mode)) {
       throw new ConfigError('config.unsupported-mode', `task '${task.id}' does not support mode '${mode}' (it supports ${task.modes.join(', ')})`, {
         fix: `use --mode ${task.modes.join('|')}`,
@@ -224,6 +233,17 @@ function checkTasks(suite: Suite, tasks: readonly Task[], mode: Mode | undefined
     }
     seen.add(task.id);
   }
+}
+
+/** The task's ground truth has the suite's shape: checked once, before anything runs, the same for every suite. */
+export function checkExpected(suite: Suite, task: Task): void {
+  const parsed = suite.expectedSchema.safeParse(task.expected);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0];
+  const field = ['expected', ...(issue?.path ?? []).map(String)].join('.');
+  throw new ConfigError('input.invalid', `task '${task.id}': ${field}: ${issue?.message ?? 'invalid'}`, {
+    fix: `regenerate the task with 'toolforge generate ${suite.id}' (this ToolForge's ${suite.id} version ${suite.version})`,
+  });
 }
 
 /** Runs every (task, trial) of `run` not yet scored; marks the run finished, cancelled or failed. */
@@ -248,9 +268,11 @@ async function executeRun(
   store.setRunStatus(run.id, 'running');
   let completed = 0;
   let status: RunStatus = 'finished';
+  // The run's one sandbox pool: started by the first code episode, stopped when the run ends.
+  const sandbox = createLazySandbox(Math.min(options.concurrency, 2));
   try {
     await forEachWithConcurrency(plan, options.concurrency, async ({ task, trial }) => {
-      const episode = await attemptEpisode({ run, suite, task, trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs }).catch((error: unknown) => {
+      const episode = await attemptEpisode({ run, suite, task, trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get() }).catch((error: unknown) => {
         // Stop the other in-flight episodes now, not when they happen to end.
         stop.abort(error);
         throw error;
@@ -272,6 +294,7 @@ async function executeRun(
     status = 'failed';
     throw error;
   } finally {
+    await sandbox.dispose();
     store.setRunStatus(run.id, status);
     emit({ type: 'run-end', runId: run.id, status });
   }
@@ -291,17 +314,19 @@ type AttemptInput = {
   signal: AbortSignal;
   emit: RunProgressListener;
   timeLimitMs: number | undefined;
+  sandbox: () => Sandbox;
 };
 
 /** One episode with retries: a record to commit, or undefined when the run was cancelled meanwhile. */
 async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord | undefined> {
   const { run, suite, task, trial, retry, signal } = input;
-  const mode = run.mode ?? task.modes[0];
+  const mode = episodeMode(run.mode, task);
   const startedAt = new Date();
   // Every retry of this episode by cause: its model requests' and its own restarts.
   const retries: Record<string, number> = {};
   const countRetry = (cause: string): void => { retries[cause] = (retries[cause] ?? 0) + 1; };
-  const record = (fields: Pick<EpisodeRecord, 'status' | 'termination' | 'messages' | 'score' | 'usage' | 'error'>, attempts: number): EpisodeRecord => {
+  type Fields = Pick<EpisodeRecord, 'status' | 'termination' | 'messages' | 'score' | 'usage' | 'error' | 'finalState' | 'calls' | 'warnings' | 'raw'>;
+  const record = (fields: Fields, attempts: number): EpisodeRecord => {
     const endedAt = new Date();
     return {
       schemaVersion: 1, runId: run.id, taskId: task.id, model: run.model, mode, trial, ...fields, attempts,
@@ -315,9 +340,15 @@ async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord | unde
   };
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const result = await runEpisode({ suite, task, trial, mode, model: input.model, settings: run.settings, signal, timeLimitMs: input.timeLimitMs, onRequestRetry });
+      const result = await runEpisode({
+        suite, task, trial, mode, model: input.model, settings: run.settings, signal, sandbox: input.sandbox, keepRaw: run.provenance.keepRaw ?? false,
+        timeLimitMs: input.timeLimitMs, onRequestRetry,
+      });
       if (signal.aborted) return undefined;
-      return record({ status: 'scored', termination: result.termination, messages: result.messages, score: result.score, usage: result.usage, error: null }, attempt);
+      return record({
+        status: 'scored', termination: result.termination, messages: result.messages, score: result.score, usage: result.usage, error: null,
+        finalState: result.finalState, calls: result.calls, warnings: result.warnings, ...(result.raw ? { raw: result.raw } : {}),
+      }, attempt);
     } catch (error) {
       if (signal.aborted) return undefined;
       // The user's configuration is wrong for every episode alike: stop the run rather than record it N times.
@@ -331,7 +362,10 @@ async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord | unde
         continue;
       }
       const code = error instanceof ToolForgeError ? error.code : 'internal';
-      return record({ status: 'infrastructure-error', termination: null, messages: [], score: null, usage: emptyUsage, error: { code, message: errorMessage(error) } }, attempt);
+      return record({
+        status: 'infrastructure-error', termination: null, messages: [], score: null, usage: emptyUsage, error: { code, message: errorMessage(error) },
+        finalState: null, calls: [], warnings: [],
+      }, attempt);
     }
   }
 }

@@ -8,6 +8,7 @@ import { wilsonInterval } from '../metrics/wilson-interval.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { RunStatus } from '../store/stored-run.ts';
 import { listSuites } from '../suites/registry.ts';
+import { episodeMode } from './episode-mode.ts';
 import type { ReportTable, ScoredEpisode, Suite } from '../suites/spec.ts';
 
 export type RunSummary = {
@@ -70,7 +71,7 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
   // trust the phrasing model (suites mark each phrased task's stats.phrasing).
   const phrased = tasks.filter((task) => task.stats.phrasing === 'model' || task.stats.phrasing === 'template-fallback');
   if (phrased.length > 0) metrics.phrasingFallbacks = phrased.filter((task) => task.stats.phrasing === 'template-fallback').length;
-  const modesUsed = new Set(tasks.map((task) => run.mode ?? task.modes[0]));
+  const modesUsed = new Set(tasks.map((task) => episodeMode(run.mode, task)));
   return {
     runId: run.id,
     suite: run.suite.id,

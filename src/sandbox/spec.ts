@@ -21,6 +21,15 @@
  *   `http.respond`: a canned response (default 200 with `{}`), or a host function called per request.
  */
 import type { JsonValue } from '../core/json.ts';
+import type { Bindings, HttpResponder, HttpResponse, ProgramResult, ProgramTrace } from '../core/program.ts';
+
+export type {
+  Binding, BindingFunction, Bindings, BodyType, ConsoleEntry, HttpResponder, HttpResponse, ProgramError, RecordedRequest,
+} from '../core/program.ts';
+/** Present on every result, whatever happened (defined in core: see src/core/program.ts). */
+export type SandboxTrace = ProgramTrace;
+/** The verdict on a program (defined in core: see src/core/program.ts). */
+export type SandboxResult = ProgramResult;
 
 export type SandboxLimits = {
   /** Wall-clock budget for the whole program, host calls included. */
@@ -71,55 +80,11 @@ export const traceCaps = Object.freeze({
 /** The Accept header axios adds to every request. */
 export const axiosDefaultAccept = 'application/json, text/plain, */*';
 
-/** How a recorded body was decoded. */
-export type BodyType = 'json' | 'form' | 'multipart' | 'text' | 'none';
-
-/**
- * One intercepted request, logged as WAPIIBench's mock logs the axios request config (seeds-reference 2.4):
- * - `url`: URL-decoded (decodeURIComponent), query string removed; with an axios `baseURL` the joined URL.
- * - `method`: lower case.
- * - `headers`: as axios sends them: `Accept: ${axiosDefaultAccept}` by default, `Content-Type`
- *   set by axios (`application/json` for object bodies, form-urlencoded for strings / URLSearchParams and for
- *   post/put/patch without one); `Accept`/`Content-Type` keep that casing, other names as first written.
- *   fetch requests carry only the headers the program set (plus Content-Type for a body).
- * - `params`: the axios `params` object as given (numbers stay numbers; URLSearchParams -> strings) with the
- *   URL's query pairs added as strings (a key without `=` -> true; later pairs overwrite). Always an object.
- * - `data`: the body decoded: a string starting with `{` -> JSON; other strings -> form-urlencoded object
- *   (`k[]` -> array, `a[b][c]` -> nested, values strings); FormData -> object of strings; absent for no body;
- *   null/empty body -> `{}`. A body that cannot be decoded stays the raw string with `dataParseError` set
- *   (the reference's mock crashes there: callers may treat it as non-executable).
- */
-export type RecordedRequest = {
-  client: 'axios' | 'fetch';
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  params: Record<string, JsonValue>;
-  data?: JsonValue;
-  bodyType: BodyType;
-  dataParseError?: string;
-  /** Characters of each field that capping cut (`url`, `headers`, `params`, `data`), when any was cut. */
-  cutCharacters?: Partial<Record<'url' | 'headers' | 'params' | 'data', number>>;
-};
-
-/** What a request gets back. `data` is a JSON value, or a string sent as a text body. */
-export type HttpResponse = {
-  status: number;
-  headers?: Record<string, string>;
-  data?: JsonValue;
-};
-
 export const defaultHttpResponse: HttpResponse = {
   status: 200,
   headers: { 'content-type': 'application/json' },
   data: {},
 };
-
-/**
- * Answers one request in the host (main thread). Throwing a ToolForgeError (e.g. SandboxError) aborts the run
- * and `run()` rejects with it (infrastructure); any other thrown error reaches the program as a network error.
- */
-export type HttpResponder = (request: RecordedRequest) => HttpResponse | Promise<HttpResponse>;
 
 export type HttpOptions = {
   /** A canned response for every request (default `defaultHttpResponse`), or a host responder. */
@@ -132,20 +97,6 @@ export type HttpOptions = {
   excessCode?: 'run-all' | 'stop-after-first-request';
 };
 
-/** A host function reachable from the sandbox. Arguments arrive as JSON; the result must be JSON-serialisable. */
-export type BindingFunction = (...args: JsonValue[]) => unknown;
-
-/**
- * How a binding looks inside the sandbox. A plain function returns a promise there (`await api.x(...)`);
- * `{ call, returns: 'value' }` returns the value synchronously (the sandbox blocks while the host computes it).
- * Errors thrown by `call` reach the program as an Error with the same name and message, except a
- * ToolForgeError (e.g. SandboxError), which aborts the run: `run()` rejects with it (infrastructure).
- */
-export type Binding = BindingFunction | { call: BindingFunction; returns: 'promise' | 'value' };
-
-/** A global function (`RESULT(x)`) or a namespace of functions (`api.createSession(...)`). */
-export type Bindings = Record<string, Binding | Record<string, Binding>>;
-
 export type SandboxProgram = {
   /** The body of an async function (see the file comment). */
   code: string;
@@ -157,38 +108,6 @@ export type SandboxProgram = {
   /** What `Date.now()` returns at start (default 2024-01-01T00:00:00Z). */
   virtualEpochMs?: number;
 };
-
-export type ConsoleEntry = { level: 'log' | 'info' | 'warn' | 'error' | 'debug'; text: string };
-
-/** Present on every result, whatever happened. */
-export type SandboxTrace = {
-  /** Requests recorded so far, in the order they were made. */
-  requests: RecordedRequest[];
-  logs: ConsoleEntry[];
-  durationMs: number;
-};
-
-/** `message` and `stack` are capped (see `traceCaps`); `fullTextLength(message)` gives the length thrown. */
-export type ProgramError = { name: string; message: string; stack?: string };
-
-/**
- * The verdict on the program. All of these are the program's doing (score them); a failure of the sandbox itself
- * is a thrown SandboxError instead.
- * - completed: the async body returned (`value` is its JSON form, undefined when it returned nothing or a
- *   non-JSON value).
- * - error: it threw (including SyntaxError, require of an unknown module, import()) or a timer callback threw.
- * - timeout / memory-limit / stack-overflow: a limit was hit. `stack-overflow` also covers source too deeply
- *   nested to compile and program data nested deeper than `maximumNestingDepth` (sent, passed or returned).
- * - unsettled: it awaits a promise nothing can ever settle (no pending job, timer or host call remains).
- */
-export type SandboxResult = SandboxTrace & (
-  | { status: 'completed'; value: JsonValue | undefined; stoppedAfterFirstRequest: boolean }
-  | { status: 'error'; error: ProgramError }
-  | { status: 'timeout' }
-  | { status: 'memory-limit' }
-  | { status: 'stack-overflow' }
-  | { status: 'unsettled' }
-);
 
 export type SandboxStatus = SandboxResult['status'];
 

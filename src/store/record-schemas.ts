@@ -35,6 +35,9 @@ export const provenanceSchema = z.object({
   missingOutputs: z.array(z.string()).optional(),
   /** Each `run --resume`: when, with which endpoint and command line. */
   resumes: z.array(z.object({ at: z.string(), baseUrl: z.string().nullable(), cliArgs: z.array(z.string()) })).optional(),
+  transforms: z.array(z.object({ id: z.string(), version: z.string(), knobs: jsonObjectSchema })).optional(),
+  keepRaw: z.boolean().optional(),
+  rescoredFrom: z.string().optional(),
 });
 
 export const storedRunSchema = z.object({
@@ -102,6 +105,11 @@ export const episodeRecordSchema = z.object({
   durationMs: z.number().nonnegative(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   retries: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  // Kept since store schema 2; files exported before have none.
+  finalState: z.unknown().default(null),
+  calls: z.array(jsonObjectSchema).default([]),
+  warnings: z.array(z.object({ turn: z.number().int(), type: z.string(), message: z.string() })).default([]),
+  raw: z.array(z.object({ turn: z.number().int(), request: z.unknown(), response: z.unknown() })).optional(),
 });
 
 /** One line of a run's JSONL export: the run header first, then its tasks, then its episodes. */

@@ -71,8 +71,11 @@ type RunRow = {
 type EpisodeRow = {
   run_id: string; task_id: string; trial: number; model: string; mode: string; status: string; termination: string | null;
   score: string | null; messages: string; input_tokens: number; output_tokens: number; attempts: number;
-  started_at: string; ended_at: string; duration_ms: number; error: string | null; retries: string | null;
+  started_at: string; ended_at: string; duration_ms: number; error: string | null; retries: string | null; trace: string | null;
 };
+
+/** The episode fields kept in the `trace` column (store schema 3). */
+type EpisodeTrace = Pick<EpisodeRecord, 'finalState' | 'calls' | 'warnings' | 'raw'>;
 
 export type OpenStoreOptions = {
   /**
@@ -243,15 +246,15 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     setProvenance: database.prepare('UPDATE runs SET provenance = ?, base_url = ? WHERE id = ?'),
     listTasks: database.prepare('SELECT task FROM run_tasks WHERE run_id = ? ORDER BY ordinal'),
     upsertEpisode: database.prepare(`INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed,
-      value, failure, score, messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error, retries)
+      value, failure, score, messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error, retries, trace)
       VALUES (@run_id, @task_id, @trial, @model, @mode, @status, @termination, @passed, @value, @failure, @score, @messages,
-      @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error, @retries)
+      @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error, @retries, @trace)
       ON CONFLICT (run_id, task_id, trial) DO UPDATE SET model = excluded.model, mode = excluded.mode,
         status = excluded.status, termination = excluded.termination, passed = excluded.passed, value = excluded.value,
         failure = excluded.failure, score = excluded.score, messages = excluded.messages,
         input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, attempts = excluded.attempts,
         started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms,
-        error = excluded.error,
+        error = excluded.error, trace = excluded.trace,
         retries = CASE WHEN episodes.retries IS NULL THEN excluded.retries WHEN excluded.retries IS NULL THEN episodes.retries
           ELSE (SELECT json_group_object(cause, total) FROM (SELECT cause, SUM(count) AS total FROM (
             SELECT key AS cause, value AS count FROM json_each(episodes.retries)
@@ -410,6 +413,9 @@ function episodeToRow(episode: EpisodeRecord): Record<string, string | number | 
     duration_ms: Math.round(episode.durationMs),
     error: episode.error ? JSON.stringify(episode.error) : null,
     retries: episode.retries && Object.keys(episode.retries).length > 0 ? JSON.stringify(episode.retries) : null,
+    trace: JSON.stringify({
+      finalState: episode.finalState, calls: episode.calls, warnings: episode.warnings, ...(episode.raw ? { raw: episode.raw } : {}),
+    } satisfies EpisodeTrace),
   };
 }
 
@@ -462,5 +468,7 @@ function episodeFromRow(row: EpisodeRow): EpisodeRecord {
     durationMs: row.duration_ms,
     error: row.error === null ? null : (JSON.parse(row.error) as EpisodeRecord['error']),
     ...(row.retries ? { retries: JSON.parse(row.retries) as Record<string, number> } : {}),
+    // Episodes stored before schema 3 have no trace.
+    ...(row.trace === null ? { finalState: null, calls: [], warnings: [] } : (JSON.parse(row.trace) as EpisodeTrace)),
   };
 }

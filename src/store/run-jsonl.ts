@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError } from '../core/errors.ts';
+import { parseJsonLines } from '../core/json-lines.ts';
 import { canonicalJson } from '../core/json.ts';
 import type { Task } from '../core/task.ts';
 import { exportLineSchema } from './record-schemas.ts';
@@ -30,23 +31,15 @@ export function parseRunExport(text: string, source: string): RunExport {
   const tasks: { line: number; ordinal: number; task: Task }[] = [];
   const episodes: EpisodeRecord[] = [];
   const episodeKeys = new Set<string>();
-  const lines = text.split('\n');
-  lines.forEach((rawLine, index) => {
-    const lineNumber = index + 1;
-    if (rawLine.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(rawLine);
-    } catch (error) {
-      fail(lineNumber, `not valid JSON (${(error as Error).message})`);
-    }
+  const lines = parseJsonLines(text, (lineNumber, message) => fail(lineNumber, `not valid JSON (${message})`));
+  for (const { lineNumber, value } of lines) {
     const parsed = exportLineSchema.safeParse(value);
     if (!parsed.success) fail(lineNumber, describeIssue(parsed.error));
     const entry = parsed.data!;
     if (entry.type === 'run') {
       if (run) fail(lineNumber, 'a second run header; an export holds exactly one run');
       run = entry.run as StoredRun;
-      return;
+      continue;
     }
     if (!run) return fail(lineNumber, `a ${entry.type} line before the run header (the first line must be {"type":"run",...})`);
     if (entry.type === 'task') {
@@ -55,7 +48,7 @@ export function parseRunExport(text: string, source: string): RunExport {
       if (tasks.some((other) => other.task.id === task.id)) fail(lineNumber, `task '${task.id}' appears twice`);
       if (tasks.some((other) => other.ordinal === entry.ordinal)) fail(lineNumber, `task ordinal ${entry.ordinal} appears twice`);
       tasks.push({ line: lineNumber, ordinal: entry.ordinal, task });
-      return;
+      continue;
     }
     const episode = entry.episode as EpisodeRecord;
     if (episode.runId !== run.id) fail(lineNumber, `field 'episode.runId' is '${episode.runId}', the run is '${run.id}'`);
@@ -65,10 +58,10 @@ export function parseRunExport(text: string, source: string): RunExport {
     if (episodeKeys.has(key)) fail(lineNumber, `episode (task '${episode.taskId}', trial ${episode.trial}) appears twice`);
     episodeKeys.add(key);
     episodes.push(episode);
-  });
+  }
   if (!run) return fail(1, 'no run header: the file is empty or not a ToolForge export');
   if (tasks.length !== run.taskCount) {
-    fail(lines.length, `the header says ${run.taskCount} task(s) but the file holds ${tasks.length}; it may be truncated`);
+    fail(text.split('\n').length, `the header says ${run.taskCount} task(s) but the file holds ${tasks.length}; it may be truncated`);
   }
   tasks.sort((left, right) => left.ordinal - right.ordinal);
   return { run, tasks: tasks.map((entry) => entry.task), episodes };

@@ -64,6 +64,14 @@ export const migrations: readonly Migration[] = [
     description: 'retries per cause on each episode (JSON object; NULL when there were none)',
     statements: ['ALTER TABLE episodes ADD COLUMN retries TEXT'],
   },
+  {
+    version: 3,
+    description: 'episode trace: final state, call record, warnings, raw bodies',
+    statements: [
+      // One JSON column: {finalState, calls, warnings, raw?}; NULL for episodes stored before it.
+      'ALTER TABLE episodes ADD COLUMN trace TEXT',
+    ],
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

@@ -24,6 +24,12 @@ export type Provenance = {
   missingOutputs?: string[];
   /** Each `run --resume`: when, with which endpoint and command line (the run's base URL is the latest one). */
   resumes?: { at: string; baseUrl: string | null; cliArgs: string[] }[];
+  /** The transforms the tasks were derived with (`--transform`), in order; absent when none. */
+  transforms?: { id: string; version: string; knobs: JsonObject }[];
+  /** Whether raw vendor bodies are kept with each episode (`--keep-raw`). */
+  keepRaw?: boolean;
+  /** For a re-scored run: the run whose episodes it re-scored (no model was called). */
+  rescoredFrom?: string;
 };
 
 /** One evaluation run: one model on a fixed list of tasks, each tried `trials` times. */

@@ -9,6 +9,7 @@ import type { Mode } from '../core/mode.ts';
 import type { Score, ScoreInput } from '../core/score.ts';
 import type { Task } from '../core/task.ts';
 import type { EpisodeContext, LanguageModel, ModelSource } from '../models/spec.ts';
+import type { ZodType } from 'zod';
 import type { Knob } from './knob.ts';
 
 export type GenerateTasksRequest = {
@@ -53,6 +54,11 @@ export interface Suite {
   readonly modes: readonly Mode[];
   /** Default tasks count when the request leaves it undefined and the suite generates. */
   readonly defaultCount: number;
+  /**
+   * The shape of `task.expected` (hidden ground truth). The runner checks every task against it once,
+   * when tasks are read and before anything runs (a ConfigError naming the task and the field).
+   */
+  readonly expectedSchema: ZodType;
   generate(request: GenerateTasksRequest): Promise<Task[]>;
   createEnvironment(task: Task, mode: Mode): Promise<Environment>;
   /** A suite-specific agent for a mode; the runner falls back to the generic agent of that mode. */

@@ -55,6 +55,11 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
         assert.deepEqual(task.suite, { id: suite.id, version: suite.version });
         assert.ok(task.id.startsWith(`${suite.id}/`), `task id ${task.id} lacks the suite prefix`);
         for (const mode of task.modes) assert.ok(suite.modes.includes(mode), `task mode ${mode} is not a suite mode`);
+        // The request apart from the scaffolding, verbatim where the model reads it (perturbations rewrite it).
+        assert.ok(task.query, `task ${task.id} has no query`);
+        const query = task.query ?? '';
+        assert.ok(task.prompt.some((message) => message.content.includes(query)) || task.starter?.includes(query), `task ${task.id}: its query is not in its prompt`);
+        assert.equal(task.origin, undefined, `a suite's own task ${task.id} has no origin`);
       }
     });
 
@@ -102,6 +107,19 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
         }
       });
     }
+
+    test('a task whose expected breaks the suite\'s expectedSchema is refused before anything runs, naming the task and field', async () => {
+      const [task] = await generate(1, 1);
+      const store = openResultsStore(':memory:');
+      try {
+        await assert.rejects(
+          runEvaluation({ suite, tasks: [{ ...task, expected: 'not ground truth' }], modelRef: 'builtin/oracle', seed: 1, params, store }),
+          (error: unknown) => error instanceof ConfigError && error.code === 'input.invalid' && error.message.includes(`task '${task.id}': expected`) && /fix:/.test(error.message));
+        assert.equal(store.listRuns().length, 0);
+      } finally {
+        store.close();
+      }
+    });
 
     test('an unknown knob and a mode the suite lacks are rejected with ConfigErrors', async () => {
       assert.throws(() => resolveKnobs(suite.id, suite.knobs, { 'no-such-knob': '1' }),

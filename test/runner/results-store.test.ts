@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError } from '../../src/core/errors.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
-import { createRunId } from '../../src/store/run-id.ts';
 import { migrations } from '../../src/store/store-migrations.ts';
+import { createRunId } from '../../src/store/run-id.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { sampleEpisode, sampleRun, temporaryDirectory } from './test-helpers.ts';
 
@@ -196,6 +196,34 @@ describe('results store', () => {
     raw.prepare('INSERT INTO schema_version (version, applied_at) VALUES (99, ?)').run('2030-01-01T00:00:00.000Z');
     raw.close();
     assert.throws(() => openResultsStore(path), (error: unknown) => error instanceof ConfigError && error.code === 'store.invalid' && /schema version 99/.test(error.message));
+  });
+
+  test('a schema-1 database is upgraded in place and its episodes read back with an empty trace', () => {
+    const path = join(temporaryDirectory(), 'old.db');
+    const raw = new Database(path);
+    raw.exec('CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
+    for (const statement of migrations[0].statements) raw.exec(statement);
+    raw.prepare('INSERT INTO schema_version (version, applied_at) VALUES (1, ?)').run('2026-01-01T00:00:00.000Z');
+    raw.close();
+    const store = openResultsStore(path);
+    store.createRun(sampleRun('run-old'), tasks);
+    store.close();
+    // An episode written as schema-1 code wrote it: no trace column value.
+    const writer = new Database(path);
+    writer.prepare(`INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed, value, failure, score, messages,
+      input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error) VALUES ('run-old', ?, 0, 'builtin/oracle', 'calls',
+      'scored', 'final-answer', 1, 1, NULL, '{"value":1,"passed":true,"reason":"ok"}', '[]', 1, 1, 1, 'a', 'b', 5, NULL)`).run(tasks[0].id);
+    writer.close();
+    const reopened = openResultsStore(path);
+    const [episode] = reopened.listEpisodes('run-old');
+    assert.deepEqual({ finalState: episode.finalState, calls: episode.calls, warnings: episode.warnings, raw: episode.raw },
+      { finalState: null, calls: [], warnings: [], raw: undefined });
+    assert.equal(episode.score?.passed, true);
+    reopened.saveEpisode(sampleEpisode('run-old', tasks[1].id, 0, { finalState: { total: 3 }, warnings: [{ turn: 1, type: 'other', message: 'w' }] }));
+    const saved = reopened.listEpisodes('run-old').find((candidate) => candidate.taskId === tasks[1].id);
+    assert.deepEqual(saved?.finalState, { total: 3 });
+    assert.deepEqual(saved?.warnings, [{ turn: 1, type: 'other', message: 'w' }]);
+    reopened.close();
   });
 
   test('run ids are readable: suite, UTC date and time, four hex digits', () => {

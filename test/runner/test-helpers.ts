@@ -62,6 +62,9 @@ export function sampleEpisode(runId: string, taskId: string, trial: number, over
     endedAt: '2026-01-02T03:04:07.000Z',
     durationMs: 1000,
     error: null,
+    finalState: null,
+    calls: [],
+    warnings: [],
     ...overrides,
   };
 }

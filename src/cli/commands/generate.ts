@@ -6,9 +6,10 @@ import { getSuite } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
 import { writeOutputFile } from '../write-output-file.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
-import { collectSetting, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger } from '../option-parsers.ts';
+import { collectSetting, collectTransform, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger } from '../option-parsers.ts';
+import { parseTransformRequest } from '../../transforms/registry.ts';
 
-type GenerateFlags = { seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean; phrasingModel?: string; phrasingBaseUrl?: string; baseUrl?: string };
+type GenerateFlags = { transform?: string[]; seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean; phrasingModel?: string; phrasingBaseUrl?: string; baseUrl?: string };
 
 export function registerGenerateCommand(program: Command, io: CliIo): void {
   program
@@ -18,6 +19,7 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
     .option('--seed <n>', 'generation seed', parseNonNegativeInteger, 0)
     .option('--count <n>', "how many tasks (default: the suite's default count)", parsePositiveInteger)
     .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)
+    .option('--transform <id[:k=v,...]>', "derive every task with a transform, repeatable, in order (e.g. rename-tools:style=suffix)", collectTransform)
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--no-validate', 'skip the builtin/oracle solvability check')
     .option('--phrasing-model <ref>', 'a model that rewrites task text, for suites with --set phrasing=model')
@@ -27,7 +29,8 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
       const suite = getSuite(suiteId);
       const params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
       const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl ?? flags.baseUrl, io);
-      const tasks = await generateTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel });
+      const transforms = (flags.transform ?? []).map(parseTransformRequest);
+      const tasks = await generateTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms });
       const jsonl = formatTasksJsonl(tasks);
       if (flags.out) {
         const path = await writeOutputFile(io.cwd, flags.out, jsonl);

@@ -13,6 +13,7 @@ import { summaryObject } from '../../report/run-report.ts';
 import { generateTasks } from '../../runner/generate-tasks.ts';
 import { readTasksFile } from '../../runner/read-tasks-file.ts';
 import { resolveModelSource } from '../../runner/resolve-model-source.ts';
+import { checkSuiteMode } from '../../runner/episode-mode.ts';
 import { resumeEvaluation, runEvaluation } from '../../runner/run-evaluation.ts';
 import type { RunOptions } from '../../runner/run-evaluation.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
@@ -21,7 +22,7 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
-import { collectSetting, collectValues, once, parseFiniteNumber, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectSetting, collectTransform, collectValues, once, parseFiniteNumber, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTasks } from '../../runner/select-tasks.ts';
 import { formatPercent } from '../../report/format-figure.ts';
@@ -29,6 +30,7 @@ import { openResultsStore } from '../../store/index.ts';
 import { openResponseCache, responseCachePathFor } from '../../store/response-cache-store.ts';
 import type { ResponseCacheStore } from '../../store/response-cache-store.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy } from '../../models/response-cache.ts';
+import { applyTransforms, parseTransformRequest } from '../../transforms/registry.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 
@@ -62,6 +64,8 @@ type RunFlags = {
   maxRetryWait?: number;
   requestTimeout?: number;
   episodeTimeout?: number;
+  transform?: string[];
+  keepRaw?: boolean;
 };
 
 /** Set by a run that ends without an error but not well (interrupted, nothing scored, under --fail-under). */
@@ -104,6 +108,8 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .addOption(new Option('--cache [policy]', "answer repeated model requests from a response cache: 'deterministic' (temperature 0 only, the default) or 'all'")
       .choices(['deterministic', 'all']).preset('deterministic'))
     .option('--cache-db <file>', 'the response cache file (default: response-cache.db beside the results database)', once('--cache-db', parseText))
+    .option('--transform <id[:k=v,...]>', 'derive every task with a transform, repeatable, in order (recorded in provenance and each task\'s origin)', collectTransform)
+    .option('--keep-raw', 'store every model call\'s raw vendor request and response with its episode')
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
       const cliArgs = [...argv];
@@ -151,13 +157,11 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       fix: `pass --model <ref>, e.g. --model builtin/planner (no API key needed) or --model openai/gpt-4.1 (reads OPENAI_API_KEY)`,
     });
   }
-  if (flags.mode && !suite.modes.includes(flags.mode)) {
-    throw new ConfigError('config.unsupported-mode', `suite '${suite.id}' does not support mode '${flags.mode}'`, {
-      fix: `use --mode ${suite.modes.join('|')} (or leave it out for ${suite.modes[0]})`,
-    });
-  }
+  // Before generating: a wrong mode should not wait for the tasks.
+  checkSuiteMode(suite, flags.mode);
   checkModel(suite, flags.model, flags.baseUrl, io);
   const seed = flags.seed ?? rerun?.seed ?? 0;
+  const transforms = (flags.transform ?? []).map(parseTransformRequest);
   let tasks: Task[];
   let params: JsonObject;
   if (flags.tasks || rerun) {
@@ -177,22 +181,22 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   let startedRunId: string | undefined;
   try {
     if (rerun) {
-      tasks = rerun.tasks;
+      tasks = applyTransforms(rerun.tasks, transforms, seed);
       params = rerun.params;
     } else if (flags.tasks) {
-      tasks = await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id });
+      tasks = applyTransforms(await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id }), transforms, seed);
       params = tasks[0].params as JsonObject;
     } else {
       params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
       const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io);
-      tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel, signal: interrupt.signal });
+      tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms, signal: interrupt.signal });
     }
     tasks = selectTasks(tasks, { taskIds: flags.taskId, limit: flags.limit });
     return await runEvaluation({
       suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache,
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
-      seed, params, cliArgs, signal: interrupt.signal, env: io.env, ...executionFlags(flags),
+      seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false, ...executionFlags(flags),
       onProgress: (event) => {
         if (event.type === 'run-start') startedRunId = event.runId;
         progress.listener(event);
@@ -233,7 +237,7 @@ function readFailedTasks(runReference: string, suiteId: string | undefined, flag
 }
 
 async function resume(suiteId: string | undefined, runReference: string, flags: RunFlags, io: CliIo, cliArgs: string[], responseCache?: CacheOption): Promise<RunSummary> {
-  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed'] as const)
+  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed', 'transform', 'keepRaw'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
+import { parseJsonLines } from '../../core/json-lines.ts';
 
 const replayToolCallSchema = z.strictObject({
   id: z.string().min(1).optional(),
@@ -49,15 +50,10 @@ export function readReplayFile(path: string): ReplayEntry[] {
 export function parseReplayLines(text: string, path: string): ReplayEntry[] {
   const entries: ReplayEntry[] = [];
   const seen = new Map<string, number>();
-  for (const [index, rawLine] of text.split('\n').entries()) {
-    const lineNumber = index + 1;
-    if (rawLine.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(rawLine);
-    } catch (error) {
-      throw lineError(path, lineNumber, `is not valid JSON (${(error as Error).message})`);
-    }
+  const lines = parseJsonLines(text, (lineNumber, message) => {
+    throw lineError(path, lineNumber, `is not valid JSON (${message})`);
+  });
+  for (const { lineNumber, value } of lines) {
     const parsed = replayLineSchema.safeParse(value);
     if (!parsed.success) throw lineError(path, lineNumber, describeLineIssue(value, parsed.error));
     const key = `${parsed.data.taskId}\u0000${parsed.data.trial ?? ''}`;

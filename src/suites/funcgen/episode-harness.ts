@@ -18,9 +18,13 @@ export async function runFuncgenEpisode(task: Task, mode: Mode, model: LanguageM
   try {
     const outcome = await createGenericAgent(mode).run(task, {
       model, environment, limits: task.limits, settings: {}, signal: new AbortController().signal, emit: () => {},
+      sandbox: () => { throw new Error('funcgen episodes run no programs'); },
     });
     const finalState = await environment.snapshotState();
-    const score = await funcgenSuite.score({ task, messages: outcome.messages, finalState, termination: outcome.termination, mode });
+    const score = await funcgenSuite.score({
+      task, messages: outcome.messages, finalState, termination: outcome.termination, mode, calls: [], signal: new AbortController().signal,
+      createEnvironment: () => funcgenSuite.createEnvironment(task, mode),
+    });
     return { outcome, state: finalState as FuncgenState, score };
   } finally {
     await environment.dispose();

@@ -257,4 +257,4 @@ describe('funcgen generator', () => {
   });
 });
 
-const PINNED_DIGEST = '5881f5884ec38b3ae67d3ff7997fef44808ff56ac3c7446ae002b1687942b871';
+const PINNED_DIGEST = '8dfac958597a57116c9f6f574c89b50f20f10789ffcb05070a28c6507e90422b';

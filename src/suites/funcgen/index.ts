@@ -8,7 +8,7 @@ import { ConfigError } from '../../core/errors.ts';
 import { createScriptedModel } from '../../models/builtin/scripted-model.ts';
 import type { Suite } from '../spec.ts';
 import { FuncgenEnvironment } from './environment.ts';
-import { readFuncgenTask } from './funcgen-task.ts';
+import { funcgenExpectedSchema, readFuncgenTask } from './funcgen-task.ts';
 import { funcgenKnobs, parseFuncgenParams } from './knobs.ts';
 import { createOraclePolicy } from './oracle-policy.ts';
 import { createPlannerPolicy } from './planner-policy.ts';
@@ -30,6 +30,7 @@ function checkMode(mode: Mode): void {
 export const funcgenSuite: Suite = {
   id: funcgenSuiteId,
   version: funcgenVersion,
+  expectedSchema: funcgenExpectedSchema,
   title: 'FuncBenchGen: multi-step calls over a hidden function dependency graph',
   description: 'Reach a target variable by calling functions linked by type and subtype; irrelevant connected and disconnected functions distract. Success rate, average calls, and per-call failure types.',
   paper: 'funcbenchgen.txt',

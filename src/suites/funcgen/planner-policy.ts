@@ -20,7 +20,8 @@ const kindKey = (variable: { type: string; subtype: string }): string => `${vari
 
 /** The backward-chained plan, or a reason the visible information does not determine one. */
 export function planFuncgenTask(task: Task): Plan | { unsolvable: string } {
-  const promptText = task.prompt.map((message) => message.content).join('\n');
+  // The request is what a planner reads (older task files without a query: the prompt text).
+  const promptText = task.query ?? task.prompt.map((message) => message.content).join('\n');
   const prompt = parseFuncgenPrompt(promptText);
   if (!prompt) return { unsolvable: 'the prompt names no target variable' };
   const signatures = new Map<string, FunctionSignature>();

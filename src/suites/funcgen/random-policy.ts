@@ -14,7 +14,7 @@ const inputSchemaShape = z.object({ properties: z.record(z.string(), z.unknown()
 
 export function createRandomPolicy(task: Task, trial: number): Policy {
   const rng = new Rng(deriveSeed(task.seed, 'builtin-random', trial));
-  const prompt = parseFuncgenPrompt(task.prompt.map((message) => message.content).join('\n'));
+  const prompt = parseFuncgenPrompt(task.query ?? task.prompt.map((message) => message.content).join('\n'));
   const target = prompt?.target ?? 'the target';
   const tools = task.tools.map((tool) => ({ name: tool.name, parameters: Object.keys(inputSchemaShape.parse(tool.inputSchema).properties) }));
   const budget = rng.int(1, task.limits.maxToolCalls);

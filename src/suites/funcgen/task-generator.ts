@@ -4,7 +4,6 @@
  * 3-digit values. A parameter fed by another function carries that function's output type and
  * subtype under its own random name; a parameter fed by a prompt input has the input's name.
  */
-import type { JsonObject } from '../../core/json.ts';
 import { Rng } from '../../core/rng.ts';
 import type { Task } from '../../core/task.ts';
 import type { ToolSpec } from '../../core/tool.ts';
@@ -19,7 +18,7 @@ import { funcgenPrompt } from './prompt.ts';
 
 export const funcgenSuiteId = 'funcgen';
 /** Bump whenever generated tasks or grading change. */
-export const funcgenVersion = '2.0.0';
+export const funcgenVersion = '2.1.0';
 
 /** A prompt-fed parameter on a non-source core function, now and then, so inputs are not only at the roots. */
 const extraInputProbability = 0.2;
@@ -88,10 +87,11 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
     suite: { id: funcgenSuiteId, version: funcgenVersion },
     seed: taskSeed,
     params: { ...params },
-    prompt: [{ role: 'user', content: funcgenPrompt(targetFunction.output.name, order.shuffle(inputs)) }],
+    // The whole user message is the request: funcgen has no scaffolding.
+    ...promptAndQuery(funcgenPrompt(targetFunction.output.name, order.shuffle(inputs))),
     tools: order.shuffle(functions).map(funcgenToolSpec),
     modes: ['calls', 'react'],
-    expected: expected as unknown as JsonObject,
+    expected,
     limits: { maxTurns: maxToolCalls + spareTurns, maxToolCalls, timeLimitMs },
     stats: {
       calls: params.core,
@@ -118,4 +118,8 @@ export function funcgenToolSpec(fn: FuncgenFunction): ToolSpec {
       additionalProperties: false,
     },
   };
+}
+
+function promptAndQuery(query: string): Pick<Task, 'prompt' | 'query'> {
+  return { prompt: [{ role: 'user', content: query }], query };
 }

@@ -26,7 +26,7 @@ import { aggregateEvaluations, flattenMetrics, metricsTables } from './nestful-m
 import { interactivePrompt } from './nestful-prompt.ts';
 import type { NestfulTool } from './nestful-sample.ts';
 import { groundResultValues } from './ground-result-values.ts';
-import { buildNestfulTask, nestfulExpected, nestfulSuiteId, nestfulSuiteVersion, referenceOf } from './nestful-task.ts';
+import { buildNestfulTask, expectedSchema, nestfulExpected, nestfulSuiteId, nestfulSuiteVersion, referenceOf } from './nestful-task.ts';
 import { phraseWithModel } from './phrase-with-model.ts';
 import type { Phrasing } from './phrase-with-model.ts';
 
@@ -124,7 +124,7 @@ async function score(input: ScoreInput & { mode: Mode }): Promise<Score> {
     value: evaluation.executable ? (evaluation.win ? 1 : 0) : evaluation.partialAccuracy,
     passed,
     reason: evaluation.reason,
-    details: evaluation as unknown as JsonObject,
+    details: evaluation,
   };
   if (!passed) result.failure = evaluation.failure ?? 'result.wrong';
   return result;
@@ -153,6 +153,7 @@ function createAgent(mode: Mode): Agent | undefined {
 export const nestfulSuite: Suite = {
   id: nestfulSuiteId,
   version: nestfulSuiteVersion,
+  expectedSchema,
   title: 'NESTFUL: nested sequences of API calls',
   description: 'Emit or execute a nested sequence of calls whose outputs feed later calls; scored by F1 function/parameter, partial/full sequence accuracy and win rate (execution). Imports the published data (--set data=) or generates fresh math DAGs.',
   paper: 'nestful.txt',

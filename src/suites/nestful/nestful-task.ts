@@ -24,7 +24,7 @@ const toolSchema = z.object({
   output_parameters: z.record(z.string(), z.unknown()),
 });
 
-const expectedSchema = z.object({
+export const expectedSchema = z.object({
   sampleId: z.string(),
   flavour: z.enum(['math', 'code', 'v1']),
   outputJson: z.string(),
@@ -80,6 +80,7 @@ export function buildNestfulTask(sample: NestfulSample, origin: TaskOrigin): Tas
     seed: origin.seed,
     params: origin.params,
     prompt: sequencePrompt(sample.input, sample.tools, origin.iclCount),
+    query: sample.input,
     tools: sample.tools.map(toToolSpec),
     modes,
     expected,

@@ -10,11 +10,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createModelSource } from '../../models/registry.ts';
+import { createLazySandbox } from '../../runner/lazy-sandbox.ts';
 import { runEpisode } from '../../runner/run-episode.ts';
 import { resolveKnobs } from '../knob.ts';
-import { disposeWebapiSandbox, webapiSuite } from './index.ts';
+import { webapiSuite } from './index.ts';
 import { fixturePath } from '../../../test/require-data.ts';
 
+
+/** One sandbox pool for every episode here, as a run has. */
+const programs = createLazySandbox(2);
 const requests: { path: string; body: Record<string, unknown> }[] = [];
 let server: Server;
 let baseUrl: string;
@@ -46,14 +50,14 @@ before(async () => {
 
 after(async () => {
   await new Promise((resolve) => server.close(resolve));
-  await disposeWebapiSandbox();
+  await programs.dispose();
 });
 
 describe('model endpoints', () => {
   test('completions: prompt + starter in, continuation after the starter out', async () => {
     const [task] = await webapiSuite.generate({ seed: 0, count: 1, params: resolveKnobs('webapi', webapiSuite.knobs, { data: fixtureData, endpoint: 'completions' }) });
     const model = createModelSource('openai-compatible/base', { baseUrl, env: {} });
-    const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model });
+    const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model, sandbox: () => programs.get() });
     assert.equal(result.score.passed, true, result.score.reason);
     const sent = requests.at(-1);
     assert.equal(sent?.path, '/v1/completions');
@@ -68,7 +72,7 @@ describe('model endpoints', () => {
   test('chat: the fenced code of the answer is run', async () => {
     const [task] = await webapiSuite.generate({ seed: 0, count: 1, params: resolveKnobs('webapi', webapiSuite.knobs, { data: fixtureData }) });
     const model = createModelSource('openai-compatible/chat', { baseUrl, env: {} });
-    const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model });
+    const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model, sandbox: () => programs.get() });
     assert.equal(result.score.passed, true, result.score.reason);
     const sent = requests.at(-1);
     assert.equal(sent?.path, '/v1/chat/completions');

@@ -14,21 +14,20 @@ import type { Score, ScoreInput } from '../../core/score.ts';
 import { datasetPath, hasDataset, missingDataError } from '../../core/data-location.ts';
 import type { Task } from '../../core/task.ts';
 import { loadOpenApiFile } from '../../openapi/load-openapi.ts';
-import { createSandbox } from '../../sandbox/index.ts';
-import type { Sandbox } from '../../sandbox/spec.ts';
+import type { ProgramRun } from '../../core/program-host.ts';
 import type { GenerateTasksRequest, Suite } from '../spec.ts';
 import { webapiBuiltinModels } from './builtin-models.ts';
 import { argumentsOf } from './compare-request.ts';
 import { generateSamples, rephraseTaskWithSource } from './generate-from-spec.ts';
 import { parseWebapiParams, webapiKnobs } from './knobs.ts';
 import type { WebapiParams } from './knobs.ts';
-import { programOf, runWebapiProgram } from './run-program.ts';
+import { programOf, programOutcomeOf, webapiProgramHost } from './run-program.ts';
 import { countableArgumentCount } from './sample-statistics.ts';
 import { scoreWebapiOutcome } from './score-request.ts';
 import { toPortablePath } from './portable-path.ts';
 import { importWapiibenchFile, wapiibenchApiNames } from './wapiibench-data.ts';
 import { createWebapiAgent } from './webapi-agent.ts';
-import { buildWebapiTask, readWebapiExpected, webapiSuiteId, webapiSuiteVersion } from './webapi-task.ts';
+import { buildWebapiTask, readWebapiExpected, webapiExpectedSchema, webapiSuiteId, webapiSuiteVersion } from './webapi-task.ts';
 import { summarizeWebapi } from './webapi-summary.ts';
 
 export { scoreWebapiOutcome, scoreWebapiRequest } from './score-request.ts';
@@ -39,34 +38,22 @@ export { computeWebapiMetrics } from './webapi-metrics.ts';
 /** The combined WAPIIBench file in the shared data (the default run's 395 tasks). */
 export const wapiibenchDataPath = () => datasetPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
 
-let sharedSandbox: Sandbox | undefined;
-
-/** The sandbox the scorer runs programs in (created on first use, two workers). */
-export function webapiSandbox(): Sandbox {
-  sharedSandbox ??= createSandbox({ poolSize: 2 });
-  return sharedSandbox;
+/**
+ * A webapi episode's world: no tools, a program host whose HTTP is recorded and stopped after the
+ * first request; the end state is the requests the program sent.
+ */
+function createWebapiEnvironment(task: Task): Environment {
+  const expected = readWebapiExpected(task);
+  const params = parseWebapiParams(task.params);
+  let run: ProgramRun | undefined;
+  return {
+    listTools: () => [],
+    callTool: async () => ({ ok: false, error: { code: 'tool.unknown', message: 'webapi tasks have no tools: answer with code' } }),
+    bindings: () => webapiProgramHost(task.starter ?? '', expected.endpoint, params.executionTimeMs, (observed) => { run = observed; }),
+    snapshotState: async () => ({ requests: run?.result ? run.result.requests : [] }),
+    dispose: async () => undefined,
+  };
 }
-
-/** Stops the scorer's sandbox workers (tests and benches call it at the end). */
-export async function disposeWebapiSandbox(): Promise<void> {
-  const sandbox = sharedSandbox;
-  sharedSandbox = undefined;
-  await sandbox?.dispose();
-}
-
-function checkMode(mode: Mode): void {
-  if (mode !== 'code') {
-    throw new ConfigError('config.unsupported-mode', `suite 'webapi' does not support mode '${mode}'`, { fix: '--mode code (the model writes an axios program)' });
-  }
-}
-
-/** Code tasks have no tools: the environment only exists to satisfy the episode contract. */
-const codeEnvironment: Environment = {
-  listTools: () => [],
-  callTool: async () => ({ ok: false, error: { code: 'tool.unknown', message: 'webapi tasks have no tools: answer with code' } }),
-  snapshotState: async () => null,
-  dispose: async () => undefined,
-};
 
 async function generateWebapiTasks(request: GenerateTasksRequest): Promise<Task[]> {
   const params = parseWebapiParams(request.params);
@@ -152,16 +139,21 @@ async function scoreWebapi(input: ScoreInput & { mode: Mode }): Promise<Score> {
   if (!answered && (input.termination === 'time-limit' || input.termination === 'max-turns')) {
     return scoreWebapiOutcome(task, { type: 'limit-exceeded', message: `the episode ended without an answer (${input.termination})` });
   }
-  const params = parseWebapiParams(task.params);
-  const program = programOf(task.starter ?? '', lastAssistantText(input.messages), expected.endpoint);
-  const run = await runWebapiProgram(webapiSandbox(), program, { timeLimitMs: params.executionTimeMs });
-  const score = await scoreWebapiOutcome(task, run.outcome);
-  return { ...score, details: { ...score.details, program: run.extraction.type === 'call' ? run.extraction.code : run.program } };
+  const run = input.calls.find((call) => call.type === 'program');
+  if (!run) {
+    // Only an episode that ended before its answer ran has none (e.g. cancelled mid-way).
+    const program = programOf(task.starter ?? '', lastAssistantText(input.messages), expected.endpoint);
+    const score = await scoreWebapiOutcome(task, { type: 'limit-exceeded', message: `the program never ran (${input.termination})` });
+    return { ...score, details: { ...score.details, program } };
+  }
+  const score = await scoreWebapiOutcome(task, programOutcomeOf(run));
+  return { ...score, details: { ...score.details, program: run.extraction.type === 'program' ? run.extraction.code : run.extraction.text } };
 }
 
 export const webapiSuite: Suite = {
   id: webapiSuiteId,
   version: webapiSuiteVersion,
+  expectedSchema: webapiExpectedSchema,
   title: 'WAPIIBench: web API integration code (axios) against real OpenAPI specs',
   description: 'Write the axios call that sends the request a task describes. The first request the program sends is compared with the expected configuration (URL, method, headers, query, path, body) and checked against the OpenAPI spec for illegal endpoints and arguments.',
   paper: 'wapiibench.txt',
@@ -169,9 +161,9 @@ export const webapiSuite: Suite = {
   modes: ['code'],
   defaultCount: 50,
   generate: generateWebapiTasks,
-  async createEnvironment(_task, mode) {
-    checkMode(mode);
-    return codeEnvironment;
+  // The runner checks the mode (src/runner/episode-mode.ts): only 'code' reaches here.
+  async createEnvironment(task) {
+    return createWebapiEnvironment(task);
   },
   createAgent(mode) {
     return mode === 'code' ? createWebapiAgent() : undefined;

@@ -15,12 +15,16 @@ import { createModelSource } from '../../models/registry.ts';
 import type { ModelSource } from '../../models/spec.ts';
 import { generateTasks } from '../../runner/generate-tasks.ts';
 import { resolveModelSource } from '../../runner/resolve-model-source.ts';
+import { createLazySandbox } from '../../runner/lazy-sandbox.ts';
 import { runEpisode } from '../../runner/run-episode.ts';
 import { resolveKnobs } from '../knob.ts';
 import type { ScoredEpisode } from '../spec.ts';
-import { disposeWebapiSandbox, webapiSuite } from './index.ts';
+import { webapiSuite } from './index.ts';
 import { fixturePath, requireData } from '../../../test/require-data.ts';
 
+
+/** One sandbox pool for every episode here, as a run has. */
+const programs = createLazySandbox(2);
 function knobs(raw: Record<string, string>) {
   return resolveKnobs(webapiSuite.id, webapiSuite.knobs, raw);
 }
@@ -29,7 +33,7 @@ async function runAll(tasks: readonly Task[], model: ModelSource, lanes = 4): Pr
   const episodes: ScoredEpisode[] = new Array(tasks.length);
   await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
     for (let index = lane; index < tasks.length; index += lanes) {
-      const result = await runEpisode({ suite: webapiSuite, task: tasks[index], trial: 0, mode: 'code', model });
+      const result = await runEpisode({ suite: webapiSuite, task: tasks[index], trial: 0, mode: 'code', model, sandbox: () => programs.get() });
       episodes[index] = { task: tasks[index], trial: 0, score: result.score };
     }
   }));
@@ -48,7 +52,7 @@ before(async () => {
 });
 
 after(async () => {
-  await disposeWebapiSandbox();
+  await programs.dispose();
 });
 
 describe('gold self-check', { skip: needsData }, () => {
@@ -104,11 +108,11 @@ describe('scored failures', () => {
     writeFileSync(file, answers.map(([, output], index) => JSON.stringify({ taskId: task.id, trial: index, output })).join('\n'));
     const model = createModelSource(`replay/${file}`);
     for (const [index, [name, , failure]] of answers.entries()) {
-      const result = await runEpisode({ suite: webapiSuite, task, trial: index, mode: 'code', model });
+      const result = await runEpisode({ suite: webapiSuite, task, trial: index, mode: 'code', model, sandbox: () => programs.get() });
       assert.equal(result.score.passed, false, name);
       assert.equal(result.score.failure, failure, `${name}: ${result.score.reason}`);
     }
-    const correct = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model: resolveModelSource(webapiSuite, 'builtin/oracle') });
+    const correct = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model: resolveModelSource(webapiSuite, 'builtin/oracle'), sandbox: () => programs.get() });
     assert.equal(correct.score.passed, true, 'the sandbox still works after the failures');
   });
 
@@ -120,9 +124,9 @@ describe('scored failures', () => {
     const queryOutput = "```javascript\naxios.get('https://notes.example.test/v1/notes?tag=groceries', { headers: { Authorization: 'Bearer <token>' }, params: { limit: 20 } });\n```";
     writeFileSync(file, [JSON.stringify({ taskId: task.id, trial: 0, output }), JSON.stringify({ taskId: task.id, trial: 1, output: queryOutput })].join('\n'));
     const model = createModelSource(`replay/${file}`);
-    const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model });
+    const result = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model, sandbox: () => programs.get() });
     assert.equal(result.score.passed, true, result.score.reason);
-    const query = await runEpisode({ suite: webapiSuite, task, trial: 1, mode: 'code', model });
+    const query = await runEpisode({ suite: webapiSuite, task, trial: 1, mode: 'code', model, sandbox: () => programs.get() });
     assert.equal(query.score.passed, true, `a query string in the URL counts as params: ${query.score.reason}`);
   });
 

@@ -1,15 +1,13 @@
 /**
- * Runs a model's answer the way WAPIIBench's pipeline does: assemble the program, cut out the first
- * axios call (excess code before and after it never runs), execute only that call in the sandbox
- * (which stops it right after its first request), and report what happened.
+ * The webapi side of running a model's answer the way WAPIIBench's pipeline does: assemble the
+ * program, cut out the first axios call (excess code before and after it never runs), which the code
+ * agent executes in the sandbox (stopped right after its first request); then read what happened.
  */
-import type { Sandbox, SandboxResult } from '../../sandbox/spec.ts';
-import type { AxiosCallExtraction } from './extract-code.ts';
+import type { ExtractedProgram, ProgramHost, ProgramRun } from '../../core/program-host.ts';
+import type { ProgramResult } from '../../core/program.ts';
 import { assembleProgram, extractAxiosCall } from './extract-code.ts';
 import type { Endpoint } from './prompt.ts';
 import type { ProgramOutcome } from './score-request.ts';
-
-export type ProgramRun = { program: string; extraction: AxiosCallExtraction; outcome: ProgramOutcome };
 
 /**
  * The program behind an answer: a completion answer already starts with the starter (the webapi
@@ -20,17 +18,33 @@ export function programOf(starter: string, answer: string, endpoint: Endpoint): 
   return assembleProgram(starter, answer, 'chat');
 }
 
-export async function runWebapiProgram(sandbox: Sandbox, program: string, options: { timeLimitMs: number; signal?: AbortSignal }): Promise<ProgramRun> {
+/** The first axios call of the program behind an answer; 'none' carries the whole program. */
+export function extractWebapiProgram(starter: string, answer: string, endpoint: Endpoint): ExtractedProgram {
+  const program = programOf(starter, answer, endpoint);
   const extraction = extractAxiosCall(program);
-  if (extraction.type !== 'call') return { program, extraction, outcome: { type: extraction.type } };
-  const result = await sandbox.run(
-    { code: extraction.code, limits: { timeLimitMs: options.timeLimitMs }, http: { excessCode: 'stop-after-first-request' } },
-    { signal: options.signal },
-  );
-  return { program, extraction, outcome: outcomeOf(result) };
+  return extraction.type === 'call' ? { type: 'program', code: extraction.code } : { type: 'none', reason: extraction.type, text: program };
 }
 
-export function outcomeOf(result: SandboxResult): ProgramOutcome {
+/** What the environment offers a webapi program: no functions, recorded HTTP stopped after the first request. */
+export function webapiProgramHost(starter: string, endpoint: Endpoint, timeLimitMs: number, observe: (run: ProgramRun) => void): ProgramHost {
+  return {
+    functions: {},
+    http: { excessCode: 'stop-after-first-request' },
+    timeLimitMs,
+    extractProgram: (answer) => extractWebapiProgram(starter, answer, endpoint),
+    observe,
+  };
+}
+
+/** The outcome the scorer judges, from the program run the code agent recorded. */
+export function programOutcomeOf(run: ProgramRun): ProgramOutcome {
+  const { extraction, result } = run;
+  if (extraction.type === 'none') return { type: extraction.reason === 'incomplete-request' ? 'incomplete-request' : 'absent-request' };
+  if (result === null) return { type: 'limit-exceeded', message: 'the episode ended before the program ran' };
+  return outcomeOf(result);
+}
+
+export function outcomeOf(result: ProgramResult): ProgramOutcome {
   switch (result.status) {
     case 'completed':
     // A promise nothing settles ends a Node program quietly: what it sent still counts.

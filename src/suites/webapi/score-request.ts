@@ -7,8 +7,7 @@
  * an illegal argument -> arguments.invalid; anything else not correct -> result.wrong.
  */
 import type { FailureCode } from '../../core/failure.ts';
-import type { JsonObject } from '../../core/json.ts';
-import type { Score } from '../../core/score.ts';
+import type { Score, ScoreDetails } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
 import { loadSpecReference } from './portable-path.ts';
 import type { RecordedRequest } from './capture-request.ts';
@@ -89,10 +88,6 @@ function wrongReason(comparison: RequestComparison): string {
   return parts.join('; ') || 'the request differs from the expected configuration';
 }
 
-function details(api: string, statistics: SampleStatistics, comparison: RequestComparison | undefined): JsonObject {
-  return {
-    api,
-    statistics: statistics as unknown as JsonObject,
-    ...(comparison ? { comparison: comparison as unknown as JsonObject } : {}),
-  };
+function details(api: string, statistics: SampleStatistics, comparison: RequestComparison | undefined): ScoreDetails {
+  return { api, statistics, ...(comparison ? { comparison } : {}) };
 }

@@ -12,7 +12,7 @@ import type { RequestConfig } from './request-config.ts';
 import { requestConfigSchema } from './request-config.ts';
 
 export const webapiSuiteId = 'webapi';
-export const webapiSuiteVersion = '1';
+export const webapiSuiteVersion = '2';
 
 export const webapiExpectedSchema = z.object({
   api: z.string().min(1),
@@ -69,10 +69,11 @@ export function buildWebapiTask(input: WebapiTaskInput): Task {
     seed: input.seed,
     params: input.params,
     prompt: [{ role: 'user', content: codeGenerationPrompt({ apiName: input.apiName, endpoint: input.endpoint, starter }) }],
+    query: input.task,
     tools: [],
     starter,
     modes: ['code'],
-    expected: expected as unknown as JsonObject,
+    expected,
     // One generation; the time budget covers the model call, the sandbox has its own limit.
     limits: { maxTurns: 1, maxToolCalls: 1, timeLimitMs: 300_000 },
     stats: input.stats,

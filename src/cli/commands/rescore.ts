@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { renderRunTable } from '../../report/render-table.ts';
+import { summaryObject } from '../../report/run-report.ts';
+import { rescoreRun } from '../../runner/rescore-run.ts';
+import type { CliIo } from '../cli-io.ts';
+import { openExistingStore } from '../open-store.ts';
+import { resolveDatabasePath } from '../option-parsers.ts';
+import { resolveRunId } from './resolve-run-id.ts';
+
+export function registerRescoreCommand(program: Command, io: CliIo, argv: readonly string[]): void {
+  program
+    .command('rescore')
+    .description('re-score a stored run with the current scorer (no model is called); the result is a new run linked to the old one')
+    .argument('<run>', "a run id, or 'latest'")
+    .option('--db <file>', 'results database (default .toolforge/results.db)')
+    .option('--json', 'print one JSON summary object on stdout and nothing else')
+    .action(async (run: string, flags: { db?: string; json?: boolean }) => {
+      const store = openExistingStore(resolveDatabasePath(flags.db, io.cwd));
+      try {
+        const runId = resolveRunId(store, run);
+        const summary = await rescoreRun({ runId, store, cliArgs: [...argv] });
+        if (flags.json) {
+          io.stdout(`${JSON.stringify({ ...summaryObject(summary), rescoredFrom: runId })}\n`);
+          return;
+        }
+        io.stdout(`${renderRunTable(summary)}\nre-scored run ${runId} as ${summary.runId} (no model calls)\n`);
+      } finally {
+        store.close();
+      }
+    });
+}

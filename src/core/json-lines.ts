@@ -1,0 +1,23 @@
+/** JSON Lines, read one way everywhere (tasks files, replay files, run exports). */
+import { errorMessage } from './errors.ts';
+
+export type JsonLine = { lineNumber: number; value: unknown };
+
+/**
+ * The non-blank lines of `text` parsed as JSON, in order, with their 1-based line numbers. Lazy: a
+ * caller that rejects line 1 reports it before line 2 is parsed. A line that is not JSON goes to
+ * `notJson(lineNumber, parserMessage)`, which throws the caller's error.
+ */
+export function* parseJsonLines(text: string, notJson: (lineNumber: number, message: string) => never): Generator<JsonLine> {
+  const lines = text.split('\n');
+  for (const [index, raw] of lines.entries()) {
+    if (raw.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw) as unknown;
+    } catch (error) {
+      notJson(index + 1, errorMessage(error));
+    }
+    yield { lineNumber: index + 1, value };
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Every transform, by id; a new one is one file and one line here. `--transform id:k=v,...` is parsed
+ * by parseTransformRequest; applyTransforms derives tasks (deterministic from the generation seed);
+ * resolveAppliedTransforms finds the transforms a task file's origin names.
+ */
+import { ConfigError } from '../core/errors.ts';
+import { canonicalJson } from '../core/json.ts';
+import { Rng, deriveSeed } from '../core/rng.ts';
+import type { Task } from '../core/task.ts';
+import { taskDigest } from '../core/task-digest.ts';
+import { resolveKnobs } from '../suites/knob.ts';
+import { identityTransform } from './identity.ts';
+import { renameToolsTransform } from './rename-tools.ts';
+import type { AppliedTransform, TaskTransform, TransformRequest } from './spec.ts';
+
+const transforms: readonly TaskTransform[] = [identityTransform, renameToolsTransform];
+
+export function listTransforms(): readonly TaskTransform[] {
+  return transforms;
+}
+
+export function getTransform(id: string): TaskTransform {
+  const transform = transforms.find((candidate) => candidate.id === id);
+  if (!transform) {
+    throw new ConfigError('config.invalid', `no transform '${id}'`, { fix: `use one of: ${transforms.map((candidate) => candidate.id).join(', ')}` });
+  }
+  return transform;
+}
+
+/** `rename-tools` or `rename-tools:style=suffix,other=1`. */
+export function parseTransformRequest(text: string): TransformRequest {
+  const [id, knobText = ''] = splitOnce(text.trim(), ':');
+  const transform = getTransform(id);
+  const raw: Record<string, string> = {};
+  for (const pair of knobText.split(',').filter((part) => part.trim() !== '')) {
+    const [name, value] = splitOnce(pair, '=');
+    if (value === undefined) {
+      throw new ConfigError('config.invalid', `--transform ${text}: '${pair}' is not name=value`, { fix: `write --transform ${id}:name=value,...` });
+    }
+    raw[name.trim()] = value;
+  }
+  return { transform, knobs: resolveKnobs(`transform ${id}`, transform.knobs, raw) };
+}
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const index = text.indexOf(separator);
+  return index === -1 ? [text, undefined] : [text.slice(0, index), text.slice(index + separator.length)];
+}
+
+/**
+ * Applies the requested transforms in order to each task. The derived task keeps its suite stamp,
+ * gets the id `<id>~<transform>...` and an origin naming the source task and every transform with
+ * what it changed. Same tasks, seed and knobs give identical bytes.
+ */
+export function applyTransforms(tasks: readonly Task[], requests: readonly TransformRequest[], seed: number): Task[] {
+  if (requests.length === 0) return [...tasks];
+  return tasks.map((source) => {
+    let task = source;
+    const origin = source.origin
+      ? { ...source.origin, transforms: [...source.origin.transforms] }
+      : { taskId: source.id, taskDigest: taskDigest(source), transforms: [] };
+    for (const { transform, knobs } of requests) {
+      const rng = new Rng(deriveSeed(seed, 'transform', transform.id, transform.version, canonicalJson(knobs), task.id));
+      const modes = transform.modes ? task.modes.filter((mode) => transform.modes?.includes(mode)) : task.modes;
+      if (modes.length === 0) {
+        throw new ConfigError('config.unsupported-mode', `transform ${transform.id} cannot apply to task '${task.id}': it supports modes ${transform.modes?.join(', ')}, the task ${task.modes.join(', ')}`, {
+          fix: `drop --transform ${transform.id} for suite ${task.suite.id}`,
+        });
+      }
+      const output = transform.apply({ ...task, modes }, rng, knobs);
+      origin.transforms.push({ id: transform.id, version: transform.version, knobs, changes: output.changes });
+      task = { ...output.task, id: `${task.id}~${transform.id}` };
+    }
+    return { ...task, origin };
+  });
+}
+
+/** The transforms a task was derived with, resolved for its episodes (environment wrappers, model adapters). */
+export function resolveAppliedTransforms(task: Task): AppliedTransform[] {
+  return (task.origin?.transforms ?? []).map((record) => {
+    const transform = getTransform(record.id);
+    if (transform.version !== record.version) {
+      throw new ConfigError('input.invalid', `task '${task.id}' was made by transform ${record.id} version ${record.version}, but this ToolForge has version ${transform.version}`, {
+        fix: 'regenerate the tasks with the same --transform options',
+      });
+    }
+    return { transform, record };
+  });
+}
