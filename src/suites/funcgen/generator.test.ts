@@ -257,4 +257,4 @@ describe('funcgen generator', () => {
   });
 });
 
-const PINNED_DIGEST = '8dfac958597a57116c9f6f574c89b50f20f10789ffcb05070a28c6507e90422b';
+const PINNED_DIGEST = 'b99d7edca9ab233d416261ec66af78dea93aecebdf2b1edcfe60ed82f4f8a65f';
