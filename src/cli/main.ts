@@ -10,6 +10,7 @@ import type { RunOutcome } from './commands/run.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerRunsCommand } from './commands/runs.ts';
 import { registerSuitesCommand } from './commands/suites.ts';
+import { registerSweepCommand } from './commands/sweep.ts';
 import { registerViewCommand } from './commands/view.ts';
 import { toolforgeVersion } from './toolforge-version.ts';
 
@@ -38,6 +39,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerGenerateCommand(program, io);
   registerRunCommand(program, io, argv, outcome);
   registerReportCommand(program, io);
+  registerSweepCommand(program, io, argv);
   registerRunsCommand(program, io);
   registerExportCommand(program, io);
   registerImportCommand(program, io);

@@ -15,3 +15,7 @@ export { collectProvenance } from './provenance.ts';
 export type { ProvenanceInput } from './provenance.ts';
 export { compareRuns } from './compare-runs.ts';
 export type { CompareRunsOptions, RunComparison } from './compare-runs.ts';
+export { gridPoints, runSweep } from './run-sweep.ts';
+export type { SweepOptions, SweepResult } from './run-sweep.ts';
+export { sweepMembershipOf } from './sweep-membership.ts';
+export type { SweepMembership } from './sweep-membership.ts';
