@@ -36,7 +36,8 @@ export type ReportJson = {
 
 /** The `run --json` summary plus the suite's tables, per-task results, usage, difficulty and sweep. */
 export function runReportJson(report: RunReport, prices?: PriceTable): RunReportJson {
-  const { runId: _runId, model: _model, ...usage } = runCosts(report, prices);
+  const costs = runCosts(report, prices);
+  const usage = { inputTokens: costs.inputTokens, outputTokens: costs.outputTokens, costUsd: costs.costUsd, latencyMs: costs.latencyMs };
   return {
     ...summaryObject(report.summary),
     startedAt: report.startedAt,

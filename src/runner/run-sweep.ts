@@ -58,6 +58,8 @@ export type SweepResult = {
   /** One run per (valid point, model), in grid order then model order. */
   runs: { point: JsonObject; model: string; summary: RunSummary }[];
   skipped: { point: Record<string, string>; reason: string }[];
+  /** True when the signal stopped the sweep: `runs` holds what ran (the last one possibly cancelled mid-way). */
+  cancelled: boolean;
 };
 
 export async function runSweep(options: SweepOptions): Promise<SweepResult> {
@@ -70,16 +72,17 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const group = options.group ?? createRunId(`sweep-${suite.id}`, new Date(), randomBytes(2).toString('hex'));
   const grid = Object.fromEntries(Object.entries(options.grid).map(([name, values]) => [name, values.map((value) => resolveKnobs(suite.id, suite.knobs, { [name]: value })[name] as number | string | boolean)]));
   const store = options.store ?? openResultsStore(options.dbPath ?? defaultResultsPath);
-  const result: SweepResult = { group, runs: [], skipped: [] };
+  const result: SweepResult = { group, runs: [], skipped: [], cancelled: false };
   try {
     for (const [index, point] of points.entries()) {
-      options.signal?.throwIfAborted();
+      if (options.signal?.aborted) break;
       options.onPoint?.({ point, index, points: points.length });
       const params = resolveKnobs(suite.id, suite.knobs, { ...options.fixed, ...point });
       let tasks;
       try {
         tasks = await generateTasks(suite, { seed: options.seed ?? 0, count: options.count, params, signal: options.signal, validate: options.validate ?? true });
       } catch (error) {
+        if (options.signal?.aborted) break;
         // A combination the suite rejects (a knob constraint) is a hole in the grid, not a failed sweep.
         if (error instanceof ToolForgeError && error.code === 'config.invalid-knob') {
           result.skipped.push({ point, reason: error.message });
@@ -97,12 +100,14 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
           store, env: options.env, signal: options.signal, onProgress: options.onProgress,
         });
         result.runs.push({ point: params, model, summary });
+        if (options.signal?.aborted) break;
       }
     }
   } finally {
     if (!options.store) store.close();
   }
-  if (result.runs.length === 0) {
+  result.cancelled = options.signal?.aborted ?? false;
+  if (result.runs.length === 0 && !result.cancelled) {
     throw new ConfigError('config.invalid-knob', `no point of the grid is valid for suite '${suite.id}': ${result.skipped[0]?.reason ?? 'empty grid'}`, {
       fix: 'change the --grid values (see the knob ranges in \'toolforge suites\')',
     });

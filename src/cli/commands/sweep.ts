@@ -65,7 +65,8 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
         });
         progress.stop();
         for (const skipped of result.skipped) io.stderr(`skipped ${Object.entries(skipped.point).map(([name, value]) => `${name}=${value}`).join(' ')}: ${skipped.reason}\n`);
-        io.stderr(`sweep ${result.group}: ${result.runs.length} runs (report it again with 'toolforge report --sweep ${result.group}')\n`);
+        io.stderr(`sweep ${result.group}: ${result.runs.length} runs${result.cancelled ? ' (interrupted: the report covers the runs so far)' : ''} (report it again with 'toolforge report --sweep ${result.group}')\n`);
+        if (result.runs.length === 0) return;
         const output = renderStoredReport(store, result.runs.map((run) => run.summary.runId), flags.format, { prices, runDetails: false });
         if (flags.out) io.stderr(`wrote ${flags.format} report to ${await writeOutputFile(io.cwd, flags.out, output)}\n`);
         else io.stdout(output);
