@@ -23,6 +23,7 @@ export type * from './models/spec.ts';
 export type * from './agents/spec.ts';
 export type * from './suites/spec.ts';
 export * from './suites/knob.ts';
+export * from './suites/difficulty-axis.ts';
 export * from './suites/registry.ts';
 export * from './models/builtin/scripted-model.ts';
 export * from './core/data-location.ts';

@@ -13,6 +13,7 @@ import type { RunOutcome } from './commands/run.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerRunsCommand } from './commands/runs.ts';
 import { registerSuitesCommand } from './commands/suites.ts';
+import { registerSweepCommand } from './commands/sweep.ts';
 import { registerViewCommand } from './commands/view.ts';
 import { toolforgeVersion } from './toolforge-version.ts';
 
@@ -42,6 +43,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerRunCommand(program, io, argv, outcome);
   registerReportCommand(program, io);
   registerRescoreCommand(program, io, argv);
+  registerSweepCommand(program, io, argv);
   registerRunsCommand(program, io);
   registerExportCommand(program, io);
   registerImportCommand(program, io);

@@ -5,3 +5,6 @@ export * from './failure-breakdown.ts';
 export * from './paired-comparison.ts';
 export * from './mcnemar-test.ts';
 export * from './paired-flips.ts';
+export * from './percentile.ts';
+export * from './normal-quantile.ts';
+export * from './paired-sample-size.ts';

@@ -1,5 +1,7 @@
 import * as Plot from '@observablehq/plot';
 import { parseHTML } from 'linkedom';
+import type { DifficultyLevel } from '../suites/difficulty-axis.ts';
+import type { DifficultyCurve } from './difficulty-curves.ts';
 import type { ReportSummary } from './run-report.ts';
 
 /**
@@ -58,6 +60,36 @@ export function failureChart(summaries: readonly ReportSummary[]): string | null
     y: { label: null, domain: summaries.map(runLabel) },
     color: { legend: true, domain: [...new Set(rows.map((row) => row.code))].sort(), scheme: 'tableau10' },
     marks: [Plot.barX(rows, { y: 'run', x: 'count', fill: 'code', tip: false }), Plot.ruleX([0])],
+  });
+  return chart.outerHTML;
+}
+
+/**
+ * Accuracy along one difficulty axis: a line per model through its pass rate at each level, over a
+ * band of its Wilson 95% interval. Numeric levels sit on a linear axis (gaps between grid values
+ * show); text levels are evenly spaced categories.
+ */
+export function difficultyChart(curve: DifficultyCurve): string {
+  const isNumeric = curve.levels.every((level) => typeof level === 'number');
+  const rows = curve.points.map((point) => ({
+    series: point.series, level: point.level, passRate: point.passRate * 100, low: point.passRateCI95[0] * 100, high: point.passRateCI95[1] * 100,
+  }));
+  const chart = Plot.plot({
+    document: chartDocument(),
+    width: 640,
+    height: 300,
+    marginLeft: 48,
+    marginBottom: 40,
+    x: isNumeric
+      ? { label: curve.axis, ticks: curve.levels as number[], tickFormat: (value: number) => String(value), inset: 12 }
+      : { label: curve.axis, type: 'point', domain: curve.levels.map(String), inset: 12 },
+    y: { domain: [0, 100], grid: true, label: 'pass rate (%) with 95% CI' },
+    color: { legend: true, domain: curve.series, scheme: 'tableau10' },
+    marks: [
+      Plot.areaY(rows, { x: isNumeric ? 'level' : (row: { level: DifficultyLevel }) => String(row.level), y1: 'low', y2: 'high', z: 'series', fill: 'series', fillOpacity: 0.15, curve: 'linear' }),
+      Plot.line(rows, { x: isNumeric ? 'level' : (row: { level: DifficultyLevel }) => String(row.level), y: 'passRate', z: 'series', stroke: 'series', strokeWidth: 2 }),
+      Plot.dot(rows, { x: isNumeric ? 'level' : (row: { level: DifficultyLevel }) => String(row.level), y: 'passRate', fill: 'series', r: 3 }),
+    ],
   });
   return chart.outerHTML;
 }

@@ -19,3 +19,7 @@ export function formatCell(value: string | number | null): string {
   if (value === null) return '';
   return typeof value === 'number' ? formatNumber(value) : value;
 }
+/** `core=5 depth=3`, or '-' for a run outside a sweep. */
+export function sweepPointLabel(point: Readonly<Record<string, unknown>> | undefined): string {
+  return point ? Object.entries(point).map(([name, value]) => `${name}=${String(value)}`).join(' ') : '-';
+}

@@ -1,6 +1,9 @@
 import type { ReportTable } from '../suites/spec.ts';
-import { failureChart, passRateChart } from './charts.ts';
-import { formatCell, formatInterval, formatNumber, formatPercent } from './format-figure.ts';
+import { costsTable, difficultyTable, failuresByDifficultyTable, leaderboardTable } from './analysis-tables.ts';
+import { difficultyChart, failureChart, passRateChart } from './charts.ts';
+import type { ReportAnalysis } from './report-analysis.ts';
+import { analyzeReports } from './report-analysis.ts';
+import { formatCell, formatInterval, formatNumber, formatPercent, sweepPointLabel } from './format-figure.ts';
 import type { RunReport } from './run-report.ts';
 import { taskResults } from './task-results.ts';
 import type { ReportedComparison } from './run-comparisons.ts';
@@ -16,6 +19,8 @@ export type HtmlOptions = {
   linkTasks?: boolean;
   /** Paired comparisons between the runs (see compareWithFirstRuns). */
   comparisons?: readonly ReportedComparison[];
+  /** Difficulty curves, leaderboard and costs (default: analyzeReports with the default prices). */
+  analysis?: ReportAnalysis;
 };
 
 export function renderHtml(reports: readonly RunReport[], options: HtmlOptions = {}): string {
@@ -25,18 +30,31 @@ export function renderHtml(reports: readonly RunReport[], options: HtmlOptions =
   if (reports.length === 0) {
     body.push('<p>No runs recorded.</p>');
   } else {
+    const isSweep = reports.some((report) => report.sweep);
     body.push('<section><h2>Runs</h2>', htmlTable({
       title: '',
-      columns: ['run', 'suite', 'model', 'mode', 'started', 'tasks', 'trials', 'episodes', 'infrastructure errors', 'pass rate', '95% CI'],
-      rows: summaries.map((summary, index) => [summary.runId, summary.suite, summary.model, summary.mode, reports[index].startedAt,
-        summary.tasks, summary.trials, summary.episodes, summary.infrastructureErrors, formatPercent(summary.passRate),
+      columns: ['run', 'suite', 'model', 'mode', ...(isSweep ? ['sweep point'] : []), 'started', 'tasks', 'trials', 'episodes', 'infrastructure errors', 'pass rate', '95% CI'],
+      rows: summaries.map((summary, index) => [summary.runId, summary.suite, summary.model, summary.mode, ...(isSweep ? [sweepPointLabel(reports[index].sweep?.point)] : []),
+        reports[index].startedAt, summary.tasks, summary.trials, summary.episodes, summary.infrastructureErrors, formatPercent(summary.passRate),
         formatInterval(summary.passRateCI95)]),
     }), '<h3>Pass rate</h3>', `<figure>${passRateChart(summaries)}</figure>`);
     const failures = failureChart(summaries);
     body.push('<h3>Failures</h3>', failures ? `<figure>${failures}</figure>` : '<p>No failed episodes.</p>');
+    const analysis = options.analysis ?? analyzeReports(reports);
+    if (analysis.leaderboard) body.push('<h3>Leaderboard</h3>', htmlTable(leaderboardTable(analysis.leaderboard)));
     const comparisons = options.comparisons ?? [];
     if (comparisons.length > 0) body.push('<h3>Paired comparisons</h3>', htmlTable(comparisonTable(comparisons)));
     body.push('</section>');
+    if (analysis.difficulty.length > 0) {
+      body.push('<section id="difficulty"><h2>Difficulty</h2>');
+      for (const curve of analysis.difficulty) {
+        const failures = failuresByDifficultyTable(curve);
+        body.push(`<h3>${escapeHtml(curve.suite)}: accuracy by ${escapeHtml(curve.axis)}</h3>`,
+          `<figure class="difficulty-chart">${difficultyChart(curve)}</figure>`, htmlTable(difficultyTable(curve)), ...(failures ? [htmlTable(failures)] : []));
+      }
+      body.push('</section>');
+    }
+    body.push('<section id="costs"><h2>Cost and latency</h2>', htmlTable(costsTable(analysis.costs)), '</section>');
     for (const report of reports) body.push(runSection(report, options));
   }
   return pageShell(title, body);

@@ -3,25 +3,70 @@ import type { RunReport } from './run-report.ts';
 import { summaryObject } from './run-report.ts';
 import type { TaskResult } from './task-results.ts';
 import { taskResults } from './task-results.ts';
+import type { DifficultyCurve } from './difficulty-curves.ts';
+import { difficultyCurves } from './difficulty-curves.ts';
+import type { Leaderboard } from './leaderboard.ts';
+import type { PriceTable } from './model-prices.ts';
+import type { ReportAnalysis } from './report-analysis.ts';
+import { analyzeReports } from './report-analysis.ts';
+import type { RunCosts } from './run-costs.ts';
+import { runCosts } from './run-costs.ts';
+import type { ReportedComparison } from './run-comparisons.ts';
+import type { SweepMembership } from '../runner/sweep-membership.ts';
 
 export type RunReportJson = ReturnType<typeof summaryObject> & {
   startedAt: string | null;
   tables: ReportTable[];
   taskResults: TaskResult[];
+  /** Tokens, cost and latency percentiles. */
+  usage: Omit<RunCosts, 'runId' | 'model'>;
+  /** Accuracy along each difficulty axis that varies across this run's tasks. */
+  difficulty: DifficultyCurve[];
+  sweep: SweepMembership | null;
 };
 
-/** The `run --json` summary plus the suite's tables and per-task results. */
-export function runReportJson(report: RunReport): RunReportJson {
+/** Several runs: each run's object, and what spans them. */
+export type ReportJson = {
+  runs: RunReportJson[];
+  leaderboard: Leaderboard | null;
+  /** Accuracy along each difficulty axis that varies across the runs (a sweep's grid, pooled per model). */
+  difficulty: DifficultyCurve[];
+  comparisons: (ReportedComparison['comparison'] & { suite: string; trialsNeeded: ReportedComparison['trialsNeeded'] | null })[];
+};
+
+/** The `run --json` summary plus the suite's tables, per-task results, usage, difficulty and sweep. */
+export function runReportJson(report: RunReport, prices?: PriceTable): RunReportJson {
+  const costs = runCosts(report, prices);
+  const usage = { inputTokens: costs.inputTokens, outputTokens: costs.outputTokens, costUsd: costs.costUsd, latencyMs: costs.latencyMs };
   return {
     ...summaryObject(report.summary),
     startedAt: report.startedAt,
     tables: report.summary.tables.map((table) => ({ title: table.title, columns: [...table.columns], rows: table.rows.map((row) => [...row]) })),
     taskResults: taskResults(report.episodes),
+    usage,
+    difficulty: difficultyCurves([report]),
+    sweep: report.sweep ?? null,
   };
 }
 
-/** One run prints its object; several print an array of them. */
-export function renderJson(reports: readonly RunReport[], options: { single: boolean }): string {
-  const objects = reports.map(runReportJson);
+/** One run prints its object; several print an array of them (the viewer's /api/runs). */
+export function renderJson(reports: readonly RunReport[], options: { single: boolean; prices?: PriceTable }): string {
+  const objects = reports.map((report) => runReportJson(report, options.prices));
   return `${JSON.stringify(options.single && objects.length === 1 ? objects[0] : objects, null, 2)}\n`;
+}
+
+/** `report --format json`: one run's object, or for several runs a ReportJson. */
+export function renderReportJson(
+  reports: readonly RunReport[],
+  options: { single: boolean; prices?: PriceTable; comparisons?: readonly ReportedComparison[]; analysis?: ReportAnalysis },
+): string {
+  if (options.single && reports.length === 1) return renderJson(reports, options);
+  const analysis = options.analysis ?? analyzeReports(reports, { prices: options.prices });
+  const json: ReportJson = {
+    runs: reports.map((report) => runReportJson(report, options.prices)),
+    leaderboard: analysis.leaderboard,
+    difficulty: analysis.difficulty,
+    comparisons: (options.comparisons ?? []).map(({ suite, comparison, trialsNeeded }) => ({ suite, ...comparison, trialsNeeded: trialsNeeded ?? null })),
+  };
+  return `${JSON.stringify(json, null, 2)}\n`;
 }

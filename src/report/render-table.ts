@@ -1,9 +1,12 @@
 import type { ReportTable } from '../suites/spec.ts';
-import { formatInterval, formatPercent } from './format-figure.ts';
+import { formatInterval, formatPercent, sweepPointLabel } from './format-figure.ts';
 import type { ReportSummary, RunReport } from './run-report.ts';
 import { textTable } from './text-table.ts';
 import type { ReportedComparison } from './run-comparisons.ts';
 import { comparisonTable } from './run-comparisons.ts';
+import type { ReportAnalysis } from './report-analysis.ts';
+import { analyzeReports } from './report-analysis.ts';
+import { costsTable, difficultyTable, failuresByDifficultyTable, leaderboardTable } from './analysis-tables.ts';
 
 /** The console report of one run: headline figures, suite metrics, failures, the suite's own tables. */
 export function renderRunTable(summary: ReportSummary): string {
@@ -30,18 +33,37 @@ export function renderRunTable(summary: ReportSummary): string {
   return `${sections.join('\n\n')}\n`;
 }
 
-/** Several runs: an overview line per run, the paired comparisons if any, then each run's report. */
-export function renderTable(reports: readonly RunReport[], options: { comparisons?: readonly ReportedComparison[] } = {}): string {
+/**
+ * The console report: one run's report, or for several an overview line per run, the leaderboard and
+ * the paired comparisons first; then accuracy along each difficulty axis that varies, with failures by
+ * level; tokens, cost and latency per run; then each run's own report.
+ */
+export function renderTable(
+  reports: readonly RunReport[],
+  options: { comparisons?: readonly ReportedComparison[]; analysis?: ReportAnalysis; /** Each run's own report at the end (default true). */ runDetails?: boolean } = {},
+): string {
   if (reports.length === 0) return 'no runs recorded\n';
-  if (reports.length === 1) return renderRunTable(reports[0].summary);
-  const overview = textTable({
-    columns: ['run', 'suite', 'model', 'mode', 'episodes', 'pass rate', '95% CI'],
-    rows: reports.map(({ summary }) => [summary.runId, summary.suite, summary.model, summary.mode, summary.episodes,
-      summary.episodes === 0 ? '-' : formatPercent(summary.passRate), summary.episodes === 0 ? '-' : formatInterval(summary.passRateCI95)]),
-  });
-  const comparisons = options.comparisons ?? [];
-  const compared = comparisons.length > 0 ? [`${titledTable(comparisonTable(comparisons))}\n`] : [];
-  return [`${overview}\n`, ...compared, ...reports.map((report) => renderRunTable(report.summary))].join('\n');
+  const analysis = options.analysis ?? analyzeReports(reports);
+  const sections: string[] = [];
+  if (reports.length > 1) {
+    const isSweep = reports.some((report) => report.sweep);
+    sections.push(`${textTable({
+      columns: ['run', 'suite', 'model', 'mode', ...(isSweep ? ['sweep point'] : []), 'episodes', 'pass rate', '95% CI'],
+      rows: reports.map(({ summary, sweep }) => [summary.runId, summary.suite, summary.model, summary.mode, ...(isSweep ? [sweepPointLabel(sweep?.point)] : []), summary.episodes,
+        summary.episodes === 0 ? '-' : formatPercent(summary.passRate), summary.episodes === 0 ? '-' : formatInterval(summary.passRateCI95)]),
+    })}\n`);
+    if (analysis.leaderboard) sections.push(`${titledTable(leaderboardTable(analysis.leaderboard))}\n`);
+    const comparisons = options.comparisons ?? [];
+    if (comparisons.length > 0) sections.push(`${titledTable(comparisonTable(comparisons))}\n`);
+  }
+  for (const curve of analysis.difficulty) {
+    sections.push(`${titledTable(difficultyTable(curve))}\n`);
+    const failures = failuresByDifficultyTable(curve);
+    if (failures) sections.push(`${titledTable(failures)}\n`);
+  }
+  sections.push(`${titledTable(costsTable(analysis.costs))}\n`);
+  if (reports.length === 1) return [renderRunTable(reports[0].summary), ...sections].join('\n');
+  return [...sections, ...(options.runDetails === false ? [] : reports.map((report) => renderRunTable(report.summary)))].join('\n');
 }
 
 /** "retries 12: provider.rate-limited 10, provider.timeout 2", or nothing when there were none. */

@@ -36,7 +36,9 @@ test('later runs are paired with the first run of their suite, on identical task
     const { pValue, ...counts } = comparison.signTest;
     assert.deepEqual(counts, { improved: 0, worsened: 3, ties: 0 });
     assert.ok(Math.abs(pValue - 0.25) < 1e-12, `p = ${pValue}`);
-    assert.deepEqual(comparisonTable(comparisons).rows[0].slice(3), [3, '100.0%', '0.0%', '-100.0%', '[-100.0%, -100.0%]', '0 / 3 / 0', '0.25']);
+    assert.deepEqual(comparisonTable(comparisons).rows[0].slice(3), [3, '100.0%', '0.0%', '-100.0%', '[-100.0%, -100.0%]', '0 / 3 / 0', '0.25', 4]);
+    // McNemar sizing: 3 discordant of 3 (ψ = 1, δ = -1): n = z_0.975² = 3.84 -> 4 tasks.
+    assert.deepEqual(comparisons[0].trialsNeeded, { pairs: 3, bothPassed: 0, bothFailed: 0, baselineOnly: 3, treatmentOnly: 0, needed: 4 });
   } finally {
     store.close();
   }

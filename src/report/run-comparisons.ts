@@ -4,40 +4,47 @@ import { compareRuns } from '../runner/compare-runs.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { ReportTable } from '../suites/spec.ts';
 import { formatInterval, formatNumber, formatPercent } from './format-figure.ts';
+import type { TrialsNeeded } from './trials-needed.ts';
+import { trialsNeeded } from './trials-needed.ts';
 
-/** A paired comparison as a report shows it: which suite, which runs. */
-export type ReportedComparison = { suite: string; comparison: RunComparison };
+/** A paired comparison as a report shows it: which suite, which runs, and how many tasks a study of it needs. */
+export type ReportedComparison = { suite: string; comparison: RunComparison; trialsNeeded?: TrialsNeeded };
 
 /**
- * Each later run of a suite against the first run of that suite in `runIds` (given oldest first),
- * paired per task by the runner's compareRuns. Task ids name a seed and an index, not the knobs, so
- * tasks pair by id and content digest: only identical tasks are compared; a derived task (a
- * transform's output) pairs with the exact task it came from. Runs sharing no task are left out.
+ * Each later run of a suite against the first run of that suite in `runIds` (given oldest first)
+ * that shares tasks with it, paired per task by the runner's compareRuns. Task ids name a seed and an
+ * index, not the knobs, so tasks pair by id and content digest: only identical tasks are compared, and a derived task (a transform's output)
+ * pairs with the exact task it came from (in
+ * a sweep, each grid point's runs compare with the first model's run at that point). Runs sharing no
+ * task with an earlier run are left out: there is nothing to pair. Each comparison also says how many
+ * tasks a study needs to detect its difference (trials-needed.ts).
  */
 export function compareWithFirstRuns(store: ResultsStore, runIds: readonly string[]): ReportedComparison[] {
   const comparisons: ReportedComparison[] = [];
-  const firstRunOfSuite = new Map<string, string>();
+  const earlierRunsOfSuite = new Map<string, string[]>();
   for (const runId of runIds) {
     const suite = store.getRun(runId).suite.id;
-    const baselineRunId = firstRunOfSuite.get(suite);
-    if (baselineRunId === undefined) {
-      firstRunOfSuite.set(suite, runId);
-      continue;
-    }
+    const earlier = earlierRunsOfSuite.get(suite) ?? [];
+    earlierRunsOfSuite.set(suite, [...earlier, runId]);
+    const keys = new Set(store.listTasks(runId).map(taskPairKey));
+    const baselineRunId = earlier.find((candidate) => store.listTasks(candidate).some((task) => keys.has(taskPairKey(task))));
+    if (baselineRunId === undefined) continue;
     const comparison = compareRuns(store, baselineRunId, runId, { pairKey: taskPairKey, seed: 0 });
-    if (comparison.pairs > 0) comparisons.push({ suite, comparison });
+    if (comparison.pairs > 0) comparisons.push({ suite, comparison, trialsNeeded: trialsNeeded(store, baselineRunId, runId, taskPairKey) });
   }
   return comparisons;
 }
 
 export function comparisonTable(comparisons: readonly ReportedComparison[]): ReportTable {
   return {
-    title: 'Paired comparison with the first run of each suite (per-task pass rate; bootstrap 95% CI; exact sign test)',
-    columns: ['suite', 'baseline run', 'run', 'paired tasks', 'baseline pass rate', 'run pass rate', 'difference', 'difference 95% CI', 'better / worse / tied', 'sign test p'],
-    rows: comparisons.map(({ suite, comparison }) => [
+    title: 'Paired comparison with the first run of each suite on the same tasks (per-task pass rate; bootstrap 95% CI; exact sign test; '
+      + 'tasks needed to detect the difference at 95% confidence and 80% power, McNemar)',
+    columns: ['suite', 'baseline run', 'run', 'paired tasks', 'baseline pass rate', 'run pass rate', 'difference', 'difference 95% CI', 'better / worse / tied', 'sign test p', 'tasks needed'],
+    rows: comparisons.map(({ suite, comparison, trialsNeeded: needed }) => [
       suite, comparison.baselineRunId, comparison.treatmentRunId, comparison.pairs, formatPercent(comparison.baselineMean),
       formatPercent(comparison.treatmentMean), signedPercent(comparison.meanDifference), formatInterval(comparison.differenceCI95),
       `${comparison.signTest.improved} / ${comparison.signTest.worsened} / ${comparison.signTest.ties}`, formatPValue(comparison.signTest.pValue),
+      needed === undefined ? '-' : needed.needed === null ? 'no difference' : needed.needed,
     ]),
   };
 }

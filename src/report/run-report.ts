@@ -1,4 +1,6 @@
 import type { EpisodeRecord } from '../core/episode.ts';
+import type { SweepMembership } from '../runner/sweep-membership.ts';
+import type { DifficultyAxis, DifficultyLevel } from '../suites/difficulty-axis.ts';
 import type { ReportTable } from '../suites/spec.ts';
 
 /**
@@ -29,6 +31,12 @@ export type RunReport = {
   /** When the run started (ISO 8601), if known. */
   startedAt: string | null;
   episodes: readonly EpisodeRecord[];
+  /** The suite's difficulty axes (absent: the report draws no difficulty figures for this run). */
+  difficultyAxes?: readonly DifficultyAxis[];
+  /** Each task's level on each axis, by task id then axis name. */
+  taskLevels?: Readonly<Record<string, Readonly<Record<string, DifficultyLevel>>>>;
+  /** The sweep the run belongs to, if any. */
+  sweep?: SweepMembership;
 };
 
 /** The keys `run --json` prints, in this order (the documented machine-readable summary). */

@@ -21,3 +21,7 @@ export { rescoreRun } from './rescore-run.ts';
 export type { RescoreOptions } from './rescore-run.ts';
 export { scoreEpisode, createEpisodeEnvironment } from './run-episode.ts';
 export type { EpisodeEvidence } from './run-episode.ts';
+export { gridPoints, runSweep } from './run-sweep.ts';
+export type { SweepOptions, SweepResult } from './run-sweep.ts';
+export { sweepMembershipOf } from './sweep-membership.ts';
+export type { SweepMembership } from './sweep-membership.ts';

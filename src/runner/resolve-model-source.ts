@@ -3,7 +3,7 @@ import { createModelSource, parseModelReference } from '../models/registry.ts';
 import type { RequestRetryPolicy } from '../models/request-retry.ts';
 import { defaultRequestRetryPolicy, withRequestRetries } from '../models/request-retry.ts';
 import type { ModelSource } from '../models/spec.ts';
-import type { Suite } from '../suites/spec.ts';
+import type { BuiltinModel, Suite } from '../suites/spec.ts';
 
 const sdkTimeoutBackstopMs = 1_000;
 
@@ -25,8 +25,10 @@ export function resolveModelSource(
     const source = createModelSource(ref, { baseUrl: options.baseUrl, env: options.env, requestTimeoutMs: retry.timeoutMs + sdkTimeoutBackstopMs });
     return reference.provider === 'replay' ? source : withRequestRetries(source, retry);
   }
-  const name = reference.modelId;
-  const builtin = Object.hasOwn(suite.builtinModels, name) ? suite.builtinModels[name] : undefined;
+  // `builtin/<name>?key=value&...`: parameters of a built-in model (e.g. builtin/noisy?p=0.3).
+  const [name, query] = splitQuery(reference.modelId);
+  const named = Object.hasOwn(suite.builtinModels, name) ? suite.builtinModels[name] : undefined;
+  const builtin = named && query !== undefined ? configureBuiltin(ref, named, query) : named;
   if (!builtin) {
     const names = Object.keys(suite.builtinModels).map((candidate) => `builtin/${candidate}`);
     throw new ConfigError('config.unknown-model', `suite '${suite.id}' has no built-in model '${name}'`, {
@@ -34,4 +36,16 @@ export function resolveModelSource(
     });
   }
   return { ref, forEpisode: (episode) => builtin.create(episode) };
+}
+
+function splitQuery(modelId: string): [string, string | undefined] {
+  const mark = modelId.indexOf('?');
+  return mark === -1 ? [modelId, undefined] : [modelId.slice(0, mark), modelId.slice(mark + 1)];
+}
+
+function configureBuiltin(ref: string, builtin: BuiltinModel, query: string): BuiltinModel {
+  if (!builtin.configure) {
+    throw new ConfigError('config.unknown-model', `'${ref}': this built-in model takes no parameters`, { fix: `drop '?${query}' from the reference` });
+  }
+  return builtin.configure(Object.fromEntries(new URLSearchParams(query)));
 }

@@ -10,6 +10,7 @@ import type { Score, ScoreInput } from '../core/score.ts';
 import type { Task } from '../core/task.ts';
 import type { EpisodeContext, LanguageModel, ModelSource } from '../models/spec.ts';
 import type { ZodType } from 'zod';
+import type { DifficultyAxis } from './difficulty-axis.ts';
 import type { Knob } from './knob.ts';
 
 export type GenerateTasksRequest = {
@@ -27,6 +28,11 @@ export type GenerateTasksRequest = {
 export type BuiltinModel = {
   description: string;
   create(episode: EpisodeContext): LanguageModel;
+  /**
+   * For a reference with parameters (`builtin/noisy?p=0.3`): the model with them applied. Throws a
+   * ConfigError on unknown names or bad values; absent = the model takes no parameters.
+   */
+  configure?(parameters: Readonly<Record<string, string>>): BuiltinModel;
 };
 
 /** One scored episode, as the suite's summary sees it. */
@@ -50,6 +56,8 @@ export interface Suite {
   /** The paper file in shared/papers this suite implements. */
   readonly paper: string;
   readonly knobs: readonly Knob[];
+  /** The knobs (or task statistics) along which tasks get harder; reports chart accuracy along each. */
+  readonly difficultyAxes?: readonly DifficultyAxis[];
   /** Supported modes; the first is the default. */
   readonly modes: readonly Mode[];
   /** Default tasks count when the request leaves it undefined and the suite generates. */

@@ -161,8 +161,9 @@ describe('toolforge report, runs, export, import', () => {
     assert.equal(one.runId, runId);
     assert.equal(one.taskResults.length, 3);
     assert.ok(one.tables.length > 0);
-    const all = JSON.parse((await runCli(['report', '--format', 'json'], { cwd: directory })).stdout) as { model: string; passRate: number }[];
-    assert.deepEqual(all.map((run) => [run.model, run.passRate]), [['builtin/oracle', 1], ['builtin/random', one.passRate]]);
+    const all = JSON.parse((await runCli(['report', '--format', 'json'], { cwd: directory })).stdout) as { runs: { model: string; passRate: number }[]; leaderboard: unknown };
+    assert.deepEqual(all.runs.map((run) => [run.model, run.passRate]), [['builtin/oracle', 1], ['builtin/random', one.passRate]]);
+    assert.ok(all.leaderboard);
     const latest = JSON.parse((await runCli(['report', 'latest', '--format', 'json'], { cwd: directory })).stdout);
     assert.equal(latest.runId, runId);
   });

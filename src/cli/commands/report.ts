@@ -1,36 +1,47 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { resolve } from 'node:path';
+import { ConfigError } from '../../core/errors.ts';
 import { loadRunReport } from '../../report/load-run-report.ts';
+import type { PriceTable } from '../../report/model-prices.ts';
+import { defaultPrices, readPriceFile } from '../../report/model-prices.ts';
+import { analyzeReports } from '../../report/report-analysis.ts';
 import { renderCsv } from '../../report/render-csv.ts';
 import { renderHtml } from '../../report/render-html.ts';
-import { renderJson } from '../../report/render-json.ts';
+import { renderReportJson } from '../../report/render-json.ts';
 import { renderTable } from '../../report/render-table.ts';
-import type { RunReport } from '../../report/run-report.ts';
-import type { ReportedComparison } from '../../report/run-comparisons.ts';
 import { compareWithFirstRuns } from '../../report/run-comparisons.ts';
+import { sweepMembershipOf } from '../../runner/sweep-membership.ts';
+import type { ResultsStore } from '../../store/results-store.ts';
 import type { CliIo } from '../cli-io.ts';
 import { writeOutputFile } from '../write-output-file.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 
-type ReportFormat = 'table' | 'json' | 'csv' | 'html';
+export type ReportFormat = 'table' | 'json' | 'csv' | 'html';
 
 export function registerReportCommand(program: Command, io: CliIo): void {
   program
     .command('report')
-    .description('report stored runs: pass rate with 95% CI, suite metrics, failures, per-task results')
+    .description('report stored runs: pass rate with 95% CI, accuracy along difficulty axes, leaderboard, paired comparisons (with tasks needed), failures, tokens, cost, latency, per-task results')
     .argument('[run]', "a run id (see 'toolforge runs') or 'latest'; default: every run in the database")
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv', 'html']).default('table'))
+    .option('--sweep <group>', "only the runs of this sweep group ('latest' for the newest sweep)")
+    .option('--prices <file>', 'JSON model prices, USD per million tokens, over the built-in table: {"openai/gpt-4.1": {"input": 2, "output": 8}}')
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--db <file>', 'results database (default .toolforge/results.db)')
-    .action(async (run: string | undefined, options: { format: ReportFormat; out?: string; db?: string }) => {
+    .action(async (run: string | undefined, options: { format: ReportFormat; sweep?: string; prices?: string; out?: string; db?: string }) => {
+      if (run !== undefined && options.sweep !== undefined) {
+        throw new ConfigError('config.invalid', 'give a run or --sweep, not both', { fix: `'toolforge report ${run}' or 'toolforge report --sweep ${options.sweep}'` });
+      }
+      const prices = options.prices === undefined ? defaultPrices : readPriceFile(resolve(io.cwd, options.prices));
       const output = await withStore(openExistingStore(resolveDatabasePath(options.db, io.cwd)), (store) => {
         // listRuns is newest first; reports read oldest first, like a lab notebook.
-        const runIds = run === undefined ? store.listRuns().map((stored) => stored.id).reverse() : [resolveRunId(store, run)];
-        const reports = runIds.map((runId) => loadRunReport(store, runId));
-        const comparisons = options.format === 'table' || options.format === 'html' ? compareWithFirstRuns(store, runIds) : [];
-        return render(reports, comparisons, options.format, run !== undefined);
+        const runIds = options.sweep !== undefined
+          ? sweepRunIds(store, options.sweep)
+          : run === undefined ? store.listRuns().map((stored) => stored.id).reverse() : [resolveRunId(store, run)];
+        return renderStoredReport(store, runIds, options.format, { prices, single: run !== undefined });
       });
       if (options.out) {
         const path = await writeOutputFile(io.cwd, options.out, output);
@@ -41,11 +52,33 @@ export function registerReportCommand(program: Command, io: CliIo): void {
     });
 }
 
-function render(reports: RunReport[], comparisons: ReportedComparison[], format: ReportFormat, isSingleRun: boolean): string {
+/** The report of stored runs (given oldest first) in a format; `single` prints one run's JSON object. */
+export function renderStoredReport(
+  store: ResultsStore,
+  runIds: readonly string[],
+  format: ReportFormat,
+  options: { prices?: PriceTable; single?: boolean; /** Each run's own console report after the overview (default true). */ runDetails?: boolean } = {},
+): string {
+  const reports = runIds.map((runId) => loadRunReport(store, runId));
+  if (format === 'csv') return renderCsv(reports);
+  const comparisons = compareWithFirstRuns(store, runIds);
+  const analysis = analyzeReports(reports, { prices: options.prices });
   switch (format) {
-    case 'table': return renderTable(reports, { comparisons });
-    case 'json': return renderJson(reports, { single: isSingleRun });
-    case 'csv': return renderCsv(reports);
-    case 'html': return renderHtml(reports, { comparisons });
+    case 'table': return renderTable(reports, { comparisons, analysis, runDetails: options.runDetails });
+    case 'json': return renderReportJson(reports, { single: options.single ?? false, prices: options.prices, comparisons, analysis });
+    case 'html': return renderHtml(reports, { comparisons, analysis });
   }
+}
+
+/** The runs of a sweep group, oldest first; 'latest' is the group of the newest run that belongs to one. */
+export function sweepRunIds(store: ResultsStore, group: string): string[] {
+  const runs = store.listRuns();
+  const wanted = group === 'latest' ? runs.map((run) => sweepMembershipOf(run.params)?.group).find((candidate) => candidate !== undefined) : group;
+  const ids = runs.filter((run) => wanted !== undefined && sweepMembershipOf(run.params)?.group === wanted).map((run) => run.id).reverse();
+  if (ids.length === 0) {
+    throw new ConfigError('store.unknown-run', group === 'latest' ? 'there is no sweep in this results database' : `no run belongs to sweep '${group}'`, {
+      fix: "start one with 'toolforge sweep <suite> --grid <knob>=<v1>,<v2> --model <ref>' (the sweep prints its group id), or pass --db <file>",
+    });
+  }
+  return ids;
 }

@@ -15,6 +15,7 @@ export function registerSuitesCommand(program: Command, io: CliIo): void {
           id: suite.id, version: suite.version, title: suite.title, description: suite.description, paper: suite.paper,
           modes: [...suite.modes], defaultCount: suite.defaultCount, knobs: suite.knobs.map((knob) => ({ ...knob })),
           builtinModels: Object.keys(suite.builtinModels).map((name) => `builtin/${name}`),
+          difficultyAxes: (suite.difficultyAxes ?? []).map((axis) => ({ ...axis })),
         })), null, 2)}\n`);
         return;
       }
@@ -31,6 +32,7 @@ export function registerSuitesCommand(program: Command, io: CliIo): void {
         `  built-in models: ${Object.keys(suite.builtinModels).map((name) => `builtin/${name}`).join(', ') || '(none)'}`,
         `  knobs (--set name=value):`,
         ...suite.knobs.map((knob) => `    ${knob.name}=${describeKnob(knob)}  ${knob.description}`),
+        `  difficulty axes (charted by 'report', swept by 'sweep --grid'): ${(suite.difficultyAxes ?? []).map((axis) => (axis.knob ? axis.name : `${axis.name} (task statistic)`)).join(', ') || '(none)'}`,
       ].join('\n'));
       io.stdout(`${blocks.join('\n\n')}\n`);
     });

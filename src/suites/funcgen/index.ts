@@ -5,14 +5,11 @@
  */
 import type { Mode } from '../../core/mode.ts';
 import { ConfigError } from '../../core/errors.ts';
-import { createScriptedModel } from '../../models/builtin/scripted-model.ts';
 import type { Suite } from '../spec.ts';
+import { funcgenBuiltinModels } from './builtin-models.ts';
 import { FuncgenEnvironment } from './environment.ts';
 import { funcgenExpectedSchema, readFuncgenTask } from './funcgen-task.ts';
 import { funcgenKnobs, parseFuncgenParams } from './knobs.ts';
-import { createOraclePolicy } from './oracle-policy.ts';
-import { createPlannerPolicy } from './planner-policy.ts';
-import { createRandomPolicy } from './random-policy.ts';
 import { scoreFuncgen } from './scorer.ts';
 import { summarizeFuncgen } from './summary.ts';
 import { funcgenSuiteId, funcgenVersion, generateFuncgenTask } from './task-generator.ts';
@@ -35,6 +32,12 @@ export const funcgenSuite: Suite = {
   description: 'Reach a target variable by calling functions linked by type and subtype; irrelevant connected and disconnected functions distract. Success rate, average calls, and per-call failure types.',
   paper: 'funcbenchgen.txt',
   knobs: funcgenKnobs,
+  difficultyAxes: [
+    { name: 'core', knob: 'core', stat: 'core', description: 'core functions: the minimum number of calls' },
+    { name: 'depth', knob: 'depth', stat: 'depth', description: 'edges on the longest dependency path to the target' },
+    { name: 'connected', knob: 'connected', stat: 'connected', description: 'irrelevant functions that consume core outputs' },
+    { name: 'disconnected', knob: 'disconnected', stat: 'disconnected', description: 'irrelevant functions with no edge to the core' },
+  ],
   modes: funcgenModes,
   defaultCount: 50,
   async generate(request) {
@@ -53,18 +56,5 @@ export const funcgenSuite: Suite = {
     return scoreFuncgen(input);
   },
   summarize: summarizeFuncgen,
-  builtinModels: {
-    oracle: {
-      description: 'calls the minimal core functions in topological order with the right values, then answers (must pass 100%)',
-      create: (episode) => createScriptedModel({ modelId: 'oracle', mode: episode.mode, policy: createOraclePolicy(episode.task) }),
-    },
-    planner: {
-      description: 'backward chaining over the tool descriptions\' types and subtypes from the prompt\'s target (visible information only)',
-      create: (episode) => createScriptedModel({ modelId: 'planner', mode: episode.mode, policy: createPlannerPolicy(episode.task) }),
-    },
-    random: {
-      description: 'random calls to listed functions with seen or random 3-digit values, then a random answer (near 0%)',
-      create: (episode) => createScriptedModel({ modelId: 'random', mode: episode.mode, policy: createRandomPolicy(episode.task, episode.trial) }),
-    },
-  },
+  builtinModels: funcgenBuiltinModels,
 };

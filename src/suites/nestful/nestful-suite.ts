@@ -158,6 +158,12 @@ export const nestfulSuite: Suite = {
   description: 'Emit or execute a nested sequence of calls whose outputs feed later calls; scored by F1 function/parameter, partial/full sequence accuracy and win rate (execution). Imports the published data (--set data=) or generates fresh math DAGs.',
   paper: 'nestful.txt',
   knobs,
+  // Generated tasks carry the knobs; imported data only the statistics of its gold sequence.
+  difficultyAxes: [
+    { name: 'calls', knob: 'calls', stat: 'calls', description: 'calls in the gold sequence' },
+    { name: 'depth', knob: 'depth', stat: 'depth', description: 'edges on the longest dependency path of the gold sequence' },
+    { name: 'fanin', knob: 'fanin', stat: 'maxFanIn', description: 'most earlier outputs feeding one call' },
+  ],
   modes: ['sequence', 'calls', 'react'],
   defaultCount: 50,
   generate,

@@ -158,6 +158,11 @@ export const webapiSuite: Suite = {
   description: 'Write the axios call that sends the request a task describes. The first request the program sends is compared with the expected configuration (URL, method, headers, query, path, body) and checked against the OpenAPI spec for illegal endpoints and arguments.',
   paper: 'wapiibench.txt',
   knobs: webapiKnobs,
+  // No knob sets how hard an endpoint is; the expected request's statistics do (see README, difficulty axes).
+  difficultyAxes: [
+    { name: 'arguments', stat: 'arguments', description: 'arguments the request must carry (path, query, body, headers other than Accept/Content-Type)' },
+    { name: 'method', stat: 'method', description: 'the HTTP method of the endpoint' },
+  ],
   modes: ['code'],
   defaultCount: 50,
   generate: generateWebapiTasks,

@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import { resolve } from 'node:path';
+import { modes } from '../../core/mode.ts';
+import type { Mode } from '../../core/mode.ts';
+import { defaultPrices, readPriceFile } from '../../report/model-prices.ts';
+import { runSweep } from '../../runner/run-sweep.ts';
+import { getSuite } from '../../suites/registry.ts';
+import { openResultsStore } from '../../store/index.ts';
+import type { CliIo } from '../cli-io.ts';
+import { collectSetting, once, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { createProgressDisplay } from '../progress-display.ts';
+import { writeOutputFile } from '../write-output-file.ts';
+import type { ReportFormat } from './report.ts';
+import { renderStoredReport } from './report.ts';
+
+type SweepFlags = {
+  grid?: Record<string, string[]>;
+  model?: string[];
+  set?: Record<string, string>;
+  seed?: number;
+  count?: number;
+  trials?: number;
+  concurrency?: number;
+  mode?: Mode;
+  baseUrl?: string;
+  db?: string;
+  format: ReportFormat;
+  prices?: string;
+  out?: string;
+};
+
+export function registerSweepCommand(program: Command, io: CliIo, argv: readonly string[]): void {
+  program
+    .command('sweep')
+    .description('run the cross product of knob values (a difficulty grid) with one or more models as one group of runs, then report accuracy along each knob')
+    .argument('<suite>', "suite id (see 'toolforge suites')")
+    .option('--grid <knob=v1,v2,...>', 'a knob and the values to sweep, repeatable (the cross product is run)', collectGrid)
+    .option('--model <ref>', 'a model to run at every grid point, repeatable', collectModel)
+    .option('--set <name=value>', 'a knob held fixed at every point, repeatable', collectSetting)
+    .option('--seed <n>', 'generation seed (default 0)', once('--seed', parseNonNegativeInteger))
+    .option('--count <n>', "tasks per grid point (default: the suite's default count)", once('--count', parsePositiveInteger))
+    .option('--trials <n>', 'attempts per task (default 1)', once('--trials', parsePositiveInteger))
+    .option('--concurrency <n>', 'episodes in flight (default 4)', once('--concurrency', parsePositiveInteger))
+    .addOption(new Option('--mode <mode>', "interaction mode (default: each task's first mode)").choices(modes))
+    .option('--base-url <url>', 'the endpoint of the --model(s)', once('--base-url', parseHttpUrl))
+    .option('--db <file>', 'results database (default .toolforge/results.db)', once('--db', parseText))
+    .addOption(new Option('--format <format>', 'report format').choices(['table', 'json', 'html']).default('table'))
+    .option('--prices <file>', 'JSON model prices for the report (see report --help)')
+    .option('--out <file>', 'write the report to this file instead of stdout')
+    .action(async (suiteId: string, flags: SweepFlags) => {
+      const suite = getSuite(suiteId);
+      const prices = flags.prices === undefined ? defaultPrices : readPriceFile(resolve(io.cwd, flags.prices));
+      const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
+      const progress = createProgressDisplay(io);
+      const controller = new AbortController();
+      const onInterrupt = (): void => controller.abort(new Error('interrupted'));
+      process.once('SIGINT', onInterrupt);
+      try {
+        const result = await runSweep({
+          suite, grid: flags.grid ?? {}, models: flags.model ?? [], fixed: flags.set, seed: flags.seed, count: flags.count, trials: flags.trials,
+          concurrency: flags.concurrency, mode: flags.mode, baseUrl: flags.baseUrl, store, env: io.env, signal: controller.signal, cliArgs: [...argv],
+          onProgress: progress.listener,
+          onPoint: ({ point, index, points }) => io.stderr(`point ${index + 1}/${points}: ${Object.entries(point).map(([name, value]) => `${name}=${value}`).join(' ')}\n`),
+        });
+        progress.stop();
+        for (const skipped of result.skipped) io.stderr(`skipped ${Object.entries(skipped.point).map(([name, value]) => `${name}=${value}`).join(' ')}: ${skipped.reason}\n`);
+        io.stderr(`sweep ${result.group}: ${result.runs.length} runs${result.cancelled ? ' (interrupted: the report covers the runs so far)' : ''} (report it again with 'toolforge report --sweep ${result.group}')\n`);
+        if (result.runs.length === 0) return;
+        const output = renderStoredReport(store, result.runs.map((run) => run.summary.runId), flags.format, { prices, runDetails: false });
+        if (flags.out) io.stderr(`wrote ${flags.format} report to ${await writeOutputFile(io.cwd, flags.out, output)}\n`);
+        else io.stdout(output);
+      } finally {
+        process.removeListener('SIGINT', onInterrupt);
+        progress.stop();
+        store.close();
+      }
+    });
+}
+
+/** Repeatable `--grid core=5,10,20`. */
+function collectGrid(value: string, previous: Record<string, string[]> = {}): Record<string, string[]> {
+  const equals = value.indexOf('=');
+  const name = value.slice(0, equals).trim();
+  const values = value.slice(equals + 1).split(',').map((item) => item.trim());
+  if (equals <= 0 || values.some((item) => item === '')) throw new InvalidArgumentError('expected knob=v1,v2,..., e.g. --grid core=5,10,20');
+  if (Object.hasOwn(previous, name)) throw new InvalidArgumentError(`--grid ${name} was given twice; list all its values once (--grid ${name}=v1,v2,...)`);
+  return { ...previous, [name]: values };
+}
+
+function collectModel(value: string, previous: string[] = []): string[] {
+  return [...previous, parseText(value)];
+}

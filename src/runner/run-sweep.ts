@@ -1,0 +1,138 @@
+/**
+ * A difficulty sweep: the cross product of knob values (`--grid core=5,10,20 --grid depth=1,3,5`),
+ * each grid point's tasks generated once and run by every model, as one group of runs. Each run
+ * records the group id, the grid and its point in its params (`sweep`, see sweep-membership.ts), so a
+ * report finds the group and charts accuracy along each knob. Points the suite rejects (e.g. a depth
+ * that needs more core functions than the point has) are skipped and returned with the reason.
+ */
+import { randomBytes } from 'node:crypto';
+import { ConfigError, ToolForgeError } from '../core/errors.ts';
+import type { JsonObject } from '../core/json.ts';
+import type { Mode } from '../core/mode.ts';
+import type { GenerationSettings } from '../models/spec.ts';
+import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
+import type { ResultsStore } from '../store/results-store.ts';
+import { createRunId } from '../store/run-id.ts';
+import { resolveKnobs } from '../suites/knob.ts';
+import type { Suite } from '../suites/spec.ts';
+import { generateTasks } from './generate-tasks.ts';
+import { resolveModelSource } from './resolve-model-source.ts';
+import { runEvaluation } from './run-evaluation.ts';
+import type { RunProgressListener } from './run-progress.ts';
+import type { RunSummary } from './summarize-run.ts';
+import type { SweepMembership } from './sweep-membership.ts';
+import { sweepParamsKey } from './sweep-membership.ts';
+
+export type SweepOptions = {
+  suite: Suite;
+  /** Knob name -> the values to sweep, as typed (`['5', '10', '20']`); the first knob varies slowest. */
+  grid: Readonly<Record<string, readonly string[]>>;
+  /** Model references; every grid point runs each, in this order. */
+  models: readonly string[];
+  /** Knobs held fixed at every point (`--set`). */
+  fixed?: Readonly<Record<string, string>>;
+  /** Default 0. */
+  seed?: number;
+  count?: number;
+  trials?: number;
+  concurrency?: number;
+  mode?: Mode;
+  baseUrl?: string;
+  settings?: GenerationSettings;
+  /** Oracle-validate generated tasks (default true, like `run`). */
+  validate?: boolean;
+  /** Default: a new id `sweep-<suite>-<utc time>-<hex>`. */
+  group?: string;
+  store?: ResultsStore;
+  dbPath?: string;
+  env?: Record<string, string | undefined>;
+  signal?: AbortSignal;
+  onProgress?: RunProgressListener;
+  /** Reported before each point's runs. */
+  onPoint?: (event: { point: Record<string, string>; index: number; points: number }) => void;
+  cliArgs?: string[];
+};
+
+export type SweepResult = {
+  group: string;
+  /** One run per (valid point, model), in grid order then model order. */
+  runs: { point: JsonObject; model: string; summary: RunSummary }[];
+  skipped: { point: Record<string, string>; reason: string }[];
+  /** True when the signal stopped the sweep: `runs` holds what ran (the last one possibly cancelled mid-way). */
+  cancelled: boolean;
+};
+
+export async function runSweep(options: SweepOptions): Promise<SweepResult> {
+  const { suite } = options;
+  const points = gridPoints(suite, options.grid, options.fixed ?? {});
+  if (options.models.length === 0) throw new ConfigError('config.invalid', 'a sweep needs at least one model', { fix: 'pass --model <ref> (repeatable)' });
+  if (new Set(options.models).size !== options.models.length) throw new ConfigError('config.invalid', 'a model is given twice', { fix: 'pass each --model once' });
+  // Every model reference must resolve (and find its API key) before the first run is recorded.
+  for (const model of options.models) resolveModelSource(suite, model, { baseUrl: options.baseUrl, env: options.env });
+  const group = options.group ?? createRunId(`sweep-${suite.id}`, new Date(), randomBytes(2).toString('hex'));
+  const grid = Object.fromEntries(Object.entries(options.grid).map(([name, values]) => [name, values.map((value) => resolveKnobs(suite.id, suite.knobs, { [name]: value })[name] as number | string | boolean)]));
+  const store = options.store ?? openResultsStore(options.dbPath ?? defaultResultsPath);
+  const result: SweepResult = { group, runs: [], skipped: [], cancelled: false };
+  try {
+    for (const [index, point] of points.entries()) {
+      if (options.signal?.aborted) break;
+      options.onPoint?.({ point, index, points: points.length });
+      const params = resolveKnobs(suite.id, suite.knobs, { ...options.fixed, ...point });
+      let tasks;
+      try {
+        tasks = await generateTasks(suite, { seed: options.seed ?? 0, count: options.count, params, signal: options.signal, validate: options.validate ?? true });
+      } catch (error) {
+        if (options.signal?.aborted) break;
+        // A combination the suite rejects (a knob constraint) is a hole in the grid, not a failed sweep.
+        if (error instanceof ToolForgeError && error.code === 'config.invalid-knob') {
+          result.skipped.push({ point, reason: error.message });
+          continue;
+        }
+        throw error;
+      }
+      const membership: SweepMembership = {
+        group, grid, point: Object.fromEntries(Object.keys(point).map((name) => [name, params[name] as number | string | boolean])),
+      };
+      for (const model of options.models) {
+        const summary = await runEvaluation({
+          suite, tasks, modelRef: model, baseUrl: options.baseUrl, mode: options.mode, trials: options.trials, concurrency: options.concurrency,
+          settings: options.settings, seed: options.seed ?? 0, params: { ...params, [sweepParamsKey]: membership }, cliArgs: options.cliArgs,
+          store, env: options.env, signal: options.signal, onProgress: options.onProgress,
+        });
+        result.runs.push({ point: params, model, summary });
+        if (options.signal?.aborted) break;
+      }
+    }
+  } finally {
+    if (!options.store) store.close();
+  }
+  result.cancelled = options.signal?.aborted ?? false;
+  if (result.runs.length === 0 && !result.cancelled) {
+    throw new ConfigError('config.invalid-knob', `no point of the grid is valid for suite '${suite.id}': ${result.skipped[0]?.reason ?? 'empty grid'}`, {
+      fix: 'change the --grid values (see the knob ranges in \'toolforge suites\')',
+    });
+  }
+  return result;
+}
+
+/** The cross product of the grid, first knob slowest, after checking names and values. */
+export function gridPoints(suite: Suite, grid: Readonly<Record<string, readonly string[]>>, fixed: Readonly<Record<string, string>>): Record<string, string>[] {
+  const names = Object.keys(grid);
+  if (names.length === 0) {
+    throw new ConfigError('config.invalid', 'a sweep needs at least one --grid', { fix: `pass --grid <knob>=<v1>,<v2>,..., e.g. --grid ${suite.knobs[0]?.name ?? 'knob'}=1,2 (see 'toolforge suites')` });
+  }
+  for (const name of names) {
+    const values = grid[name];
+    // resolveKnobs names unknown knobs and bad values with their fix.
+    for (const value of values) resolveKnobs(suite.id, suite.knobs, { [name]: value });
+    if (values.length === 0 || new Set(values).size !== values.length) {
+      throw new ConfigError('config.invalid', `--grid ${name} needs distinct values, got '${values.join(',')}'`, { fix: `--grid ${name}=<v1>,<v2>,...` });
+    }
+    if (Object.hasOwn(fixed, name)) {
+      throw new ConfigError('config.invalid', `knob '${name}' is both swept (--grid) and fixed (--set)`, { fix: `drop --set ${name}=... or --grid ${name}=...` });
+    }
+  }
+  let points: Record<string, string>[] = [{}];
+  for (const name of names) points = points.flatMap((point) => grid[name].map((value) => ({ ...point, [name]: value })));
+  return points;
+}

@@ -1,0 +1,55 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli, temporaryDirectory } from './run-cli.ts';
+
+describe('toolforge sweep', () => {
+  test('runs the grid as one group, skips the invalid point, prints the difficulty report; report --sweep finds the group again', async () => {
+    const directory = temporaryDirectory();
+    const sweep = await runCli(['sweep', 'funcgen', '--grid', 'core=3,4', '--grid', 'depth=1,3', '--model', 'builtin/planner', '--model', 'builtin/noisy?p=0.5',
+      '--count', '4', '--set', 'connected=1', '--set', 'disconnected=0', '--seed', '5'], { cwd: directory });
+    assert.equal(sweep.code, 0, sweep.stderr);
+    assert.match(sweep.stderr, /skipped core=3 depth=3: funcgen knob 'depth' is 3/);
+    const group = /sweep (sweep-funcgen-\S+): 6 runs/.exec(sweep.stderr)?.[1];
+    assert.ok(group, sweep.stderr);
+    assert.match(sweep.stdout, /Accuracy by core \(funcgen/);
+    assert.match(sweep.stdout, /Accuracy by depth \(funcgen/);
+    assert.match(sweep.stdout, /Leaderboard/);
+    assert.match(sweep.stdout, /tasks needed/);
+    assert.doesNotMatch(sweep.stdout, /^run funcgen-/m, 'no per-run sections after a sweep');
+
+    const json = JSON.parse((await runCli(['report', '--sweep', group, '--format', 'json'], { cwd: directory })).stdout) as {
+      runs: { model: string; sweep: { group: string; point: Record<string, number> } }[]; difficulty: { axis: string; series: string[] }[];
+    };
+    assert.equal(json.runs.length, 6);
+    assert.ok(json.runs.every((run) => run.sweep.group === group));
+    assert.deepEqual(json.runs.map((run) => run.sweep.point), [{ core: 3, depth: 1 }, { core: 3, depth: 1 }, { core: 4, depth: 1 }, { core: 4, depth: 1 }, { core: 4, depth: 3 }, { core: 4, depth: 3 }]);
+    assert.deepEqual(json.difficulty.map((curve) => [curve.axis, curve.series]), [['core', ['builtin/noisy?p=0.5', 'builtin/planner']], ['depth', ['builtin/noisy?p=0.5', 'builtin/planner']]]);
+    const latest = await runCli(['report', '--sweep', 'latest', '--format', 'json'], { cwd: directory });
+    assert.deepEqual(JSON.parse(latest.stdout), json);
+  });
+
+  test('report --prices prices a model from a user file; a bad file or grid exits 2 naming the fix', async () => {
+    const directory = temporaryDirectory();
+    assert.equal((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2'], { cwd: directory })).code, 0);
+    writeFileSync(join(directory, 'prices.json'), JSON.stringify({ 'builtin/*': { input: 1, output: 2 } }));
+    const priced = await runCli(['report', 'latest', '--format', 'json', '--prices', 'prices.json'], { cwd: directory });
+    // Built-in models report no tokens: the cost is exactly 0 at any price, and the price is found.
+    assert.equal(JSON.parse(priced.stdout).usage.costUsd, 0);
+    writeFileSync(join(directory, 'bad.json'), JSON.stringify({ 'openai/gpt-4.1': { input: 'two', output: 8 } }));
+    const bad = await runCli(['report', '--prices', 'bad.json'], { cwd: directory });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /price file .*openai\/gpt-4\.1\.input/);
+    assert.match(bad.stderr, /fix: /);
+    for (const args of [['--grid', 'nope=1,2'], ['--grid', 'core=5,5'], ['--grid', 'core=5', '--set', 'core=6'], []]) {
+      const result = await runCli(['sweep', 'funcgen', '--model', 'builtin/planner', ...args], { cwd: directory });
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, /fix: /);
+    }
+    const noModel = await runCli(['sweep', 'funcgen', '--grid', 'core=5,6'], { cwd: directory });
+    assert.equal(noModel.code, 2);
+    assert.match(noModel.stderr, /at least one model/);
+    assert.ok(readFileSync(join(directory, '.toolforge', 'results.db')).length > 0);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../../src/core/errors.ts';
+import { gridPoints, runSweep } from '../../src/runner/run-sweep.ts';
+import { getSuite } from '../../src/suites/registry.ts';
+
+const funcgen = getSuite('funcgen');
+const dbPath = (): string => join(mkdtempSync(join(tmpdir(), 'toolforge-sweep-')), 'results.db');
+
+describe('runSweep', () => {
+  test('grid points are the cross product, first knob slowest; bad grids are refused naming the fix', () => {
+    assert.deepEqual(gridPoints(funcgen, { core: ['5', '10'], depth: ['1', '2'] }, {}), [
+      { core: '5', depth: '1' }, { core: '5', depth: '2' }, { core: '10', depth: '1' }, { core: '10', depth: '2' },
+    ]);
+    assert.throws(() => gridPoints(funcgen, {}, {}), /at least one --grid/);
+    assert.throws(() => gridPoints(funcgen, { nope: ['1'] }, {}), /has no knob 'nope'/);
+    assert.throws(() => gridPoints(funcgen, { core: ['x'] }, {}), /knob 'core' cannot be 'x'/);
+    assert.throws(() => gridPoints(funcgen, { core: ['5', '5'] }, {}), /distinct values/);
+    assert.throws(() => gridPoints(funcgen, { core: ['5'] }, { core: '6' }), /both swept .* and fixed/);
+  });
+
+  test('a grid with no valid point is refused; models are checked before anything runs', async () => {
+    await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'], depth: ['3'] }, models: ['builtin/planner'], count: 1, dbPath: dbPath() }), /no point of the grid is valid/);
+    await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'] }, models: ['builtin/nobody'], count: 1, dbPath: dbPath() }), ConfigError);
+    await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'] }, models: [], count: 1, dbPath: dbPath() }), /at least one model/);
+  });
+
+  test('an interrupt stops the sweep between runs and returns what ran', async () => {
+    const controller = new AbortController();
+    const result = await runSweep({
+      suite: funcgen, grid: { core: ['3', '4', '5'] }, models: ['builtin/planner'], fixed: { depth: '1' }, count: 2, dbPath: dbPath(), validate: false, signal: controller.signal,
+      onProgress: (event) => { if (event.type === 'run-end') controller.abort(new Error('interrupted')); },
+    });
+    assert.equal(result.cancelled, true);
+    assert.equal(result.runs.length, 1);
+    assert.deepEqual(result.runs[0].point.core, 3);
+  });
+});
