@@ -25,3 +25,7 @@ export { gridPoints, runSweep } from './run-sweep.ts';
 export type { SweepOptions, SweepResult } from './run-sweep.ts';
 export { sweepMembershipOf } from './sweep-membership.ts';
 export type { SweepMembership } from './sweep-membership.ts';
+export { evalSetSchema, readEvalSetFile } from './eval-set-config.ts';
+export type { EvalSet, EvalSetModel, EvalSetSuite } from './eval-set-config.ts';
+export { evalSetGroup, runEvalSet } from './run-eval-set.ts';
+export type { EvalSetCell, EvalSetOptions, EvalSetResult } from './run-eval-set.ts';

@@ -36,7 +36,7 @@ import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
 
-type ExecutionOptions = {
+export type ExecutionOptions = {
   concurrency?: number;
   onProgress?: RunProgressListener;
   /** Aborting stops the run: in-flight episodes are dropped (nothing half-done is recorded). */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Mode } from '../../core/mode.ts';
@@ -27,6 +27,9 @@ import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTasks } from '../../runner/select-tasks.ts';
 import { formatPercent } from '../../report/format-figure.ts';
 import { openResultsStore } from '../../store/index.ts';
+import { readEvalSetFile } from '../../runner/eval-set-config.ts';
+import { runEvalSet } from '../../runner/run-eval-set.ts';
+import { renderStoredReport } from './report.ts';
 import { openResponseCache, responseCachePathFor } from '../../store/response-cache-store.ts';
 import type { ResponseCacheStore } from '../../store/response-cache-store.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy } from '../../models/response-cache.ts';
@@ -58,6 +61,7 @@ type RunFlags = {
   limit?: number;
   taskId?: string[];
   rerunFailed?: string;
+  config?: string;
   cache?: ResponseCachePolicy;
   cacheDb?: string;
   maxRetries?: number;
@@ -110,9 +114,14 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--cache-db <file>', 'the response cache file (default: response-cache.db beside the results database)', once('--cache-db', parseText))
     .option('--transform <id[:k=v,...]>', 'derive every task with a transform, repeatable, in order (recorded in provenance and each task\'s origin)', collectTransform)
     .option('--keep-raw', 'store every model call\'s raw vendor request and response with its episode')
+    .option('--config <file>', 'run an eval set: models x suites x knob grids x modes x transforms from a JSON/YAML file, as one group; the same file again continues it', once('--config', parseText))
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
       const cliArgs = [...argv];
+      if (flags.config !== undefined) {
+        outcome.exitCode = await runConfig(suiteId, flags, io, cliArgs);
+        return;
+      }
       const cache = openCache(flags, io);
       let summary: RunSummary;
       try {
@@ -129,6 +138,40 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
       printSummary(summary, flags, io);
       outcome.exitCode = runExitCode(summary, flags, io);
     });
+}
+
+/** `run --config <file>`: an eval set, reported side by side (models x suites) when it ends. */
+async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<number> {
+  const clashing = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'resume', 'rerunFailed', 'transform', 'taskId', 'limit', 'baseUrl', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel'] as const)
+    .filter((name) => flags[name] !== undefined);
+  if (suiteId !== undefined || clashing.length > 0) {
+    const names = [...(suiteId !== undefined ? [`the suite '${suiteId}'`] : []), ...clashing.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`)].join(', ');
+    throw new ConfigError('config.invalid', `--config names the suites, models and settings itself; ${names} cannot be combined with it`, {
+      fix: `put them in the eval set file, or drop --config`,
+    });
+  }
+  const path = resolve(io.cwd, flags.config as string);
+  const { evalSet } = readEvalSetFile(path);
+  const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
+  const progress = createProgressDisplay(io);
+  const interrupt = listenForInterrupt();
+  try {
+    const result = await runEvalSet({
+      evalSet, name: basename(path, extname(path)), store, env: io.env, signal: interrupt.signal, concurrency: flags.concurrency, cliArgs,
+      onProgress: progress.listener, ...executionFlags(flags),
+      onCell: ({ cell, index, cells, action }) => io.stderr(`${index}/${cells} ${action === 'done' ? 'done already' : action === 'resume' ? 'resuming' : 'running'}: ${cell.suite} ${cell.model}${Object.entries(cell.point).map(([name, value]) => ` ${name}=${value}`).join('')}${cell.mode ? ` mode=${cell.mode}` : ''}${cell.transforms.length > 0 ? ` transform=${cell.transforms.join('+')}` : ''}\n`),
+    });
+    progress.stop();
+    for (const skipped of result.skipped) io.stderr(`skipped ${skipped.cell.suite}${Object.entries(skipped.cell.point).map(([name, value]) => ` ${name}=${value}`).join('')}: ${skipped.reason}\n`);
+    const runIds = result.runs.map((run) => run.runId);
+    io.stderr(`eval set ${result.group}: ${runIds.length} runs${result.cancelled ? ' (interrupted: run the same --config again to continue)' : ''}; report it again with 'toolforge report --sweep ${result.group}'\n`);
+    if (runIds.length > 0) io.stdout(renderStoredReport(store, runIds, flags.json ? 'json' : 'table', { runDetails: false }));
+    return result.cancelled ? runExitCodes.interrupted : 0;
+  } finally {
+    interrupt.dispose();
+    progress.stop();
+    store.close();
+  }
 }
 
 type CacheOption = { storage: ResponseCacheStore; policy: ResponseCachePolicy; counters: ResponseCacheCounters };

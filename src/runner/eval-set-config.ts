@@ -1,0 +1,81 @@
+/**
+ * An eval set: one file (JSON or YAML) naming the models (with their endpoints and settings), the suites with
+ * their fixed knobs, knob grids, modes and transforms, and the run settings. `runEvalSet` runs the cross product
+ * as one group of runs, resumable as a whole by running the same file again.
+ */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { ConfigError, errorMessage } from '../core/errors.ts';
+import { modeSchema } from '../core/mode.ts';
+import { describeIssue } from '../store/run-jsonl.ts';
+
+const knobValueSchema = z.union([z.string(), z.number(), z.boolean()]);
+
+const modelSchema = z.strictObject({
+  /** A model reference as on the command line: `openai/gpt-4.1`, `builtin/planner`, `replay/out.jsonl`... */
+  ref: z.string().min(1),
+  /** This model's endpoint (its own: a key is never sent to another model's endpoint). */
+  baseUrl: z.url().optional(),
+  temperature: z.number().finite().optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  strictTools: z.boolean().optional(),
+});
+
+const suiteSchema = z.strictObject({
+  id: z.string().min(1),
+  /** Knobs held fixed (`--set`). */
+  set: z.record(z.string(), knobValueSchema).default({}),
+  /** Knobs swept: every combination is a point of the grid. */
+  grid: z.record(z.string(), z.array(knobValueSchema).min(1)).default({}),
+  /** Modes to run (default: each task's first mode). */
+  modes: z.array(modeSchema).min(1).optional(),
+  /** Transform chains, each run as its own variant (`[]` = the tasks as generated); e.g. [[], ["rename-tools"]]. */
+  transforms: z.array(z.array(z.string().min(1))).min(1).optional(),
+  count: z.number().int().positive().optional(),
+});
+
+export const evalSetSchema = z.strictObject({
+  /** Names the group of runs (default: the file's name). */
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" and "-"').optional(),
+  seed: z.number().int().nonnegative().default(0),
+  count: z.number().int().positive().optional(),
+  trials: z.number().int().positive().default(1),
+  concurrency: z.number().int().positive().optional(),
+  models: z.array(modelSchema).min(1),
+  suites: z.array(suiteSchema).min(1),
+});
+
+export type EvalSet = z.infer<typeof evalSetSchema>;
+export type EvalSetModel = z.infer<typeof modelSchema>;
+export type EvalSetSuite = z.infer<typeof suiteSchema>;
+
+/** Reads and validates an eval-set file; every problem names the field and the fix. */
+export function readEvalSetFile(path: string): { evalSet: EvalSet; text: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError('input.unreadable', `cannot read the eval set ${path}: ${errorMessage(error)}`, { fix: 'pass the path of a toolforge.config.json or .yaml file', cause: error });
+  }
+  let raw: unknown;
+  try {
+    raw = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text) : JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError('input.invalid', `the eval set ${path} is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${errorMessage(error)}`, {
+      fix: 'fix the syntax at the position named above',
+      cause: error,
+    });
+  }
+  const parsed = evalSetSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError('input.invalid', `the eval set ${path} is invalid: ${describeIssue(parsed.error)}`, {
+      fix: 'see the eval-set format in the README (models: [{ref, baseUrl?, temperature?...}], suites: [{id, set?, grid?, modes?, transforms?, count?}])',
+    });
+  }
+  const models = parsed.data.models.map((model) => model.ref);
+  const twice = models.find((ref, index) => models.indexOf(ref) !== index);
+  if (twice) throw new ConfigError('input.invalid', `the eval set ${path} lists model '${twice}' twice`, { fix: 'list each model once' });
+  return { evalSet: parsed.data, text };
+}

@@ -1,0 +1,152 @@
+/**
+ * Runs an eval set (eval-set-config.ts): for each suite, every grid point x mode x transform chain x model is one
+ * run, all sharing a group id derived from the eval set's content. Running the same eval set again continues it:
+ * finished runs are kept, unfinished ones (killed, cancelled, infrastructure errors) are resumed, missing ones
+ * started. Each run records its place under `params.sweep` (so reports chart it like a sweep) and `params.evalSet`.
+ */
+import { createHash } from 'node:crypto';
+import { ConfigError, ToolForgeError } from '../core/errors.ts';
+import type { JsonObject } from '../core/json.ts';
+import { canonicalJson } from '../core/json.ts';
+import type { Mode } from '../core/mode.ts';
+import type { Task } from '../core/task.ts';
+import type { GenerationSettings } from '../models/spec.ts';
+import type { ResultsStore } from '../store/results-store.ts';
+import type { StoredRun } from '../store/stored-run.ts';
+import { resolveKnobs } from '../suites/knob.ts';
+import { getSuite } from '../suites/registry.ts';
+import { parseTransformRequest } from '../transforms/registry.ts';
+import type { EvalSet, EvalSetModel } from './eval-set-config.ts';
+import { generateTasks } from './generate-tasks.ts';
+import { resolveModelSource } from './resolve-model-source.ts';
+import type { ExecutionOptions } from './run-evaluation.ts';
+import { resumeEvaluation, runEvaluation } from './run-evaluation.ts';
+import type { SweepMembership } from './sweep-membership.ts';
+import { sweepParamsKey } from './sweep-membership.ts';
+
+/** The params key that holds a run's place in an eval set. */
+export const evalSetParamsKey = 'evalSet';
+
+export type EvalSetCell = { suite: string; point: Record<string, string>; mode: Mode | null; transforms: string[]; model: string };
+
+export type EvalSetOptions = Omit<ExecutionOptions, 'store' | 'dbPath'> & {
+  evalSet: EvalSet;
+  /** Names the group (default 'eval-set'); the group id adds a digest of the eval set's content. */
+  name?: string;
+  store: ResultsStore;
+  cliArgs?: string[];
+  /** Told before each cell: whether it is started, resumed or already done. */
+  onCell?: (event: { cell: EvalSetCell; index: number; cells: number; action: 'start' | 'resume' | 'done' }) => void;
+};
+
+export type EvalSetResult = {
+  group: string;
+  runs: { runId: string; cell: EvalSetCell; action: 'start' | 'resume' | 'done' }[];
+  skipped: { cell: Omit<EvalSetCell, 'model'>; reason: string }[];
+  cancelled: boolean;
+};
+
+/** The group id of an eval set: its name and a digest of its content, so the same file continues the same group. */
+export function evalSetGroup(evalSet: EvalSet, name: string): string {
+  return `${evalSet.name ?? name}-${createHash('sha256').update(canonicalJson(evalSet)).digest('hex').slice(0, 10)}`;
+}
+
+export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult> {
+  const { evalSet, store } = options;
+  const group = evalSetGroup(evalSet, options.name ?? 'eval-set');
+  // Everything that can be wrong with the file is found before the first run: suites, knobs, modes, transforms, models.
+  const plans = evalSet.suites.map((entry) => {
+    const suite = getSuite(entry.id);
+    const fixed = Object.fromEntries(Object.entries(entry.set).map(([name, value]) => [name, String(value)]));
+    const gridNames = Object.keys(entry.grid);
+    let points: Record<string, string>[] = [{}];
+    for (const name of gridNames) points = points.flatMap((point) => entry.grid[name].map((value) => ({ ...point, [name]: String(value) })));
+    for (const point of points) resolveKnobs(suite.id, suite.knobs, { ...fixed, ...point });
+    for (const mode of entry.modes ?? []) {
+      if (!suite.modes.includes(mode)) throw new ConfigError('config.unsupported-mode', `eval set: suite '${suite.id}' does not support mode '${mode}'`, { fix: `use modes from: ${suite.modes.join(', ')}` });
+    }
+    const chains = (entry.transforms ?? [[]]).map((chain) => ({ texts: chain, requests: chain.map(parseTransformRequest) }));
+    for (const model of evalSet.models) resolveModelSource(suite, model.ref, { baseUrl: model.baseUrl, env: options.env });
+    return { entry, suite, fixed, points, modes: entry.modes ?? [null], chains, grid: entry.grid };
+  });
+  const existing = new Map<string, StoredRun>();
+  for (const run of store.listRuns()) {
+    const membership = run.params[evalSetParamsKey] as { group?: unknown; cell?: unknown } | undefined;
+    if (membership?.group === group && typeof membership.cell === 'string') existing.set(membership.cell, run);
+  }
+  const cellCount = plans.reduce((sum, plan) => sum + plan.points.length * plan.modes.length * plan.chains.length * evalSet.models.length, 0);
+  const result: EvalSetResult = { group, runs: [], skipped: [], cancelled: false };
+  let index = 0;
+  for (const plan of plans) {
+    const { suite } = plan;
+    for (const point of plan.points) {
+      for (const chain of plan.chains) {
+        if (options.signal?.aborted) break;
+        const params = resolveKnobs(suite.id, suite.knobs, { ...plan.fixed, ...point });
+        let tasks: Task[] | undefined;
+        const cellsOfTasks = plan.modes.flatMap((mode) => evalSet.models.map((model) => ({ mode, model })));
+        for (const { mode, model } of cellsOfTasks) {
+          if (options.signal?.aborted) break;
+          const cell: EvalSetCell = { suite: suite.id, point, mode, transforms: chain.texts, model: model.ref };
+          const key = canonicalJson(cell);
+          const stored = existing.get(key);
+          index += 1;
+          if (stored && isComplete(store, stored)) {
+            options.onCell?.({ cell, index, cells: cellCount, action: 'done' });
+            result.runs.push({ runId: stored.id, cell, action: 'done' });
+            continue;
+          }
+          if (stored) {
+            options.onCell?.({ cell, index, cells: cellCount, action: 'resume' });
+            await resumeEvaluation({ ...options, runId: stored.id, suite, baseUrl: model.baseUrl, store, cliArgs: options.cliArgs });
+            result.runs.push({ runId: stored.id, cell, action: 'resume' });
+            continue;
+          }
+          if (tasks === undefined) {
+            try {
+              tasks = await generateTasks(suite, {
+                seed: evalSet.seed, count: plan.entry.count ?? evalSet.count, params, signal: options.signal, transforms: chain.requests,
+              });
+            } catch (error) {
+              if (options.signal?.aborted) break;
+              // A combination the suite rejects (a knob constraint) is a hole in the grid, not a failed eval set.
+              if (error instanceof ToolForgeError && error.code === 'config.invalid-knob') {
+                result.skipped.push({ cell: { suite: suite.id, point, mode, transforms: chain.texts }, reason: error.message });
+                break;
+              }
+              throw error;
+            }
+          }
+          options.onCell?.({ cell, index, cells: cellCount, action: 'start' });
+          const membership: SweepMembership = {
+            group,
+            grid: Object.fromEntries(Object.entries(plan.grid).map(([name, values]) => [name, values])),
+            point: Object.fromEntries(Object.keys(point).map((name) => [name, params[name] as number | string | boolean])),
+          };
+          const runParams: JsonObject = { ...params, [sweepParamsKey]: membership, [evalSetParamsKey]: { group, cell: key } };
+          const summary = await runEvaluation({
+            ...options, suite, tasks, modelRef: model.ref, baseUrl: model.baseUrl, mode: mode ?? undefined, trials: evalSet.trials,
+            concurrency: evalSet.concurrency ?? options.concurrency, settings: settingsOf(model), seed: evalSet.seed, params: runParams,
+            store, cliArgs: options.cliArgs,
+          });
+          result.runs.push({ runId: summary.runId, cell, action: 'start' });
+        }
+      }
+    }
+  }
+  result.cancelled = options.signal?.aborted ?? false;
+  return result;
+}
+
+function isComplete(store: ResultsStore, run: StoredRun): boolean {
+  const counts = store.countEpisodes(run.id);
+  return run.status === 'finished' && counts.scored === run.taskCount * run.trials;
+}
+
+function settingsOf(model: EvalSetModel): GenerationSettings {
+  const settings: GenerationSettings = {};
+  if (model.temperature !== undefined) settings.temperature = model.temperature;
+  if (model.maxOutputTokens !== undefined) settings.maxOutputTokens = model.maxOutputTokens;
+  if (model.strictTools !== undefined) settings.strictTools = model.strictTools;
+  return settings;
+}

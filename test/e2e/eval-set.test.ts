@@ -1,0 +1,89 @@
+/**
+ * `run --config <file>`: an eval set of two models x two knob values x two suites runs as one group, is killed,
+ * continues when the same file is run again, and is reported side by side.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { binPath, keylessEnvironment, runCli, temporaryDirectory } from './run-cli.ts';
+
+const evalSet = `
+name: nightly
+seed: 1
+count: 3
+models:
+  - ref: builtin/oracle
+  - ref: builtin/random
+suites:
+  - id: funcgen
+    set: {core: 4}
+    grid: {depth: [1, 2]}
+    count: 400
+  - id: nestful
+    grid: {calls: [3, 4]}
+`;
+
+test('an eval set runs models x knob values x suites as one group, survives a kill, continues, and reports side by side', async () => {
+  const directory = temporaryDirectory();
+  writeFileSync(join(directory, 'toolforge.config.yaml'), evalSet);
+  const child = spawn(process.execPath, [binPath, 'run', '--config', 'toolforge.config.yaml', '--db', 'r.db', '--concurrency', '1'],
+    { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const closed = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
+  // Kill it once the first run has committed episodes (400 funcgen tasks take a while).
+  for (let polls = 0; polls < 900; polls += 1) {
+    await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
+    if (!existsSync(join(directory, 'r.db'))) continue;
+    const listed = await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory });
+    if (listed.code !== 0) continue;
+    const runs = JSON.parse(listed.stdout) as { episodes: { scored: number } }[];
+    if (runs.some((run) => run.episodes.scored > 0)) break;
+  }
+  child.kill('SIGKILL');
+  await closed;
+  const before = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string }[];
+  assert.ok(before.length >= 1 && before.length < 8, `killed part-way: ${before.length} runs`);
+
+  const resumed = await runCli(['run', '--config', 'toolforge.config.yaml', '--db', 'r.db'], { cwd: directory });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stderr, /resuming: funcgen builtin\/oracle depth=1/);
+  assert.match(resumed.stderr, /eval set nightly-[0-9a-f]{10}: 8 runs/);
+  const after = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string; suite: string; model: string; passRate: number }[];
+  assert.equal(after.length, 8, 'the killed run was continued, not started again');
+  assert.ok(after.every((run) => run.status === 'finished'));
+  assert.deepEqual(after.filter((run) => run.model === 'builtin/oracle').map((run) => run.passRate), [1, 1, 1, 1]);
+  // Side by side: the leaderboard has one row per model and one column per suite.
+  assert.match(resumed.stdout, /Leaderboard: pass rate per model and suite/);
+  assert.match(resumed.stdout, /\nbuiltin\/oracle +100\.0% \[[^\]]+\] n=\d+ +100\.0% \[[^\]]+\] n=6 +100\.0%\n/);
+  assert.match(resumed.stdout, /\nbuiltin\/random +0\.0% /);
+
+  // The same file once more: nothing left to run.
+  const again = await runCli(['run', '--config', 'toolforge.config.yaml', '--db', 'r.db'], { cwd: directory });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal((again.stderr.match(/done already/g) ?? []).length, 8);
+});
+
+test('a bad eval set names the field and the fix, before anything runs', async () => {
+  const directory = temporaryDirectory();
+  const cases: { text: string; message: RegExp }[] = [
+    { text: 'models: []\nsuites: [{id: funcgen}]\n', message: /models/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: nope}]\n', message: /unknown suite|nope/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, grid: {core: [1]}}]\n', message: /core/ },
+    { text: 'models: [{ref: builtin/oracle, baseUrl: "not a url"}]\nsuites: [{id: funcgen}]\n', message: /baseUrl/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, modes: [code]}]\n', message: /does not support mode 'code'/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, colour: red}]\n', message: /colour/ },
+    { text: 'models: [\n', message: /not valid YAML/ },
+  ];
+  for (const { text, message } of cases) {
+    writeFileSync(join(directory, 'bad.yaml'), text);
+    const result = await runCli(['run', '--config', 'bad.yaml', '--db', 'r.db'], { cwd: directory });
+    assert.equal(result.code, 2, text);
+    assert.match(result.stderr, message, text);
+    assert.match(result.stderr, /fix: /, text);
+  }
+  const combined = await runCli(['run', 'funcgen', '--config', 'bad.yaml', '--model', 'builtin/oracle'], { cwd: directory });
+  assert.equal(combined.code, 2);
+  assert.match(combined.stderr, /cannot be combined with it/);
+  assert.equal(JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout).length, 0);
+});
