@@ -1,4 +1,4 @@
-import type { EpisodeRecord } from '../core/episode.ts';
+import type { EpisodeOutcome } from '../store/episode-query.ts';
 import type { ReportTable } from '../suites/spec.ts';
 
 /**
@@ -26,7 +26,7 @@ export type RunReport = {
   summary: ReportSummary;
   /** When the run started (ISO 8601), if known. */
   startedAt: string | null;
-  episodes: readonly EpisodeRecord[];
+  episodes: readonly EpisodeOutcome[];
 };
 
 /** The keys `run --json` prints, in this order (the documented machine-readable summary). */

@@ -10,9 +10,12 @@ import Database from 'better-sqlite3';
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
+import type { EpisodeOutcome, EpisodePage, EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
+import { episodeQuerySql } from './episode-query.ts';
 import { exportRunLines, parseRunExport } from './run-jsonl.ts';
 import { latestSchemaVersion, migrations } from './store-migrations.ts';
 import type { RunStatus, StoredRun } from './stored-run.ts';
+import { decodeTranscript, encodeTranscript } from './transcript-encoding.ts';
 
 export const defaultResultsPath = '.toolforge/results.db';
 
@@ -42,6 +45,20 @@ export interface ResultsStore {
   saveEpisode(episode: EpisodeRecord): boolean;
   /** In task order, then trial. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
+  /** Every episode without its transcript (in task order, then trial): what summaries and reports read. */
+  listEpisodeOutcomes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeOutcome[];
+  /** One page of episodes (without transcripts) matching a filter, and how many match in all. */
+  queryEpisodes(runId: string, query: EpisodeQuery): EpisodePage;
+  /** The ids of the tasks with an episode matching a filter (limit and offset ignored), in task order. */
+  listMatchingTaskIds(runId: string, query: EpisodeQuery): string[];
+  /** Every trial of one task, with transcripts. */
+  listTaskEpisodes(runId: string, taskId: string): EpisodeRecord[];
+  /** One task of a run, or undefined. */
+  findTask(runId: string, taskId: string): Task | undefined;
+  /** The run's task ids in their original order (no task bodies). */
+  listTaskIds(runId: string): string[];
+  /** Episode counts by status, passes and failure codes, computed by SQL. */
+  countOutcomes(runId: string): RunOutcomeCounts;
   countEpisodes(runId: string): Record<EpisodeStatus, number>;
   /** Scored episodes that passed. */
   countPassedEpisodes(runId: string): number;
@@ -65,7 +82,7 @@ type RunRow = {
 
 type EpisodeRow = {
   run_id: string; task_id: string; trial: number; model: string; mode: string; status: string; termination: string | null;
-  score: string | null; messages: string; input_tokens: number; output_tokens: number; attempts: number;
+  score: string | null; messages: string | Buffer; messages_encoding: string; input_tokens: number; output_tokens: number; attempts: number;
   started_at: string; ended_at: string; duration_ms: number; error: string | null;
 };
 
@@ -238,12 +255,13 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     setProvenance: database.prepare('UPDATE runs SET provenance = ?, base_url = ? WHERE id = ?'),
     listTasks: database.prepare('SELECT task FROM run_tasks WHERE run_id = ? ORDER BY ordinal'),
     upsertEpisode: database.prepare(`INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed,
-      value, failure, score, messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error)
+      value, failure, score, messages, messages_encoding, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error)
       VALUES (@run_id, @task_id, @trial, @model, @mode, @status, @termination, @passed, @value, @failure, @score, @messages,
-      @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error)
+      @messages_encoding, @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error)
       ON CONFLICT (run_id, task_id, trial) DO UPDATE SET model = excluded.model, mode = excluded.mode,
         status = excluded.status, termination = excluded.termination, passed = excluded.passed, value = excluded.value,
         failure = excluded.failure, score = excluded.score, messages = excluded.messages,
+        messages_encoding = excluded.messages_encoding,
         input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, attempts = excluded.attempts,
         started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms,
         error = excluded.error
@@ -254,7 +272,25 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     countPassed: database.prepare("SELECT COUNT(*) AS count FROM episodes WHERE run_id = ? AND status = 'scored' AND passed = 1"),
     listPassed: database.prepare("SELECT task_id AS taskId FROM episodes WHERE run_id = ? AND status = 'scored' AND passed = 1"),
     listEpisodeKeys: database.prepare('SELECT task_id AS taskId, trial, status FROM episodes WHERE run_id = ? ORDER BY task_id, trial'),
+    listOutcomes: database.prepare(`SELECT ${outcomeColumns('e')} FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id
+      WHERE e.run_id = @run_id AND (@status IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`),
+    listTaskEpisodes: database.prepare('SELECT * FROM episodes WHERE run_id = ? AND task_id = ? ORDER BY trial'),
+    findTask: database.prepare('SELECT task FROM run_tasks WHERE run_id = ? AND task_id = ?'),
+    listTaskIds: database.prepare('SELECT task_id AS taskId FROM run_tasks WHERE run_id = ? ORDER BY ordinal'),
+    countOutcomes: database.prepare(`SELECT status, passed, failure, COUNT(*) AS count FROM episodes WHERE run_id = ?
+      GROUP BY status, passed, failure`),
     deleteRun: database.prepare('DELETE FROM runs WHERE id = ?'),
+  };
+  // A page query's SQL depends on which filters are present; each shape is prepared once.
+  const pageStatements = new Map<string, { count: Database.Statement; page: Database.Statement; taskIds: Database.Statement }>();
+  const preparePage = (query: EpisodeQuery) => {
+    const sql = episodeQuerySql(query, outcomeColumns('e'));
+    let prepared = pageStatements.get(sql.key);
+    if (!prepared) {
+      prepared = { count: database.prepare(sql.count), page: database.prepare(sql.page), taskIds: database.prepare(sql.taskIds) };
+      pageStatements.set(sql.key, prepared);
+    }
+    return { sql, prepared };
   };
 
   const findRun = (runId: string): StoredRun | undefined => {
@@ -324,6 +360,43 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     },
     countPassedEpisodes: (runId) => (statements.countPassed.get(runId) as { count: number }).count,
     listPassedTaskTrials: (runId) => (statements.listPassed.all(runId) as { taskId: string }[]).map((row) => row.taskId),
+    listEpisodeOutcomes: (runId, filter = {}) =>
+      (statements.listOutcomes.all({ run_id: runId, status: filter.status ?? null }) as EpisodeRow[]).map(outcomeFromRow),
+    queryEpisodes(runId, query) {
+      const { sql, prepared } = preparePage(query);
+      const parameters: Record<string, string | number> = { ...sql.parameters, run_id: runId };
+      const { limit: _limit, offset: _offset, ...filterParameters } = parameters;
+      const total = (prepared.count.get(filterParameters) as { count: number }).count;
+      const episodes = (prepared.page.all(parameters) as EpisodeRow[]).map(outcomeFromRow);
+      return { total, offset: sql.offset, limit: sql.limit, episodes };
+    },
+    listMatchingTaskIds(runId, query) {
+      const { sql, prepared } = preparePage({ ...query, limit: undefined, offset: undefined });
+      const { limit: _limit, offset: _offset, ...parameters } = sql.parameters;
+      return (prepared.taskIds.all({ ...parameters, run_id: runId }) as { taskId: string }[]).map((row) => row.taskId);
+    },
+    listTaskEpisodes: (runId, taskId) => (statements.listTaskEpisodes.all(runId, taskId) as EpisodeRow[]).map(episodeFromRow),
+    findTask(runId, taskId) {
+      const row = statements.findTask.get(runId, taskId) as { task: string } | undefined;
+      return row ? (JSON.parse(row.task) as Task) : undefined;
+    },
+    listTaskIds: (runId) => (statements.listTaskIds.all(runId) as { taskId: string }[]).map((row) => row.taskId),
+    countOutcomes(runId) {
+      const counts: RunOutcomeCounts = { scored: 0, passed: 0, infrastructureErrors: 0, cancelled: 0, failures: {} };
+      for (const row of statements.countOutcomes.all(runId) as { status: EpisodeStatus; passed: number | null; failure: string | null; count: number }[]) {
+        if (row.status === 'infrastructure-error') counts.infrastructureErrors += row.count;
+        else if (row.status === 'cancelled') counts.cancelled += row.count;
+        else {
+          counts.scored += row.count;
+          if (row.passed === 1) counts.passed += row.count;
+          else {
+            const code = row.failure ?? 'result.wrong';
+            counts.failures[code] = (counts.failures[code] ?? 0) + row.count;
+          }
+        }
+      }
+      return counts;
+    },
     listEpisodeKeys: (runId) => statements.listEpisodeKeys.all(runId) as { taskId: string; trial: number; status: EpisodeStatus }[],
     deleteRun(runId) {
       if (statements.deleteRun.run(runId).changes === 0) getRun(runId);
@@ -372,7 +445,18 @@ function runFromRow(row: RunRow): StoredRun {
   };
 }
 
-function episodeToRow(episode: EpisodeRecord): Record<string, string | number | null> {
+function transcriptColumns(episode: EpisodeRecord): { messages: string | Buffer; messages_encoding: string } {
+  const encoded = encodeTranscript(episode.messages);
+  return { messages: encoded.data, messages_encoding: encoded.encoding };
+}
+
+/** Every episode column but the transcript. */
+function outcomeColumns(alias: string): string {
+  return ['run_id', 'task_id', 'trial', 'model', 'mode', 'status', 'termination', 'score', 'input_tokens', 'output_tokens',
+    'attempts', 'started_at', 'ended_at', 'duration_ms', 'error'].map((column) => `${alias}.${column}`).join(', ');
+}
+
+function episodeToRow(episode: EpisodeRecord): Record<string, string | number | null | Buffer> {
   return {
     run_id: episode.runId,
     task_id: episode.taskId,
@@ -385,7 +469,7 @@ function episodeToRow(episode: EpisodeRecord): Record<string, string | number | 
     value: episode.score ? episode.score.value : null,
     failure: episode.score?.failure ?? null,
     score: episode.score ? JSON.stringify(episode.score) : null,
-    messages: JSON.stringify(episode.messages),
+    ...transcriptColumns(episode),
     input_tokens: episode.usage.inputTokens,
     output_tokens: episode.usage.outputTokens,
     attempts: episode.attempts,
@@ -397,6 +481,11 @@ function episodeToRow(episode: EpisodeRecord): Record<string, string | number | 
 }
 
 function episodeFromRow(row: EpisodeRow): EpisodeRecord {
+  const { schemaVersion, ...outcome } = outcomeFromRow(row);
+  return { schemaVersion, ...outcome, messages: decodeTranscript(row.messages_encoding, row.messages) };
+}
+
+function outcomeFromRow(row: Omit<EpisodeRow, 'messages' | 'messages_encoding'>): EpisodeOutcome {
   return {
     schemaVersion: 1,
     runId: row.run_id,
@@ -406,7 +495,6 @@ function episodeFromRow(row: EpisodeRow): EpisodeRecord {
     trial: row.trial,
     status: row.status as EpisodeStatus,
     termination: row.termination as EpisodeRecord['termination'],
-    messages: JSON.parse(row.messages) as EpisodeRecord['messages'],
     score: row.score === null ? null : (JSON.parse(row.score) as EpisodeRecord['score']),
     usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
     attempts: row.attempts,
