@@ -50,7 +50,6 @@ export function renderEpisode(episode: EpisodeRecord): string {
 }
 
 function renderMessage(message: Message, failing: { callId?: string } | undefined): string {
-  const mark = failing ? ' failing' : '';
   switch (message.role) {
     case 'system':
     case 'user':
@@ -62,7 +61,7 @@ function renderMessage(message: Message, failing: { callId?: string } | undefine
           + `${call.parseError ? `  <- unparsable: ${escapeHtml(call.parseError)}` : ''}</pre>`;
       });
       const text = message.content === '' ? '' : `<pre${failing && message.toolCalls.length === 0 ? ' class="failing" data-failing="answer"' : ''}>${escapeHtml(message.content)}</pre>`;
-      return `<div class="message assistant${failing && failing.callId === undefined && message.toolCalls.length === 0 ? mark : ''}"><b>assistant</b>${text}${calls.join('')}</div>`;
+      return `<div class="message assistant"><b>assistant</b>${text}${calls.join('')}</div>`;
     }
     case 'tool':
       return `<div class="message tool ${message.result.ok ? 'ok' : 'error'}"><b>tool ${escapeHtml(message.toolName)}</b>`
