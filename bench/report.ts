@@ -18,6 +18,8 @@ import { getSuite } from '../src/suites/registry.ts';
 import type { BenchFigure } from './bench-figure.ts';
 
 const binPath = fileURLToPath(new URL('../bin/toolforge.js', import.meta.url));
+const distMain = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const distMainUrl = new URL('../dist/cli/main.js', import.meta.url).href;
 
 async function makeRun(dbPath: string): Promise<string> {
   if (existsSync(dbPath)) {
@@ -34,11 +36,16 @@ async function makeRun(dbPath: string): Promise<string> {
 }
 
 /**
- * Runs `toolforge report` in a fresh process; GNU time (/usr/bin/time, when present) gives its peak RSS,
- * which is what a user's machine has to hold.
+ * Runs `toolforge report` in a fresh process, the way an installed package runs it (the compiled dist/, built
+ * first when missing) or the way a checkout runs it (through tsx, which adds its compile time); GNU time
+ * (/usr/bin/time, when present) gives the peak RSS, which is what a user's machine has to hold.
  */
-function timeReport(dbPath: string, runId: string, format: string): { ms: number; rssMb: number } {
-  const command = [process.execPath, binPath, 'report', runId, '--format', format, '--db', dbPath];
+function timeReport(dbPath: string, runId: string, format: string, how: 'dist' | 'tsx'): { ms: number; rssMb: number } {
+  const cliArguments = ['report', runId, '--format', format, '--db', dbPath];
+  const command = how === 'tsx'
+    ? [process.execPath, binPath, ...cliArguments]
+    : [process.execPath, '--input-type=module', '-e',
+      `const { main } = await import(${JSON.stringify(distMainUrl)}); process.exitCode = await main(process.argv.slice(1));`, ...cliArguments];
   const hasTime = existsSync('/usr/bin/time');
   const start = performance.now();
   const result = hasTime
@@ -66,11 +73,14 @@ export async function bench(): Promise<BenchFigure[]> {
   const dbPath = join(tmpdir(), 'toolforge-bench-report-10000.db');
   const runId = await makeRun(dbPath);
   const figures: BenchFigure[] = [{ name: 'database size (10,000 episodes)', value: statSync(dbPath).size / 1024 / 1024, unit: 'MB' }];
+  if (!existsSync(distMain)) spawnSync(process.execPath, [fileURLToPath(new URL('../scripts/build.mjs', import.meta.url))], { stdio: 'ignore' });
   for (const format of ['table', 'json', 'html']) {
-    const { ms, rssMb } = timeReport(dbPath, runId, format);
-    figures.push({ name: `report --format ${format} (10,000 episodes)`, value: ms, unit: 'ms' });
+    const { ms, rssMb } = timeReport(dbPath, runId, format, 'dist');
+    figures.push({ name: `report --format ${format} (10,000 episodes, built package)`, value: ms, unit: 'ms' });
     figures.push({ name: `report --format ${format} peak RSS`, value: rssMb, unit: 'MB' });
   }
+  const checkout = timeReport(dbPath, runId, 'table', 'tsx');
+  figures.push({ name: 'report --format table from a checkout (tsx compiles on start)', value: checkout.ms, unit: 'ms' });
   const server = await startReportServer({ dbPath });
   try {
     figures.push({ name: 'viewer index (median of 5)', value: await latency(server.url), unit: 'ms' });

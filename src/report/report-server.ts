@@ -91,11 +91,9 @@ export async function startReportServer(options: { dbPath: string; port?: number
     store.getRun(runId);
     const page = store.queryEpisodes(runId, parseEpisodeQuery(parameters));
     if (parameters.get('transcripts') === '0') return page;
-    const byTask = new Map<string, EpisodeRecord[]>();
-    for (const taskId of new Set(page.episodes.map((episode) => episode.taskId))) byTask.set(taskId, store.listTaskEpisodes(runId, taskId));
     return {
       ...page,
-      episodes: page.episodes.map((outcome) => byTask.get(outcome.taskId)?.find((episode) => episode.trial === outcome.trial) ?? { ...outcome, messages: [] }),
+      episodes: page.episodes.map((outcome) => store.findEpisode(runId, outcome.taskId, outcome.trial) ?? { ...outcome, messages: [] }),
     };
   }
 

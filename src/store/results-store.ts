@@ -51,6 +51,8 @@ export interface ResultsStore {
   queryEpisodes(runId: string, query: EpisodeQuery): EpisodePage;
   /** The ids of the tasks with an episode matching a filter (limit and offset ignored), in task order. */
   listMatchingTaskIds(runId: string, query: EpisodeQuery): string[];
+  /** One episode with its transcript, or undefined. */
+  findEpisode(runId: string, taskId: string, trial: number): EpisodeRecord | undefined;
   /** Every trial of one task, with transcripts. */
   listTaskEpisodes(runId: string, taskId: string): EpisodeRecord[];
   /** One task of a run, or undefined. */
@@ -274,6 +276,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     listEpisodeKeys: database.prepare('SELECT task_id AS taskId, trial, status FROM episodes WHERE run_id = ? ORDER BY task_id, trial'),
     listOutcomes: database.prepare(`SELECT ${outcomeColumns('e')} FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id
       WHERE e.run_id = @run_id AND (@status IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`),
+    findEpisode: database.prepare('SELECT * FROM episodes WHERE run_id = ? AND task_id = ? AND trial = ?'),
     listTaskEpisodes: database.prepare('SELECT * FROM episodes WHERE run_id = ? AND task_id = ? ORDER BY trial'),
     findTask: database.prepare('SELECT task FROM run_tasks WHERE run_id = ? AND task_id = ?'),
     listTaskIds: database.prepare('SELECT task_id AS taskId FROM run_tasks WHERE run_id = ? ORDER BY ordinal'),
@@ -374,6 +377,10 @@ function createStore(database: Database.Database, path: string): ResultsStore {
       const { sql, prepared } = preparePage({ ...query, limit: undefined, offset: undefined });
       const { limit: _limit, offset: _offset, ...parameters } = sql.parameters;
       return (prepared.taskIds.all({ ...parameters, run_id: runId }) as { taskId: string }[]).map((row) => row.taskId);
+    },
+    findEpisode(runId, taskId, trial) {
+      const row = statements.findEpisode.get(runId, taskId, trial) as EpisodeRow | undefined;
+      return row ? episodeFromRow(row) : undefined;
     },
     listTaskEpisodes: (runId, taskId) => (statements.listTaskEpisodes.all(runId, taskId) as EpisodeRow[]).map(episodeFromRow),
     findTask(runId, taskId) {
