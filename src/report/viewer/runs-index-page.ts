@@ -51,9 +51,11 @@ export function renderRunsIndex(rows: readonly RunsIndexRow[], parameters: URLSe
       return `<td${candidate.numeric ? ' class="number"' : ''}>${escapeHtml(String(value))}</td>`;
     });
     const interval = counts.scored === 0 ? '' : formatInterval(wilsonInterval(counts.passed, counts.scored));
-    return `<tr>${cells.join('')}<td>${escapeHtml(interval)}</td></tr>`;
+    return `<tr>${cells.join('')}<td class="interval">${escapeHtml(interval)}</td></tr>`;
   });
-  const options = sorted.map(({ run }) => `<option value="${escapeHtml(run.id)}">${escapeHtml(`${run.id} (${run.model})`)}</option>`).join('');
+  // The second select starts on another run, so the form compares two different runs as it stands.
+  const options = (selectedIndex: number) => sorted.map(({ run }, index) => `<option value="${escapeHtml(run.id)}"${index === selectedIndex ? ' selected' : ''}>`
+    + `${escapeHtml(`${run.id} (${run.model})`)}</option>`).join('');
   return viewerShell('ToolForge runs', [
     '<h1>Runs</h1>',
     rows.length === 0
@@ -62,8 +64,8 @@ export function renderRunsIndex(rows: readonly RunsIndexRow[], parameters: URLSe
     rows.length < 2 ? '' : [
       '<h2>Compare two runs task by task</h2>',
       '<form class="filters" method="get" action="/compare">',
-      `<label>baseline<select name="a">${options}</select></label>`,
-      `<label>other<select name="b">${options}</select></label>`,
+      `<label>baseline<select name="a">${options(0)}</select></label>`,
+      `<label>other<select name="b">${options(1)}</select></label>`,
       '<label>only tasks<select name="only"><option value="differ">whose results differ</option><option value="all">all shared</option></select></label>',
       '<button type="submit">compare</button>',
       '</form>',

@@ -41,6 +41,7 @@ const style = [
   'table{border-collapse:collapse;margin:0.75rem 0;font-size:0.9rem}',
   'th,td{border-bottom:1px solid #ddd;padding:0.25rem 0.6rem;text-align:left;vertical-align:top}',
   'td.number{text-align:right;font-variant-numeric:tabular-nums}',
+  'td.interval{white-space:nowrap}',
   'tr.passed td.verdict{color:#1f7a35}',
   'tr.failed td.verdict{color:#b3261e}',
   'form.filters{display:flex;flex-wrap:wrap;gap:0.75rem;align-items:end;background:#f5f5f5;padding:0.75rem;border-radius:4px}',
