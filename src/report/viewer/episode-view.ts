@@ -1,4 +1,6 @@
 import type { EpisodeRecord } from '../../core/episode.ts';
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject } from '../../core/json.ts';
 import type { Message } from '../../core/message.ts';
 import { renderToolResult } from '../../core/message.ts';
 import { formatNumber } from '../format-figure.ts';
@@ -36,17 +38,54 @@ export function renderEpisode(episode: EpisodeRecord): string {
       + `${score.failure ? `, <code>${escapeHtml(score.failure)}</code>` : ''}: ${escapeHtml(score.reason)}`;
   const failing = failingMessageIndex(episode);
   const details = score?.details;
+  const comparisonTable = details ? renderExpectedVersusActual(details) : '';
   return [
     `<section class="episode" id="trial-${episode.trial}"><h3>Trial ${episode.trial}</h3>`,
     `<p>${verdict}</p>`,
     `<p><small>model ${escapeHtml(episode.model)}, mode ${escapeHtml(episode.mode)}, termination ${escapeHtml(episode.termination ?? 'none')}, `
       + `${episode.attempts} attempt(s), ${episode.durationMs} ms, ${episode.usage.inputTokens} input / ${episode.usage.outputTokens} output tokens</small></p>`,
+    comparisonTable,
     details && Object.keys(details).length > 0
-      ? `<details class="panel scorer"${score && !score.passed ? ' open' : ''}><summary>scorer details (what the model produced, as judged)</summary><pre>${escapeHtml(prettyValue(details))}</pre></details>`
+      ? `<details class="panel scorer"${score && !score.passed && comparisonTable === '' ? ' open' : ''}><summary>scorer details (what the model produced, as judged)</summary><pre>${escapeHtml(prettyValue(details))}</pre></details>`
       : '',
     ...episode.messages.map((message, index) => renderMessage(message, index === failing?.index ? failing : undefined)),
     '</section>',
   ].join('\n');
+}
+
+type Comparison = { label: string; expected: JsonValue | undefined; actual: JsonValue | undefined; verdict: string };
+
+/**
+ * Scorers that compare what the model produced with the gold field by field (webapi compares the captured
+ * request's URL, method and every header, parameter and body field) record `{expected, actual, verdict}`
+ * objects in their details; any such object, at any depth, becomes a row of one expected-versus-actual table,
+ * mismatches highlighted. A suite gets this view by recording its comparisons in that shape.
+ */
+export function collectComparisons(value: JsonValue | undefined, path: string[] = [], found: Comparison[] = []): Comparison[] {
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => {
+      const name = isJsonObject(item) && typeof item.name === 'string' ? [typeof item.field === 'string' ? `${item.field}.${item.name}` : item.name] : [String(index)];
+      collectComparisons(item, [...path, ...name], found);
+    });
+  } else if (isJsonObject(value)) {
+    if ('expected' in value && 'actual' in value) {
+      found.push({ label: path.join('.') || 'value', expected: value.expected, actual: value.actual, verdict: typeof value.verdict === 'string' ? value.verdict : (JSON.stringify(value.expected) === JSON.stringify(value.actual) ? 'correct' : 'wrong') });
+    } else {
+      for (const [key, child] of Object.entries(value)) collectComparisons(child, [...path, key], found);
+    }
+  }
+  return found;
+}
+
+function renderExpectedVersusActual(details: JsonObject): string {
+  const comparisons = collectComparisons(details);
+  if (comparisons.length === 0) return '';
+  const cell = (value: JsonValue | undefined) => `<td><pre>${value === undefined || value === null ? '<i>absent</i>' : escapeHtml(typeof value === 'string' ? value : JSON.stringify(value))}</pre></td>`;
+  const rows = comparisons.map((comparison) => {
+    const wrong = comparison.verdict !== 'correct';
+    return `<tr${wrong ? ' class="failing"' : ''}><td>${escapeHtml(comparison.label.replace(/^comparison\./, ''))}</td>${cell(comparison.expected)}${cell(comparison.actual)}<td>${escapeHtml(comparison.verdict)}</td></tr>`;
+  });
+  return `<table class="expected-actual"><caption>What the model produced next to the gold</caption><thead><tr><th>field</th><th>expected</th><th>actual (captured)</th><th>verdict</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function renderMessage(message: Message, failing: { callId?: string } | undefined): string {
