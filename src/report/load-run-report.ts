@@ -7,7 +7,7 @@ import { listSuites } from '../suites/registry.ts';
 import type { RunReport } from './run-report.ts';
 
 /**
- * A stored run as a report: figures recomputed from the store, plus its episodes, each task's level
+ * A stored run as a report: figures recomputed from the store, plus its episodes (without transcripts), each task's level
  * on its suite's difficulty axes (none for a suite this install does not have), and its sweep.
  */
 export function loadRunReport(store: ResultsStore, runId: string): RunReport {
@@ -27,7 +27,7 @@ export function loadRunReport(store: ResultsStore, runId: string): RunReport {
   }
   const sweep = sweepMembershipOf(run.params);
   return {
-    summary, startedAt: summary.createdAt, episodes: store.listEpisodes(runId),
+    summary, startedAt: summary.createdAt, episodes: store.listEpisodeOutcomes(runId),
     ...(axes.length > 0 ? { difficultyAxes: axes, taskLevels } : {}),
     ...(sweep ? { sweep } : {}),
   };

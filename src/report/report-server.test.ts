@@ -12,57 +12,120 @@ import { startReportServer } from './report-server.ts';
 
 let server: ReportServer;
 let runId = '';
+let randomRunId = '';
+let knobs: Record<string, unknown> = {};
 
 before(async () => {
   const dbPath = join(mkdtempSync(join(tmpdir(), 'toolforge-view-')), 'results.db');
   const suite = getSuite('funcgen');
   const params = resolveKnobs(suite.id, suite.knobs, {});
-  const tasks = await generateTasks(suite, { seed: 2, count: 2, params });
+  knobs = params;
+  const tasks = await generateTasks(suite, { seed: 2, count: 6, params });
   runId = (await runEvaluation({ suite, tasks, modelRef: 'builtin/oracle', seed: 2, params, dbPath })).runId;
+  randomRunId = (await runEvaluation({ suite, tasks, modelRef: 'builtin/random', seed: 2, params, dbPath })).runId;
   server = await startReportServer({ dbPath });
 });
 after(async () => { await server.close(); });
 
-test('serves the HTML report of every run and of one run', async () => {
+const get = async (path: string) => {
+  const response = await fetch(new URL(path, server.url));
+  return { status: response.status, text: await response.text() };
+};
+
+test('the index lists every run with its model, link and pass rate, sorted numerically on request', async () => {
   assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-  const all = await fetch(server.url);
-  assert.equal(all.status, 200);
-  assert.match(all.headers.get('content-type') ?? '', /text\/html/);
-  const html = await all.text();
-  assert.match(html, /<svg/);
-  assert.ok(html.includes(runId));
-  const one = await fetch(new URL(`runs/${runId}`, server.url));
-  assert.match(await one.text(), new RegExp(`<title>ToolForge run ${runId}</title>`));
+  const index = await get('/');
+  assert.equal(index.status, 200);
+  assert.ok(index.text.includes(`<a href="/runs/${runId}">${runId}</a>`));
+  assert.match(index.text, /<td>builtin\/oracle<\/td>/);
+  assert.match(index.text, /<td>builtin\/random<\/td>/);
+  assert.match(index.text, /<td class="number">100\.0%<\/td>/);
+  const ascending = (await get('/?sort=passRate&order=asc')).text;
+  const descending = (await get('/?sort=passRate&order=desc')).text;
+  assert.ok(ascending.indexOf(randomRunId) < ascending.indexOf(`>${runId}<`), 'random (lower pass rate) first when ascending');
+  assert.ok(descending.indexOf(`>${runId}<`) < descending.indexOf(randomRunId), 'oracle first when descending');
 });
 
-test('links each task to a page with every trial\'s judgement and transcript', async () => {
-  const html = await (await fetch(new URL(`runs/${runId}`, server.url))).text();
-  const link = /<a href="(\/runs\/[^"]+\/tasks\/[^"]+)">(funcgen\/2\/0)<\/a>/.exec(html);
-  assert.ok(link, 'the per-task table links the task');
-  const page = await fetch(new URL(link[1], server.url));
-  assert.equal(page.status, 200);
-  const transcript = await page.text();
-  assert.match(transcript, /<h1>Task funcgen\/2\/0<\/h1>/);
-  assert.match(transcript, /<h2>Trial 0<\/h2>\n<p><b>passed<\/b>, score 1/);
-  assert.match(transcript, /<div class="message user"><b>user<\/b><pre>/);
-  assert.match(transcript, /<pre class="call">\w+\(\{/, 'tool calls with their argument text');
-  assert.match(transcript, /<div class="message tool ok"><b>tool \w+<\/b>/);
+test('a run page filters by result, failure code, knob, task glob and text, and pages', async () => {
+  const all = (await get(`/runs/${randomRunId}`)).text;
+  assert.match(all, new RegExp(`<title>ToolForge run ${randomRunId}</title>`));
+  assert.match(all, /episodes 1–6 of 6/);
+  const failedOnly = (await get(`/runs/${randomRunId}?outcome=failed`)).text;
+  const failedRows = failedOnly.match(/<tr class="failed">/g)?.length ?? 0;
+  assert.ok(failedRows > 0, 'random fails some funcgen tasks');
+  assert.equal(failedOnly.match(/<tr class="passed">/g), null);
+  const code = /<option>([a-z]+\.[a-z.-]+)<\/option>/.exec(failedOnly)?.[1] ?? '';
+  const byCode = (await get(`/runs/${randomRunId}?failure=${code}`)).text;
+  assert.ok((byCode.match(/<tr class="failed">/g)?.length ?? 0) > 0);
+  assert.equal((await get(`/runs/${runId}?outcome=failed`)).text.match(/<tr class="/g), null, 'the oracle has no failure');
+  assert.match((await get(`/runs/${runId}?task=funcgen/2/3`)).text, /episodes 1–1 of 1/);
+  assert.match((await get(`/runs/${runId}?task=funcgen/2/*&limit=2&offset=2`)).text, /rel="prev"[^]*episodes 3–4 of 6[^]*rel="next"/);
+  assert.match((await get(`/runs/${runId}?search=FUNCGEN/2/5`)).text, /episodes 1–1 of 1/);
+  assert.match((await get(`/runs/${runId}?knob.core=${String(knobs.core)}`)).text, /episodes 1–6 of 6/);
+  assert.match((await get(`/runs/${runId}?knob.core=999`)).text, /episodes 0–0 of 0/);
+  assert.equal((await get(`/runs/${runId}?limit=0`)).status, 400);
+  assert.equal((await get(`/runs/${runId}?knob.no%20such=1`)).status, 400);
 });
 
-test('serves JSON summaries and episodes', async () => {
+test('a task page shows the gold beside every trial, highlights the failing call, and navigates', async () => {
+  const list = (await get(`/runs/${randomRunId}?outcome=failed`)).text;
+  const link = /<a href="(\/runs\/[^"]+\/tasks\/[^"#]+)[^"]*">(funcgen\/2\/\d)<\/a>/.exec(list);
+  assert.ok(link, 'the episode table links the task');
+  const page = (await get(link[1])).text;
+  assert.ok(page.includes(`<h1>Task ${link[2]}</h1>`));
+  assert.match(page, /<h3>Gold \(task\.expected\)<\/h3>/);
+  assert.match(page, /Gold solution \(call order\)/);
+  assert.match(page, /<b class="verdict-failed">failed<\/b>/);
+  assert.match(page, /data-failing="(call|answer)"/, 'the failing call or answer is marked');
+  assert.match(page, /rel="next-failed"|rel="prev-failed"|<span class="disabled">← previous failed/);
+  assert.ok(page.includes(`<option value="${runId}">`), 'offers the other run that holds this task');
+  const oracleTask = (await get(`/runs/${runId}/tasks/funcgen/2/0`)).text;
+  assert.match(oracleTask, /<div class="message user"><b>user<\/b><pre>/);
+  assert.match(oracleTask, /<pre class="call">\w+\(\{/, 'tool calls with their argument text');
+  assert.match(oracleTask, /<div class="message tool ok"><b>tool \w+<\/b>/);
+  assert.doesNotMatch(oracleTask, /data-failing/);
+  assert.match(oracleTask, /<a href="\/runs\/[^"]+\/tasks\/funcgen\/2\/1" rel="next">/);
+});
+
+test('two runs side by side: the differing tasks, then one task from each', async () => {
+  const list = (await get(`/compare?a=${runId}&b=${randomRunId}`)).text;
+  const link = /<a href="(\/compare\?[^"]+task=[^"]+)">(funcgen\/2\/\d)<\/a>/.exec(list);
+  assert.ok(link, 'a differing task is listed');
+  const side = (await get(link[1].replaceAll('&amp;', '&'))).text;
+  assert.match(side, /<div class="columns" id="side-by-side"><div class="side">/);
+  assert.ok(side.includes('builtin/oracle') && side.includes('builtin/random'));
+  assert.equal((await get('/compare?a=' + runId)).status, 400);
+});
+
+test('the static report is still served in full, and the old task link form works', async () => {
+  const report = (await get('/report')).text;
+  assert.match(report, /<svg/);
+  const runReport = (await get(`/runs/${runId}/report`)).text;
+  const link = /<a href="(\/runs\/[^"]+\/tasks\/[^"]+)">(funcgen\/2\/0)<\/a>/.exec(runReport);
+  assert.ok(link);
+  assert.equal((await get(link[1])).status, 200);
+});
+
+test('serves JSON summaries and a page of episodes honouring the filters', async () => {
   const runs = await (await fetch(new URL('api/runs', server.url))).json() as { runId: string; passRate: number }[];
-  assert.deepEqual(runs.map((run) => [run.runId, run.passRate]), [[runId, 1]]);
+  assert.deepEqual(runs.map((run) => run.runId), [runId, randomRunId]);
   const run = await (await fetch(new URL(`api/runs/${runId}`, server.url))).json() as { runId: string; taskResults: unknown[] };
-  assert.equal(run.taskResults.length, 2);
-  const episodes = await (await fetch(new URL(`api/runs/${runId}/episodes`, server.url))).json() as { taskId: string; messages: unknown[] }[];
-  assert.equal(episodes.length, 2);
-  assert.ok(episodes.every((episode) => episode.messages.length > 0), 'transcripts included');
+  assert.equal(run.taskResults.length, 6);
+  type Page = { total: number; offset: number; limit: number; episodes: { taskId: string; messages?: unknown[]; score: { passed: boolean } }[] };
+  const page = await (await fetch(new URL(`api/runs/${runId}/episodes?limit=2&offset=1`, server.url))).json() as Page;
+  assert.deepEqual([page.total, page.offset, page.limit, page.episodes.map((episode) => episode.taskId)], [6, 1, 2, ['funcgen/2/1', 'funcgen/2/2']]);
+  assert.ok(page.episodes.every((episode) => (episode.messages?.length ?? 0) > 0), 'transcripts included');
+  const failed = await (await fetch(new URL(`api/runs/${randomRunId}/episodes?outcome=failed&transcripts=0`, server.url))).json() as Page;
+  assert.ok(failed.total > 0 && failed.episodes.every((episode) => !episode.score.passed && episode.messages === undefined));
+  const none = await (await fetch(new URL(`api/runs/${runId}/episodes?status=infrastructure-error`, server.url))).json() as Page;
+  assert.equal(none.total, 0);
 });
 
-test('unknown runs and paths are 404, other methods 405', async () => {
+test('unknown runs and paths are 404, bad filters 400, other methods 405', async () => {
   const unknownRun = await fetch(new URL('api/runs/no-such-run', server.url));
   assert.equal(unknownRun.status, 404);
   assert.match(await unknownRun.text(), /no run 'no-such-run'/);
   assert.equal((await fetch(new URL('elsewhere', server.url))).status, 404);
+  assert.equal((await fetch(new URL(`api/runs/${runId}/episodes?status=nope`, server.url))).status, 400);
   assert.equal((await fetch(server.url, { method: 'POST' })).status, 405);
 });

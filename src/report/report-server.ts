@@ -1,25 +1,37 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ToolForgeError, errorMessage } from '../core/errors.ts';
+import type { EpisodeRecord } from '../core/episode.ts';
+import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
+import type { EpisodePage } from '../store/episode-query.ts';
 import { openResultsStore } from '../store/results-store.ts';
 import { loadRunReport } from './load-run-report.ts';
 import { renderHtml } from './render-html.ts';
 import { renderJson } from './render-json.ts';
-import { renderTaskTranscripts } from './render-transcripts.ts';
 import { compareWithFirstRuns } from './run-comparisons.ts';
+import { renderCompareList, renderComparePage } from './viewer/compare-page.ts';
+import { renderRunPage } from './viewer/run-page.ts';
+import { renderRunsIndex } from './viewer/runs-index-page.ts';
+import { renderTaskPage } from './viewer/task-page.ts';
+import { parseEpisodeQuery } from './viewer/viewer-query.ts';
 
 export type ReportServer = { url: string; close(): Promise<void> };
 
 /**
- * A local viewer: the HTML report of a results database, rebuilt on every request so a run in
- * progress shows its latest episodes (SQLite WAL lets this reader run beside the writer).
- *   GET /                        every run (HTML)
- *   GET /runs/<id>               one run (HTML)
- *   GET /runs/<id>/tasks/<task>  every trial of one task: judgement and transcript (HTML)
- *   GET /api/runs                every run's summary, tables and task results (JSON)
- *   GET /api/runs/<id>           one run (JSON)
- *   GET /api/runs/<id>/episodes  its episodes with transcripts (JSON)
+ * A local viewer of a results database, read on every request so a run in progress shows its latest
+ * episodes (SQLite WAL lets this reader run beside the writer). Pages read SQL aggregates and one page
+ * of episodes at a time, never every transcript:
+ *   GET /                           every run: counts, pass rate, model; sortable (?sort=&order=)
+ *   GET /runs/<id>                  one run: failures, filters, a page of episodes (see viewer-query.ts)
+ *   GET /runs/<id>/tasks/<task>     every trial of a task beside the gold; prev/next, failed-only
+ *   GET /compare?a=<run>&b=<run>    the tasks two runs share whose results differ (&only=all: every one)
+ *   GET /compare?a=&b=&task=<id>    one task from two runs side by side
+ *   GET /report, /runs/<id>/report  the full static HTML report (every run, or one)
+ *   GET /api/runs                   every run's summary, tables and task results (JSON)
+ *   GET /api/runs/<id>              one run (JSON)
+ *   GET /api/runs/<id>/episodes     a page of episodes with transcripts: {total, offset, limit, episodes}
+ *                                   (?status= ?outcome= ?failure= ?task= ?search= ?knob.<name>= ?limit= ?offset=
+ *                                   ?transcripts=0 to leave transcripts out)
  * Listens on 127.0.0.1 only: results hold prompts and model outputs.
  */
 export async function startReportServer(options: { dbPath: string; port?: number }): Promise<ReportServer> {
@@ -28,37 +40,75 @@ export async function startReportServer(options: { dbPath: string; port?: number
     try {
       route(request, response);
     } catch (error) {
-      const isUnknownRun = error instanceof ToolForgeError && error.code === 'store.unknown-run';
-      send(response, isUnknownRun ? 404 : 500, 'text/plain; charset=utf-8', `${errorMessage(error)}\n`);
+      const status = error instanceof ToolForgeError ? (error.code === 'store.unknown-run' ? 404 : error.code === 'input.invalid' ? 400 : 500) : 500;
+      send(response, status, 'text/plain; charset=utf-8', `${errorMessage(error)}\n`);
     }
   });
 
   function route(request: IncomingMessage, response: ServerResponse): void {
     if (request.method !== 'GET') return send(response, 405, 'text/plain; charset=utf-8', 'only GET\n');
-    const path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const path = decodeURIComponent(url.pathname);
+    const html = (body: string) => send(response, 200, 'text/html; charset=utf-8', body);
     const allRunIds = (): string[] => store.listRuns().map((run) => run.id).reverse();
-    if (path === '/') {
+    if (path === '/') return html(renderRunsIndex(store.listRuns().map((run) => ({ run, counts: store.countOutcomes(run.id) })), url.searchParams));
+    if (path === '/report') {
       const runIds = allRunIds();
-      const reports = runIds.map((id) => loadRunReport(store, id));
-      return send(response, 200, 'text/html; charset=utf-8', renderHtml(reports, { linkTasks: true, comparisons: compareWithFirstRuns(store, runIds) }));
+      return html(renderHtml(runIds.map((id) => loadRunReport(store, id)), { linkTasks: true, comparisons: compareWithFirstRuns(store, runIds) }));
     }
+    if (path === '/compare') return html(comparePage(url.searchParams));
     if (path === '/api/runs') return send(response, 200, 'application/json', renderJson(allRunIds().map((id) => loadRunReport(store, id)), { single: false }));
     const episodes = /^\/api\/runs\/([^/]+)\/episodes$/.exec(path);
-    if (episodes) {
-      store.getRun(episodes[1]);
-      return send(response, 200, 'application/json', `${JSON.stringify(store.listEpisodes(episodes[1]), null, 2)}\n`);
-    }
+    if (episodes) return send(response, 200, 'application/json', `${JSON.stringify(episodePage(episodes[1], url.searchParams), null, 2)}\n`);
     const apiRun = /^\/api\/runs\/([^/]+)$/.exec(path);
     if (apiRun) return send(response, 200, 'application/json', renderJson([loadRunReport(store, apiRun[1])], { single: true }));
+    const fullRun = /^\/runs\/([^/]+)\/report$/.exec(path);
+    if (fullRun) return html(renderHtml([loadRunReport(store, fullRun[1])], { title: `ToolForge run ${fullRun[1]}`, linkTasks: true }));
     const htmlRun = /^\/runs\/([^/]+)$/.exec(path);
-    if (htmlRun) return send(response, 200, 'text/html; charset=utf-8', renderHtml([loadRunReport(store, htmlRun[1])], { title: `ToolForge run ${htmlRun[1]}`, linkTasks: true }));
+    if (htmlRun) {
+      const run = store.getRun(htmlRun[1]);
+      const query = parseEpisodeQuery(url.searchParams);
+      return html(renderRunPage(run, store.countOutcomes(run.id), query, store.queryEpisodes(run.id, query)));
+    }
     // Task ids hold slashes (funcgen/0/3): the rest of the path is the id.
     const task = /^\/runs\/([^/]+)\/tasks\/(.+)$/.exec(path);
     if (task) {
-      store.getRun(task[1]);
-      return send(response, 200, 'text/html; charset=utf-8', renderTaskTranscripts(task[1], task[2], store.listEpisodes(task[1])));
+      const run = store.getRun(task[1]);
+      const taskId = task[2];
+      const query = parseEpisodeQuery(url.searchParams);
+      const otherRuns = store.listRuns().filter((other) => other.id !== run.id && store.findTask(other.id, taskId) !== undefined);
+      return html(renderTaskPage(run, taskId, store.findTask(run.id, taskId), store.listTaskEpisodes(run.id, taskId), {
+        query,
+        matching: store.listMatchingTaskIds(run.id, query),
+        failed: store.listMatchingTaskIds(run.id, { outcome: 'failed' }),
+        otherRuns,
+      }));
     }
     send(response, 404, 'text/plain; charset=utf-8', `no page ${path}; try / or /api/runs\n`);
+  }
+
+  function episodePage(runId: string, parameters: URLSearchParams): EpisodePage | (Omit<EpisodePage, 'episodes'> & { episodes: EpisodeRecord[] }) {
+    store.getRun(runId);
+    const page = store.queryEpisodes(runId, parseEpisodeQuery(parameters));
+    if (parameters.get('transcripts') === '0') return page;
+    return {
+      ...page,
+      episodes: page.episodes.map((outcome) => store.findEpisode(runId, outcome.taskId, outcome.trial) ?? { ...outcome, messages: [] }),
+    };
+  }
+
+  function comparePage(parameters: URLSearchParams): string {
+    const [a, b] = ['a', 'b'].map((name) => {
+      const runId = parameters.get(name);
+      if (!runId) throw new ConfigError('input.invalid', `/compare needs ?a=<run>&b=<run>, ${name} is missing`, { fix: 'pick two runs on the runs page' });
+      return store.getRun(runId);
+    });
+    const taskId = parameters.get('task');
+    if (taskId) {
+      return renderComparePage(a, b, taskId, store.findTask(a.id, taskId) ?? store.findTask(b.id, taskId),
+        store.listTaskEpisodes(a.id, taskId), store.listTaskEpisodes(b.id, taskId));
+    }
+    return renderCompareList(a, b, store.listEpisodeOutcomes(a.id), store.listEpisodeOutcomes(b.id), parameters.get('only') === 'all' ? 'all' : 'differ');
   }
 
   await new Promise<void>((resolve, reject) => {

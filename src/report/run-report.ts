@@ -1,4 +1,4 @@
-import type { EpisodeRecord } from '../core/episode.ts';
+import type { EpisodeOutcome } from '../store/episode-query.ts';
 import type { SweepMembership } from '../runner/sweep-membership.ts';
 import type { DifficultyAxis, DifficultyLevel } from '../suites/difficulty-axis.ts';
 import type { ReportTable } from '../suites/spec.ts';
@@ -30,7 +30,7 @@ export type RunReport = {
   summary: ReportSummary;
   /** When the run started (ISO 8601), if known. */
   startedAt: string | null;
-  episodes: readonly EpisodeRecord[];
+  episodes: readonly EpisodeOutcome[];
   /** The suite's difficulty axes (absent: the report draws no difficulty figures for this run). */
   difficultyAxes?: readonly DifficultyAxis[];
   /** Each task's level on each axis, by task id then axis name. */

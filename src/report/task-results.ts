@@ -1,4 +1,4 @@
-import type { EpisodeRecord } from '../core/episode.ts';
+import type { EpisodeOutcome } from '../store/episode-query.ts';
 
 /** One task's results over its trials, for the per-task table. */
 export type TaskResult = {
@@ -14,8 +14,8 @@ export type TaskResult = {
 };
 
 /** Groups episodes by task, in task id order, so reports list tasks the same way every time. */
-export function taskResults(episodes: readonly EpisodeRecord[]): TaskResult[] {
-  const byTask = new Map<string, EpisodeRecord[]>();
+export function taskResults(episodes: readonly EpisodeOutcome[]): TaskResult[] {
+  const byTask = new Map<string, EpisodeOutcome[]>();
   for (const episode of episodes) {
     const group = byTask.get(episode.taskId) ?? [];
     group.push(episode);

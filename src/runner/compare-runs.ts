@@ -23,7 +23,7 @@ export function compareRuns(store: ResultsStore, baselineRunId: string, treatmen
     store.getRun(runId);
     const keyOf = new Map(store.listTasks(runId).map((task) => [task.id, options.pairKey ? options.pairKey(task) : (task.origin?.taskId ?? task.id)]));
     const counts = new Map<string, { total: number; passed: number }>();
-    for (const episode of store.listEpisodes(runId, { status: 'scored' })) {
+    for (const episode of store.listEpisodeOutcomes(runId, { status: 'scored' })) {
       const key = keyOf.get(episode.taskId);
       if (key === undefined || !episode.score) continue;
       const count = counts.get(key) ?? { total: 0, passed: 0 };

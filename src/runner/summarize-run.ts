@@ -53,7 +53,7 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
   const suiteForMetrics = suite ?? listSuites().find((candidate) => candidate.id === run.suite.id);
   const tasks = store.listTasks(runId);
   const tasksById = new Map<string, Task>(tasks.map((task) => [task.id, task]));
-  const episodes = store.listEpisodes(runId);
+  const episodes = store.listEpisodeOutcomes(runId);
   const scored: ScoredEpisode[] = [];
   for (const episode of episodes) {
     const task = tasksById.get(episode.taskId);

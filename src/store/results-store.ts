@@ -12,9 +12,12 @@ import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { AssistantMessage, Message } from '../core/message.ts';
 import type { Task } from '../core/task.ts';
+import type { EpisodeOutcome, EpisodePage, EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
+import { episodeQuerySql } from './episode-query.ts';
 import { exportRunLines, parseRunExport } from './run-jsonl.ts';
 import { latestSchemaVersion, migrations } from './store-migrations.ts';
 import type { RunStatus, StoredRun } from './stored-run.ts';
+import { decodeTranscript, encodeTranscript } from './transcript-encoding.ts';
 
 export const defaultResultsPath = '.toolforge/results.db';
 
@@ -45,6 +48,22 @@ export interface ResultsStore {
   saveEpisode(episode: EpisodeRecord): boolean;
   /** In task order, then trial. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
+  /** Every episode without its transcript (in task order, then trial): what summaries and reports read. */
+  listEpisodeOutcomes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeOutcome[];
+  /** One page of episodes (without transcripts) matching a filter, and how many match in all. */
+  queryEpisodes(runId: string, query: EpisodeQuery): EpisodePage;
+  /** The ids of the tasks with an episode matching a filter (limit and offset ignored), in task order. */
+  listMatchingTaskIds(runId: string, query: EpisodeQuery): string[];
+  /** One episode with its transcript, or undefined. */
+  findEpisode(runId: string, taskId: string, trial: number): EpisodeRecord | undefined;
+  /** Every trial of one task, with transcripts. */
+  listTaskEpisodes(runId: string, taskId: string): EpisodeRecord[];
+  /** One task of a run, or undefined. */
+  findTask(runId: string, taskId: string): Task | undefined;
+  /** The run's task ids in their original order (no task bodies). */
+  listTaskIds(runId: string): string[];
+  /** Episode counts by status, passes and failure codes, computed by SQL. */
+  countOutcomes(runId: string): RunOutcomeCounts;
   countEpisodes(runId: string): Record<EpisodeStatus, number>;
   /** Scored episodes that passed. */
   countPassedEpisodes(runId: string): number;
@@ -70,7 +89,7 @@ type RunRow = {
 
 type EpisodeRow = {
   run_id: string; task_id: string; trial: number; model: string; mode: string; status: string; termination: string | null;
-  score: string | null; messages: string; input_tokens: number; output_tokens: number; attempts: number;
+  score: string | null; messages: string | Buffer; messages_encoding: string; input_tokens: number; output_tokens: number; attempts: number;
   started_at: string; ended_at: string; duration_ms: number; error: string | null; retries: string | null; trace: string | null;
 };
 
@@ -246,12 +265,13 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     setProvenance: database.prepare('UPDATE runs SET provenance = ?, base_url = ? WHERE id = ?'),
     listTasks: database.prepare('SELECT task FROM run_tasks WHERE run_id = ? ORDER BY ordinal'),
     upsertEpisode: database.prepare(`INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed,
-      value, failure, score, messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error, retries, trace)
+      value, failure, score, messages, messages_encoding, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error, retries, trace)
       VALUES (@run_id, @task_id, @trial, @model, @mode, @status, @termination, @passed, @value, @failure, @score, @messages,
-      @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error, @retries, @trace)
+      @messages_encoding, @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error, @retries, @trace)
       ON CONFLICT (run_id, task_id, trial) DO UPDATE SET model = excluded.model, mode = excluded.mode,
         status = excluded.status, termination = excluded.termination, passed = excluded.passed, value = excluded.value,
         failure = excluded.failure, score = excluded.score, messages = excluded.messages,
+        messages_encoding = excluded.messages_encoding,
         input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, attempts = excluded.attempts,
         started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms,
         error = excluded.error, trace = excluded.trace,
@@ -268,7 +288,26 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     countRetries: database.prepare(`SELECT r.key AS cause, SUM(r.value) AS count FROM episodes e, json_each(e.retries) r
       WHERE e.run_id = ? AND e.retries IS NOT NULL GROUP BY r.key ORDER BY r.key`),
     listEpisodeKeys: database.prepare('SELECT task_id AS taskId, trial, status FROM episodes WHERE run_id = ? ORDER BY task_id, trial'),
+    listOutcomes: database.prepare(`SELECT ${outcomeColumns('e')} FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id
+      WHERE e.run_id = @run_id AND (@status IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`),
+    findEpisode: database.prepare('SELECT * FROM episodes WHERE run_id = ? AND task_id = ? AND trial = ?'),
+    listTaskEpisodes: database.prepare('SELECT * FROM episodes WHERE run_id = ? AND task_id = ? ORDER BY trial'),
+    findTask: database.prepare('SELECT task FROM run_tasks WHERE run_id = ? AND task_id = ?'),
+    listTaskIds: database.prepare('SELECT task_id AS taskId FROM run_tasks WHERE run_id = ? ORDER BY ordinal'),
+    countOutcomes: database.prepare(`SELECT status, passed, failure, COUNT(*) AS count FROM episodes WHERE run_id = ?
+      GROUP BY status, passed, failure`),
     deleteRun: database.prepare('DELETE FROM runs WHERE id = ?'),
+  };
+  // A page query's SQL depends on which filters are present; each shape is prepared once.
+  const pageStatements = new Map<string, { count: Database.Statement; page: Database.Statement; taskIds: Database.Statement }>();
+  const preparePage = (query: EpisodeQuery) => {
+    const sql = episodeQuerySql(query, outcomeColumns('e'));
+    let prepared = pageStatements.get(sql.key);
+    if (!prepared) {
+      prepared = { count: database.prepare(sql.count), page: database.prepare(sql.page), taskIds: database.prepare(sql.taskIds) };
+      pageStatements.set(sql.key, prepared);
+    }
+    return { sql, prepared };
   };
 
   const findRun = (runId: string): StoredRun | undefined => {
@@ -343,6 +382,47 @@ function createStore(database: Database.Database, path: string): ResultsStore {
       for (const row of statements.countRetries.all(runId) as { cause: string; count: number }[]) counts[row.cause] = row.count;
       return counts;
     },
+    listEpisodeOutcomes: (runId, filter = {}) =>
+      (statements.listOutcomes.all({ run_id: runId, status: filter.status ?? null }) as EpisodeRow[]).map(outcomeFromRow),
+    queryEpisodes(runId, query) {
+      const { sql, prepared } = preparePage(query);
+      const parameters: Record<string, string | number> = { ...sql.parameters, run_id: runId };
+      const { limit: _limit, offset: _offset, ...filterParameters } = parameters;
+      const total = (prepared.count.get(filterParameters) as { count: number }).count;
+      const episodes = (prepared.page.all(parameters) as EpisodeRow[]).map(outcomeFromRow);
+      return { total, offset: sql.offset, limit: sql.limit, episodes };
+    },
+    listMatchingTaskIds(runId, query) {
+      const { sql, prepared } = preparePage({ ...query, limit: undefined, offset: undefined });
+      const { limit: _limit, offset: _offset, ...parameters } = sql.parameters;
+      return (prepared.taskIds.all({ ...parameters, run_id: runId }) as { taskId: string }[]).map((row) => row.taskId);
+    },
+    findEpisode(runId, taskId, trial) {
+      const row = statements.findEpisode.get(runId, taskId, trial) as EpisodeRow | undefined;
+      return row ? episodeFromRow(row) : undefined;
+    },
+    listTaskEpisodes: (runId, taskId) => (statements.listTaskEpisodes.all(runId, taskId) as EpisodeRow[]).map(episodeFromRow),
+    findTask(runId, taskId) {
+      const row = statements.findTask.get(runId, taskId) as { task: string } | undefined;
+      return row ? (JSON.parse(row.task) as Task) : undefined;
+    },
+    listTaskIds: (runId) => (statements.listTaskIds.all(runId) as { taskId: string }[]).map((row) => row.taskId),
+    countOutcomes(runId) {
+      const counts: RunOutcomeCounts = { scored: 0, passed: 0, infrastructureErrors: 0, cancelled: 0, failures: {} };
+      for (const row of statements.countOutcomes.all(runId) as { status: EpisodeStatus; passed: number | null; failure: string | null; count: number }[]) {
+        if (row.status === 'infrastructure-error') counts.infrastructureErrors += row.count;
+        else if (row.status === 'cancelled') counts.cancelled += row.count;
+        else {
+          counts.scored += row.count;
+          if (row.passed === 1) counts.passed += row.count;
+          else {
+            const code = row.failure ?? 'result.wrong';
+            counts.failures[code] = (counts.failures[code] ?? 0) + row.count;
+          }
+        }
+      }
+      return counts;
+    },
     listEpisodeKeys: (runId) => statements.listEpisodeKeys.all(runId) as { taskId: string; trial: number; status: EpisodeStatus }[],
     deleteRun(runId) {
       if (statements.deleteRun.run(runId).changes === 0) getRun(runId);
@@ -391,7 +471,18 @@ function runFromRow(row: RunRow): StoredRun {
   };
 }
 
-function episodeToRow(episode: EpisodeRecord): Record<string, string | number | null> {
+function transcriptColumns(episode: EpisodeRecord): { messages: string | Buffer; messages_encoding: string } {
+  const encoded = encodeTranscript(episode.messages.map(capMessageText));
+  return { messages: encoded.data, messages_encoding: encoded.encoding };
+}
+
+/** Every episode column but the transcript. */
+function outcomeColumns(alias: string): string {
+  return ['run_id', 'task_id', 'trial', 'model', 'mode', 'status', 'termination', 'score', 'input_tokens', 'output_tokens',
+    'attempts', 'started_at', 'ended_at', 'duration_ms', 'error'].map((column) => `${alias}.${column}`).join(', ');
+}
+
+function episodeToRow(episode: EpisodeRecord): Record<string, string | number | null | Buffer> {
   return {
     run_id: episode.runId,
     task_id: episode.taskId,
@@ -404,7 +495,7 @@ function episodeToRow(episode: EpisodeRecord): Record<string, string | number | 
     value: episode.score ? episode.score.value : null,
     failure: episode.score?.failure ?? null,
     score: episode.score ? JSON.stringify({ ...episode.score, reason: capText(episode.score.reason, textCaps.message) }) : null,
-    messages: JSON.stringify(episode.messages.map(capMessageText)),
+    ...transcriptColumns(episode),
     input_tokens: episode.usage.inputTokens,
     output_tokens: episode.usage.outputTokens,
     attempts: episode.attempts,
@@ -450,6 +541,11 @@ function capMessageText(message: Message): Message {
 }
 
 function episodeFromRow(row: EpisodeRow): EpisodeRecord {
+  const { schemaVersion, ...outcome } = outcomeFromRow(row);
+  return { schemaVersion, ...outcome, messages: decodeTranscript(row.messages_encoding, row.messages) };
+}
+
+function outcomeFromRow(row: Omit<EpisodeRow, 'messages' | 'messages_encoding'>): EpisodeOutcome {
   return {
     schemaVersion: 1,
     runId: row.run_id,
@@ -459,7 +555,6 @@ function episodeFromRow(row: EpisodeRow): EpisodeRecord {
     trial: row.trial,
     status: row.status as EpisodeStatus,
     termination: row.termination as EpisodeRecord['termination'],
-    messages: JSON.parse(row.messages) as EpisodeRecord['messages'],
     score: row.score === null ? null : (JSON.parse(row.score) as EpisodeRecord['score']),
     usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
     attempts: row.attempts,

@@ -72,6 +72,17 @@ export const migrations: readonly Migration[] = [
       'ALTER TABLE episodes ADD COLUMN trace TEXT',
     ],
   },
+  {
+    version: 4,
+    // Old rows keep their JSON text ('json'); large transcripts written from now on are gzip-compressed JSON
+    // ('gzip', a BLOB), which shrinks a database of long tool-heavy runs several-fold. The outcome index serves
+    // the viewer's and the report's filters and counts without touching transcripts.
+    description: 'compressed transcripts and an outcome index',
+    statements: [
+      `ALTER TABLE episodes ADD COLUMN messages_encoding TEXT NOT NULL DEFAULT 'json' CHECK (messages_encoding IN ('json', 'gzip'))`,
+      `CREATE INDEX episodes_by_outcome ON episodes (run_id, status, passed, failure)`,
+    ],
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

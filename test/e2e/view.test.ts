@@ -18,7 +18,7 @@ test('view serves the report on 127.0.0.1 until Ctrl-C, then exits 0', async () 
   });
   const page = await fetch(url);
   assert.equal(page.status, 200);
-  assert.match(await page.text(), /<svg/);
+  assert.match(await page.text(), /<table id="runs">/);
   child.kill('SIGINT');
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   assert.equal(code, 0);

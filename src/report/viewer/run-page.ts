@@ -1,0 +1,58 @@
+import { wilsonInterval } from '../../metrics/wilson-interval.ts';
+import type { EpisodePage, EpisodeQuery, RunOutcomeCounts } from '../../store/episode-query.ts';
+import type { StoredRun } from '../../store/stored-run.ts';
+import { formatInterval, formatNumber, formatPercent } from '../format-figure.ts';
+import { escapeHtml } from '../render-html.ts';
+import { episodeQueryString } from './viewer-query.ts';
+import { link, runPath, taskPath, viewerShell } from './viewer-shell.ts';
+
+/**
+ * One run: its figures (SQL counts), failures by code (each a filter link), a filter form (outcome,
+ * failure code, knob values, task id or glob, text search) and one page of matching episodes.
+ */
+export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: EpisodeQuery, page: EpisodePage): string {
+  const base = runPath(run.id);
+  const failures = Object.entries(counts.failures).sort((left, right) => right[1] - left[1] || left[0].localeCompare(right[0]));
+  const knobNames = Object.keys(run.params).filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)).sort();
+  const rows = page.episodes.map((episode) => {
+    const score = episode.status === 'scored' ? episode.score : null;
+    const verdict = score ? (score.passed ? 'passed' : 'failed') : episode.status;
+    const href = `${taskPath(run.id, episode.taskId)}${episodeQueryString({ ...query, limit: undefined, offset: undefined })}#trial-${episode.trial}`;
+    return `<tr class="${score ? verdict : 'unscored'}"><td>${link(href, episode.taskId)}</td><td class="number">${episode.trial}</td>`
+      + `<td class="verdict">${escapeHtml(verdict)}</td><td>${escapeHtml(score && !score.passed ? (score.failure ?? 'result.wrong') : '')}</td>`
+      + `<td class="number">${score ? formatNumber(score.value) : ''}</td><td>${escapeHtml(episode.termination ?? '')}</td>`
+      + `<td class="number">${episode.durationMs}</td><td class="number">${episode.usage.inputTokens + episode.usage.outputTokens}</td></tr>`;
+  });
+  const first = page.total === 0 ? 0 : page.offset + 1;
+  const last = page.offset + page.episodes.length;
+  const pager = [
+    page.offset > 0 ? link(`${base}${episodeQueryString(query, { offset: Math.max(0, page.offset - page.limit) })}`, '← previous page', 'rel="prev"') : '',
+    `<span>episodes ${first}–${last} of ${page.total}</span>`,
+    last < page.total ? link(`${base}${episodeQueryString(query, { offset: page.offset + page.limit })}`, 'next page →', 'rel="next"') : '',
+  ].join('');
+  const selected = (value: string | undefined, option: string) => (value === option ? ' selected' : '');
+  return viewerShell(`ToolForge run ${run.id}`, [
+    `<h1>Run ${escapeHtml(run.id)}</h1>`,
+    `<p>Suite <b>${escapeHtml(run.suite.id)}</b> ${escapeHtml(run.suite.version)}, model <b>${escapeHtml(run.model)}</b>, `
+      + `mode <b>${escapeHtml(run.mode ?? 'task default')}</b>, status ${escapeHtml(run.status)}, started ${escapeHtml(run.createdAt)}. `
+      + `${run.taskCount} tasks × ${run.trials} trials; ${counts.scored} scored, ${counts.passed} passed`
+      + (counts.scored > 0 ? ` (<b>${formatPercent(counts.passed / counts.scored)}</b>, 95% CI ${formatInterval(wilsonInterval(counts.passed, counts.scored))})` : '')
+      + `, ${counts.infrastructureErrors} infrastructure errors, ${counts.cancelled} cancelled.</p>`,
+    `<p>Knobs: ${escapeHtml(JSON.stringify(run.params))}. ${link(`${base}/report`, 'Full report of this run')} (suite tables and metrics).</p>`,
+    failures.length === 0 ? '<p>No failed episodes.</p>' : `<table id="failures"><caption>Failures</caption><thead><tr><th>failure</th><th>episodes</th></tr></thead><tbody>${
+      failures.map(([code, count]) => `<tr><td>${link(`${base}${episodeQueryString({ outcome: 'failed', failure: code })}`, code)}</td><td class="number">${count}</td></tr>`).join('')}</tbody></table>`,
+    `<form class="filters" method="get" action="${escapeHtml(base)}">`,
+    `<label>result<select name="outcome"><option value="">any</option><option value="passed"${selected(query.outcome, 'passed')}>passed</option>`
+      + `<option value="failed"${selected(query.outcome, 'failed')}>failed</option></select></label>`,
+    `<label>failure code<select name="failure"><option value="">any</option>${failures.map(([code]) => `<option${selected(query.failure, code)}>${escapeHtml(code)}</option>`).join('')}</select></label>`,
+    `<label>status<select name="status"><option value="">any</option>${['scored', 'infrastructure-error', 'cancelled'].map((status) => `<option${selected(query.status, status)}>${status}</option>`).join('')}</select></label>`,
+    ...knobNames.map((name) => `<label>knob ${escapeHtml(name)}<input name="knob.${escapeHtml(name)}" size="6" value="${escapeHtml(query.knobs?.[name] ?? '')}" placeholder="${escapeHtml(String(run.params[name]))}"></label>`),
+    `<label>task id or glob<input name="task" value="${escapeHtml(query.task ?? '')}" placeholder="${escapeHtml(run.suite.id)}/*"></label>`,
+    `<label>search<input name="search" value="${escapeHtml(query.search ?? '')}" placeholder="text in the task"></label>`,
+    '<button type="submit">filter</button>',
+    `${link(base, 'clear')} ${link(`${base}?outcome=failed`, 'failed only')}`,
+    '</form>',
+    `<nav class="pager">${pager}</nav>`,
+    `<table id="episodes"><thead><tr><th>task</th><th>trial</th><th>result</th><th>failure</th><th>score</th><th>termination</th><th>ms</th><th>tokens</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`,
+  ]);
+}

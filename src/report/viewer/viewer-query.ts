@@ -1,0 +1,61 @@
+import type { EpisodeStatus } from '../../core/episode.ts';
+import { ConfigError } from '../../core/errors.ts';
+import type { EpisodeQuery } from '../../store/episode-query.ts';
+
+const statuses: readonly EpisodeStatus[] = ['scored', 'infrastructure-error', 'cancelled'];
+
+/**
+ * The episode filters of a URL: `?status=`, `?outcome=passed|failed`, `?failure=<code>`, `?task=<id or glob>`,
+ * `?search=<text>`, `?knob.<name>=<value>`, `?limit=`, `?offset=`. Empty values mean "any" (what an HTML form sends).
+ */
+export function parseEpisodeQuery(parameters: URLSearchParams): EpisodeQuery {
+  const value = (name: string): string | undefined => {
+    const text = parameters.get(name);
+    return text === null || text === '' ? undefined : text;
+  };
+  const status = value('status');
+  if (status !== undefined && !statuses.includes(status as EpisodeStatus)) {
+    throw new ConfigError('input.invalid', `status must be one of ${statuses.join(', ')}, got '${status}'`, { fix: 'pass ?status=scored' });
+  }
+  const outcome = value('outcome');
+  if (outcome !== undefined && outcome !== 'passed' && outcome !== 'failed') {
+    throw new ConfigError('input.invalid', `outcome must be passed or failed, got '${outcome}'`, { fix: 'pass ?outcome=failed' });
+  }
+  const knobs: Record<string, string> = {};
+  for (const [name, text] of parameters) {
+    if (name.startsWith('knob.') && text !== '') knobs[name.slice('knob.'.length)] = text;
+  }
+  return {
+    status: status as EpisodeStatus | undefined,
+    outcome: outcome as EpisodeQuery['outcome'],
+    failure: value('failure'),
+    task: value('task'),
+    search: value('search'),
+    knobs,
+    limit: integer(value('limit'), 'limit'),
+    offset: integer(value('offset'), 'offset'),
+  };
+}
+
+/** The query string of a filter (without limit and offset unless given), for links that keep the filters. */
+export function episodeQueryString(query: EpisodeQuery, overrides: { offset?: number; limit?: number } = {}): string {
+  const parameters = new URLSearchParams();
+  if (query.status) parameters.set('status', query.status);
+  if (query.outcome) parameters.set('outcome', query.outcome);
+  if (query.failure) parameters.set('failure', query.failure);
+  if (query.task) parameters.set('task', query.task);
+  if (query.search) parameters.set('search', query.search);
+  for (const [name, value] of Object.entries(query.knobs ?? {})) parameters.set(`knob.${name}`, value);
+  const limit = overrides.limit ?? query.limit;
+  const offset = overrides.offset ?? query.offset;
+  if (limit !== undefined) parameters.set('limit', String(limit));
+  if (offset !== undefined && offset > 0) parameters.set('offset', String(offset));
+  const text = parameters.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+function integer(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw new ConfigError('input.invalid', `${name} must be a non-negative integer, got '${text}'`, { fix: `pass ?${name}=0` });
+  return Number(text);
+}
