@@ -6,7 +6,8 @@ import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
 import { ConfigError } from '../core/errors.ts';
 
 /** An episode without its transcript. */
-export type EpisodeOutcome = Omit<EpisodeRecord, 'messages'>;
+/** An episode without its transcript and trace (what reports and listings read). */
+export type EpisodeOutcome = Omit<EpisodeRecord, 'messages' | 'finalState' | 'calls' | 'warnings' | 'raw'>;
 
 export type EpisodeQuery = {
   status?: EpisodeStatus;

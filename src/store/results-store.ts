@@ -479,7 +479,7 @@ function transcriptColumns(episode: EpisodeRecord): { messages: string | Buffer;
 /** Every episode column but the transcript. */
 function outcomeColumns(alias: string): string {
   return ['run_id', 'task_id', 'trial', 'model', 'mode', 'status', 'termination', 'score', 'input_tokens', 'output_tokens',
-    'attempts', 'started_at', 'ended_at', 'duration_ms', 'error'].map((column) => `${alias}.${column}`).join(', ');
+    'attempts', 'started_at', 'ended_at', 'duration_ms', 'error', 'retries'].map((column) => `${alias}.${column}`).join(', ');
 }
 
 function episodeToRow(episode: EpisodeRecord): Record<string, string | number | null | Buffer> {
@@ -542,10 +542,14 @@ function capMessageText(message: Message): Message {
 
 function episodeFromRow(row: EpisodeRow): EpisodeRecord {
   const { schemaVersion, ...outcome } = outcomeFromRow(row);
-  return { schemaVersion, ...outcome, messages: decodeTranscript(row.messages_encoding, row.messages) };
+  return {
+    schemaVersion, ...outcome, messages: decodeTranscript(row.messages_encoding, row.messages),
+    // Episodes stored before schema 3 have no trace.
+    ...(row.trace === null ? { finalState: null, calls: [], warnings: [] } : (JSON.parse(row.trace) as EpisodeTrace)),
+  };
 }
 
-function outcomeFromRow(row: Omit<EpisodeRow, 'messages' | 'messages_encoding'>): EpisodeOutcome {
+function outcomeFromRow(row: Omit<EpisodeRow, 'messages' | 'messages_encoding' | 'trace'>): EpisodeOutcome {
   return {
     schemaVersion: 1,
     runId: row.run_id,
@@ -563,7 +567,5 @@ function outcomeFromRow(row: Omit<EpisodeRow, 'messages' | 'messages_encoding'>)
     durationMs: row.duration_ms,
     error: row.error === null ? null : (JSON.parse(row.error) as EpisodeRecord['error']),
     ...(row.retries ? { retries: JSON.parse(row.retries) as Record<string, number> } : {}),
-    // Episodes stored before schema 3 have no trace.
-    ...(row.trace === null ? { finalState: null, calls: [], warnings: [] } : (JSON.parse(row.trace) as EpisodeTrace)),
   };
 }
