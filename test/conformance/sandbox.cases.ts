@@ -390,7 +390,7 @@ export function registerSandboxConformance(label: string, create: (options: Sand
       });
 
       // A short deadline keeps the time-limited cases fast; the others end long before it.
-      const quick = { limits: { timeLimitMs: 300 } };
+      const quick = { limits: { timeLimitMs: 1_500 } };
       const cases: [string, string, SandboxResult['status'], RegExp?][] = [
         ['an endless loop', 'while (true) {}', 'timeout'],
         ['an endless loop that catches', 'for (;;) { try { while (true) {} } catch (e) {} }', 'timeout'],

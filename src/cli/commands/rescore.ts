@@ -3,7 +3,7 @@ import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
 import { rescoreRun } from '../../runner/rescore-run.ts';
 import type { CliIo } from '../cli-io.ts';
-import { openExistingStore } from '../open-store.ts';
+import { openExistingStoreForWriting } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 
@@ -15,7 +15,7 @@ export function registerRescoreCommand(program: Command, io: CliIo, argv: readon
     .option('--db <file>', 'results database (default .toolforge/results.db)')
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (run: string, flags: { db?: string; json?: boolean }) => {
-      const store = openExistingStore(resolveDatabasePath(flags.db, io.cwd));
+      const store = openExistingStoreForWriting(resolveDatabasePath(flags.db, io.cwd));
       try {
         const runId = resolveRunId(store, run);
         const summary = await rescoreRun({ runId, store, cliArgs: [...argv] });
