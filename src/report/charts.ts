@@ -1,5 +1,6 @@
-import * as Plot from '@observablehq/plot';
-import { parseHTML } from 'linkedom';
+import { createRequire } from 'node:module';
+import type * as PlotModule from '@observablehq/plot';
+import type * as LinkedomModule from 'linkedom';
 import type { DifficultyLevel } from '../suites/difficulty-axis.ts';
 import type { DifficultyCurve } from './difficulty-curves.ts';
 import type { ReportSummary } from './run-report.ts';
@@ -8,7 +9,19 @@ import type { ReportSummary } from './run-report.ts';
  * Charts drawn at build time into inline SVG (Observable Plot on a linkedom document: no browser,
  * byte-identical output for identical data).
  */
+// Plot and linkedom take ~45 MB of memory: they are loaded when the first chart is drawn, not by every command
+// that imports the library (a run never draws one).
+const requireModule = createRequire(import.meta.url);
+let plotModule: typeof PlotModule | undefined;
+const Plot = new Proxy({} as typeof PlotModule, {
+  get: (_target, name) => {
+    plotModule ??= requireModule('@observablehq/plot') as typeof PlotModule;
+    return plotModule[name as keyof typeof PlotModule];
+  },
+});
+
 function chartDocument(): Document {
+  const { parseHTML } = requireModule('linkedom') as typeof LinkedomModule;
   return parseHTML('<!doctype html><html><head></head><body></body></html>').document as unknown as Document;
 }
 
