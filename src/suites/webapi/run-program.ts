@@ -53,8 +53,8 @@ export function programOutcomeOf(run: ProgramRun): ProgramOutcome {
 
 /**
  * The verdict on a run of the cut call (the rule is in README.md, "Excess code"): a throw anywhere is a
- * runtime error, before or after the first request; a limit hit after the first request leaves that
- * request judged (the reference has no limits: such a program runs on or hangs there, and the paper
+ * runtime error, before or after the first request; the time limit hit after the first request leaves
+ * that request judged (the reference has no limits: such a program runs on or hangs there, and the paper
  * counts errors, not duration); otherwise the first request is judged and later ones are ignored.
  */
 export function outcomeOf(result: ProgramResult): ProgramOutcome {
@@ -68,15 +68,14 @@ export function outcomeOf(result: ProgramResult): ProgramOutcome {
       if (result.error.name === 'SyntaxError') return { type: 'syntax-error', message: result.error.message };
       return { type: 'runtime-error', message: `${result.error.name}: ${result.error.message}`, requestsSent: requests.length };
     case 'timeout':
-      return limitOutcome(requests, 'time limit');
+      // The deadline ends the run where it is (uncatchable), so requests recorded came before it.
+      if (requests.length > 0) return { type: 'completed', requests, limitAfterFirstRequest: 'time limit' };
+      return { type: 'limit-exceeded', message: 'time limit' };
+    // The sandbox does not say when these struck, and a program can catch the error they raise and send its
+    // request afterwards (a too-deep fetch body, then the call): a limit, whatever was recorded.
     case 'memory-limit':
-      return limitOutcome(requests, 'memory limit');
+      return { type: 'limit-exceeded', message: 'memory limit' };
     case 'stack-overflow':
-      return limitOutcome(requests, 'stack overflow');
+      return { type: 'limit-exceeded', message: 'stack overflow' };
   }
-}
-
-function limitOutcome(requests: ProgramResult['requests'], limit: string): ProgramOutcome {
-  if (requests.length > 0) return { type: 'completed', requests, limitAfterFirstRequest: limit };
-  return { type: 'limit-exceeded', message: limit };
 }
