@@ -1,7 +1,9 @@
 /**
  * Compares a captured request config with the expected one, as WAPIIBench's `compare` does:
  * - URL: both URLs are mapped to spec paths; correct if the expected URL's best path is among the
- *   captured URL's candidates, illegal if the captured URL matches no path, else wrong;
+ *   captured URL's candidates, illegal if the captured URL matches no path, else wrong. A URL that
+ *   does not start with a server URL of the spec (a bare `/tasks/1`) matches no path: unlike the
+ *   reference, which then matches the path as written (README "Deliberate differences");
  * - method: correct if equal, illegal if no candidate path of the captured URL defines it, else wrong;
  * - path parameters are read from each URL with its best candidate path;
  * - every expected argument: correct (strict, type-sensitive equality), incorrect value, or missing;
@@ -13,6 +15,7 @@ import { isJsonObject, jsonEqual } from '../../core/json.ts';
 import type { OpenApiDocument } from '../../openapi/document.ts';
 import { findOperation } from '../../openapi/document.ts';
 import { isLegalArgument } from '../../openapi/argument-legality.ts';
+import type { OpenApiPath } from '../../openapi/document.ts';
 import { extractPathParameters, matchUrlToPaths } from '../../openapi/path-matcher.ts';
 import type { ConfigField, RequestConfig } from './request-config.ts';
 import { configFields, fieldLocation, specialHeaders } from './request-config.ts';
@@ -40,8 +43,18 @@ export type RequestComparison = {
 /** A config with `path_params` read from its URL by its best spec path (absent when none matched or it has none). */
 export type ArgumentsByField = Partial<Record<ConfigField, JsonObject>>;
 
+/**
+ * The spec paths a request URL can mean, best first. The URL must start with one of the spec's server
+ * URLs (any URL when the spec declares none): a path without its server is not the URL the spec defines.
+ */
+export function requestUrlPaths(document: OpenApiDocument, url: string): OpenApiPath[] {
+  const servers = document.serverUrls.filter((server) => server !== '');
+  if (servers.length > 0 && !servers.some((server) => url.startsWith(server))) return [];
+  return matchUrlToPaths(document, url);
+}
+
 export function argumentsOf(document: OpenApiDocument, config: RequestConfig): { fields: ArgumentsByField; templates: string[] } {
-  const paths = matchUrlToPaths(document, config.url);
+  const paths = requestUrlPaths(document, config.url);
   const fields: ArgumentsByField = {};
   if (config.headers) fields.headers = config.headers;
   if (config.params) fields.params = config.params;
@@ -54,14 +67,14 @@ export function argumentsOf(document: OpenApiDocument, config: RequestConfig): {
 }
 
 export function compareRequest(document: OpenApiDocument, expected: RequestConfig, actual: RequestConfig): RequestComparison {
-  const expectedPaths = matchUrlToPaths(document, expected.url);
+  const expectedPaths = requestUrlPaths(document, expected.url);
   if (expectedPaths.length === 0) {
     throw new ToolForgeError('suite.invalid-task', `expected URL '${expected.url}' matches no path of '${document.source}'`, {
       fix: 'the task and its spec disagree: regenerate the task or pass the right spec (--set spec=...)',
     });
   }
   const expectedPath = expectedPaths[0];
-  const actualPaths = matchUrlToPaths(document, actual.url);
+  const actualPaths = requestUrlPaths(document, actual.url);
   const expectedMethod = expected.method.toLowerCase();
   const actualMethod = actual.method.toLowerCase();
 

@@ -39,8 +39,8 @@ export { computeWebapiMetrics } from './webapi-metrics.ts';
 export const wapiibenchDataPath = () => datasetPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
 
 /**
- * A webapi episode's world: no tools, a program host whose HTTP is recorded and stopped after the
- * first request; the end state is the requests the program sent.
+ * A webapi episode's world: no tools, a program host whose HTTP is recorded and answered as the
+ * reference mock answers; the end state is the requests the program sent.
  */
 function createWebapiEnvironment(task: Task): Environment {
   const expected = readWebapiExpected(task);

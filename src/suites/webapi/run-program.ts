@@ -1,7 +1,7 @@
 /**
  * The webapi side of running a model's answer the way WAPIIBench's pipeline does: assemble the
- * program, cut out the first axios call (excess code before and after it never runs), which the code
- * agent executes in the sandbox (stopped right after its first request); then read what happened.
+ * program, cut out the first axios call (excess code before and after the cut never runs), which the code
+ * agent executes in the sandbox to its end; then read what happened.
  */
 import type { ExtractedProgram, ProgramHost, ProgramRun } from '../../core/program-host.ts';
 import type { ProgramResult } from '../../core/program.ts';
@@ -25,16 +25,23 @@ export function extractWebapiProgram(starter: string, answer: string, endpoint: 
   return extraction.type === 'call' ? { type: 'program', code: extraction.code } : { type: 'none', reason: extraction.type, text: program };
 }
 
-/** What the environment offers a webapi program: no functions, recorded HTTP stopped after the first request. */
+/**
+ * What the environment offers a webapi program: no functions, recorded HTTP answered as the reference
+ * mock answers (status 200, no body), and the cut call run to its end, so that an error it throws after
+ * its first request is seen (the reference's node process exits non-zero there: a runtime error).
+ */
 export function webapiProgramHost(starter: string, endpoint: Endpoint, timeLimitMs: number, observe: (run: ProgramRun) => void): ProgramHost {
   return {
     functions: {},
-    http: { excessCode: 'stop-after-first-request' },
+    http: { respond: mockReply, excessCode: 'run-all' },
     timeLimitMs,
     extractProgram: (answer) => extractWebapiProgram(starter, answer, endpoint),
     observe,
   };
 }
+
+/** axios-mock-adapter's `reply([200])`: no headers and no body, so `response.data` is undefined. */
+const mockReply = { status: 200 } as const;
 
 /** The outcome the scorer judges, from the program run the code agent recorded. */
 export function programOutcomeOf(run: ProgramRun): ProgramOutcome {
@@ -44,18 +51,28 @@ export function programOutcomeOf(run: ProgramRun): ProgramOutcome {
   return outcomeOf(result);
 }
 
+/**
+ * The verdict on a run of the cut call (the rule is in README.md, "Excess code"): a throw anywhere is a
+ * runtime error, before or after the first request; the time limit hit after the first request leaves
+ * that request judged (the reference has no limits: such a program runs on or hangs there, and the paper
+ * counts errors, not duration); otherwise the first request is judged and later ones are ignored.
+ */
 export function outcomeOf(result: ProgramResult): ProgramOutcome {
+  const { requests } = result;
   switch (result.status) {
     case 'completed':
     // A promise nothing settles ends a Node program quietly: what it sent still counts.
     case 'unsettled':
-      return { type: 'completed', requests: result.requests };
+      return { type: 'completed', requests };
     case 'error':
-      return result.error.name === 'SyntaxError'
-        ? { type: 'syntax-error', message: result.error.message }
-        : { type: 'runtime-error', message: `${result.error.name}: ${result.error.message}` };
+      if (result.error.name === 'SyntaxError') return { type: 'syntax-error', message: result.error.message };
+      return { type: 'runtime-error', message: `${result.error.name}: ${result.error.message}`, requestsSent: requests.length };
     case 'timeout':
+      // The deadline ends the run where it is (uncatchable), so requests recorded came before it.
+      if (requests.length > 0) return { type: 'completed', requests, limitAfterFirstRequest: 'time limit' };
       return { type: 'limit-exceeded', message: 'time limit' };
+    // The sandbox does not say when these struck, and a program can catch the error they raise and send its
+    // request afterwards (a too-deep fetch body, then the call): a limit, whatever was recorded.
     case 'memory-limit':
       return { type: 'limit-exceeded', message: 'memory limit' };
     case 'stack-overflow':

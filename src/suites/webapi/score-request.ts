@@ -2,8 +2,8 @@
  * Scores one webapi episode from what its program did: the first recorded request is captured,
  * compared with the expected config, and turned into the sample's statistics (kept in
  * Score.details so that the suite summary can rebuild Table V) and a failure code:
- * no call / incomplete call / syntax error -> output.unparsable; a throw or no request ->
- * execution.error; time or memory limit -> limit.exceeded; illegal URL or method -> tool.unknown;
+ * no call / incomplete call / syntax error -> output.unparsable; a throw (before or after the first
+ * request) or no request -> execution.error; a time or memory limit before any request -> limit.exceeded; illegal URL or method -> tool.unknown;
  * an illegal argument -> arguments.invalid; anything else not correct -> result.wrong.
  */
 import type { FailureCode } from '../../core/failure.ts';
@@ -23,9 +23,11 @@ export type ProgramOutcome =
   | { type: 'absent-request' }
   | { type: 'incomplete-request' }
   | { type: 'syntax-error'; message: string }
-  | { type: 'runtime-error'; message: string }
+  /** `requestsSent`: requests the program had sent when it threw (absent in outcomes built by hand). */
+  | { type: 'runtime-error'; message: string; requestsSent?: number }
   | { type: 'limit-exceeded'; message: string }
-  | { type: 'completed'; requests: readonly RecordedRequest[] };
+  /** `limitAfterFirstRequest`: the run hit a limit after its first request, which is still judged. */
+  | { type: 'completed'; requests: readonly RecordedRequest[]; limitAfterFirstRequest?: string };
 
 /** Scores a program that ran to completion and recorded `recordedRequests` (the first one is judged). */
 export function scoreWebapiRequest(task: Task, recordedRequests: readonly RecordedRequest[]): Promise<Score> {
@@ -47,7 +49,9 @@ export async function scoreWebapiOutcome(task: Task, outcome: ProgramOutcome): P
     case 'syntax-error':
       return failed('runtime_error', 'output.unparsable', `the program does not parse: ${outcome.message}`);
     case 'runtime-error':
-      return failed('runtime_error', 'execution.error', `the program threw: ${outcome.message}`);
+      return failed('runtime_error', 'execution.error', outcome.requestsSent
+        ? `the program threw after sending ${outcome.requestsSent === 1 ? 'its first request' : `${outcome.requestsSent} requests`}: ${outcome.message}`
+        : `the program threw: ${outcome.message}`);
     case 'limit-exceeded':
       return failed('runtime_error', 'limit.exceeded', `the program hit a limit: ${outcome.message}`);
     case 'completed':
@@ -59,7 +63,10 @@ export async function scoreWebapiOutcome(task: Task, outcome: ProgramOutcome): P
   if (!captured.ok) return failed('runtime_error', 'execution.error', captured.error);
   const comparison = compareRequest(document, expected.config, captured.config);
   const statistics = executableSampleStatistics(comparison);
-  const scoreDetails = details(expected.api, statistics, comparison);
+  const scoreDetails: ScoreDetails = {
+    ...details(expected.api, statistics, comparison),
+    ...(outcome.limitAfterFirstRequest ? { limitAfterFirstRequest: outcome.limitAfterFirstRequest } : {}),
+  };
   switch (statistics.sampleVerdict) {
     case 'correct':
       return { value: 1, passed: true, reason: 'the request matches the expected configuration', details: scoreDetails };

@@ -10,7 +10,8 @@
  *   correct name). Their (t) variant also counts each non-executable sample that expected arguments
  *   as a 0 — exactly the reference's (t) for recall and Jaccard; the reference's precision and
  *   conditional accuracy have no distinct (t), and the paper's tables show one, so this rule is ours.
- * Only the `all` location is reported. Empty denominators give 0.
+ * Only the `all` location is reported. Empty denominators give 0. "Incomplete implementations" counts
+ * incomplete calls only (the reference's `errors_incomplete_request`, the row of the paper's tables).
  */
 import type { LocationCounts, SampleStatistics } from './sample-statistics.ts';
 
@@ -108,6 +109,7 @@ export function computeWebapiMetrics(samples: readonly SampleStatistics[]): Reco
 
   metrics.totalErrors = nonexecutableSamples.length;
   metrics.runtimeErrors = count((sample) => sample.errorVerdict === 'runtime_error');
-  metrics.incompleteImplementations = count((sample) => sample.errorVerdict === 'no_request' || sample.errorVerdict === 'incomplete_request');
+  // The paper's row is the reference's `errors_incomplete_request`; a no-request output counts in totalErrors only.
+  metrics.incompleteImplementations = count((sample) => sample.errorVerdict === 'incomplete_request');
   return metrics;
 }

@@ -12,7 +12,7 @@ import type { RequestConfig } from './request-config.ts';
 import { requestConfigSchema } from './request-config.ts';
 
 export const webapiSuiteId = 'webapi';
-export const webapiSuiteVersion = '2';
+export const webapiSuiteVersion = '3';
 
 export const webapiExpectedSchema = z.object({
   api: z.string().min(1),
