@@ -19,7 +19,7 @@ import type { Score, ScoreInput } from '../../core/score.ts';
 import type { ToolSpec } from '../../core/tool.ts';
 import type { AnswerStatus, FinalStep, Judge } from './solvable-pass-rate.ts';
 import { judgeAnswer } from './solvable-pass-rate.ts';
-import { finishToolName } from './tool-exposure.ts';
+import { finishTool, finishToolName } from './tool-exposure.ts';
 
 export type ToolbenchDetails = {
   group: string;
@@ -70,9 +70,11 @@ export function checkApiCalls(calls: readonly CallRecord[], enforcedTools: reado
     }
     return validators.get(tool.name);
   };
+  // Finish by its name, or by its description when a transform renamed it.
+  const isFinish = (name: string): boolean => name === finishToolName || enforcedTools.some((tool) => tool.name === name && tool.description === finishTool.description);
   const checks: ApiCallCheck[] = [];
   for (const call of calls) {
-    if (call.type !== 'tool' || call.name === finishToolName) continue;
+    if (call.type !== 'tool' || isFinish(call.name)) continue;
     const tool = enforcedTools.find((candidate) => candidate.name === call.name);
     const refused = !call.result.ok && (call.result.error.code === 'tool.unknown' || call.result.error.code === 'arguments.invalid');
     const fits = tool !== undefined && call.arguments !== null && call.parseError === undefined && (validatorOf(tool)?.(call.arguments) ?? true);

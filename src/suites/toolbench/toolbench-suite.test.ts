@@ -15,6 +15,7 @@ import { runEpisode } from '../../runner/run-episode.ts';
 import { runEvaluation } from '../../runner/run-evaluation.ts';
 import { openResultsStore } from '../../store/results-store.ts';
 import { resolveKnobs } from '../knob.ts';
+import { getTransform } from '../../transforms/registry.ts';
 import { startOpenAIFakeServer } from '../../../test/fakes/openai-server.ts';
 import type { FakeReply } from '../../../test/fakes/fake-reply.ts';
 import { fixturePath, requireData } from '../../../test/require-data.ts';
@@ -109,6 +110,18 @@ describe('toolbench scoring without a judge (structural, unjudged)', () => {
     const random = await runEvaluation({ suite: toolbenchSuite, tasks, modelRef: 'builtin/random', seed: 4, params, store: openResultsStore(':memory:'), concurrency: 1 });
     assert.equal(random.passRate, 0);
     assert.equal(random.metrics.noFinish, 1);
+  });
+
+  test('under rename-tools the oracle still passes, and its renamed Finish is not counted as an API call', async () => {
+    const params = resolveKnobs('toolbench', toolbenchSuite.knobs, { data: fixtureQueries });
+    const transform = getTransform('rename-tools');
+    const tasks = await generateTasks(toolbenchSuite, { seed: 4, count: undefined, params, validate: false, transforms: [{ transform, knobs: resolveKnobs('rename-tools', transform.knobs, {}) }] });
+    assert.ok(tasks.every((task) => !task.tools.some((tool) => tool.name === 'Finish')));
+    for (const task of tasks) {
+      const { score } = await runEpisode({ suite: toolbenchSuite, task, trial: 0, mode: 'calls', model: { ref: 'builtin/oracle', forEpisode: (episode) => transform.adaptModel!(toolbenchSuite.builtinModels.oracle.create(episode), task.origin!.transforms[0], task) } });
+      assert.equal(score.passed, true, score.reason);
+      assert.equal((score.details as ToolbenchDetails).apiCalls, toolbenchExpected(task).chain.length);
+    }
   });
 
   test('schema errors, recovery, give-up and unknown names on hand-made episodes', async () => {
