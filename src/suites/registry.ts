@@ -2,6 +2,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Suite } from './spec.ts';
 import { funcgenSuite } from './funcgen/index.ts';
 import { nestfulSuite } from './nestful/index.ts';
+import { toolbenchSuite } from './toolbench/index.ts';
 import { webapiSuite } from './webapi/index.ts';
 
 /** Every suite, by id. A new suite is one folder plus one line here. */
@@ -9,6 +10,7 @@ const suites: readonly Suite[] = [
   funcgenSuite,
   nestfulSuite,
   webapiSuite,
+  toolbenchSuite,
 ];
 
 export function listSuites(): readonly Suite[] {

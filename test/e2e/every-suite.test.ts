@@ -5,9 +5,11 @@ import { runCli, temporaryDirectory } from './run-cli.ts';
 import { fixturePath, requireData } from '../require-data.ts';
 
 /** Without the public WAPIIBench data, webapi runs on the hand-written fixture task file instead of its 395 default tasks. */
-const dataArguments: Record<string, string[]> = requireData('wapiibench')
-  ? { webapi: ['--set', `data=${fixturePath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json')}`] }
-  : {};
+const dataArguments: Record<string, string[]> = {
+  ...(requireData('wapiibench') ? { webapi: ['--set', `data=${fixturePath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json')}`] } : {}),
+  // Without the public StableToolBench data, toolbench runs on the four hand-written fixture queries.
+  ...(requireData('stabletoolbench', 'solvable_queries', 'test_instruction') ? { toolbench: ['--set', `data=${fixturePath('stabletoolbench', 'solvable_queries', 'test_instruction', 'G1_instruction.json')}`] } : {}),
+};
 
 /** The self-check through the CLI for every registered suite: oracle 100%, random near 0, same seed same bytes. */
 for (const suite of listSuites()) {

@@ -1,0 +1,261 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { Mode } from '../../core/mode.ts';
+import type { Task } from '../../core/task.ts';
+import type { PolicyStep } from '../../models/builtin/scripted-model.ts';
+import { createScriptedModel } from '../../models/builtin/scripted-model.ts';
+import type { ModelSource } from '../../models/spec.ts';
+import { generateTasks } from '../../runner/generate-tasks.ts';
+import { runEpisode } from '../../runner/run-episode.ts';
+import { runEvaluation } from '../../runner/run-evaluation.ts';
+import { openResultsStore } from '../../store/results-store.ts';
+import { resolveKnobs } from '../knob.ts';
+import { getTransform } from '../../transforms/registry.ts';
+import { startOpenAIFakeServer } from '../../../test/fakes/openai-server.ts';
+import type { FakeReply } from '../../../test/fakes/fake-reply.ts';
+import { fixturePath, requireData } from '../../../test/require-data.ts';
+import { queryGroups } from './stabletoolbench-data.ts';
+import type { ToolbenchDetails } from './toolbench-score.ts';
+import { passRatesPerJudgeRun, summarizeToolbench } from './toolbench-summary.ts';
+import { toolbenchSuite } from './toolbench-suite.ts';
+import { toolbenchExpected } from './toolbench-task.ts';
+
+const fixtureQueries = fixturePath('stabletoolbench', 'solvable_queries', 'test_instruction', 'G1_instruction.json');
+const fixtureTemplate = fixturePath('stabletoolbench', 'toolbench', 'tooleval', 'evaluators', 'tooleval_gpt-3.5-turbo_default', 'template.txt');
+const noData = requireData('stabletoolbench', 'solvable_queries', 'test_instruction');
+
+async function fixtureTasks(extra: Record<string, string> = {}, count?: number): Promise<Task[]> {
+  const params = resolveKnobs('toolbench', toolbenchSuite.knobs, { data: fixtureQueries, ...extra });
+  return generateTasks(toolbenchSuite, { seed: 4, count, params, validate: false });
+}
+
+function scripted(steps: (state: { history: readonly unknown[] }) => PolicyStep, mode: Mode = 'calls'): ModelSource {
+  return { ref: 'test/scripted', forEpisode: () => createScriptedModel({ modelId: 'scripted', mode, policy: (state) => steps(state) }) };
+}
+
+const finish = (answer: string): PolicyStep => ({ type: 'calls', calls: [{ name: 'Finish', arguments: { return_type: 'give_answer', final_answer: answer } }] });
+
+describe('toolbench suite: tasks and data', () => {
+  test('fixture queries become tasks: query in the prompt, Finish last, the oracle chain by exposed names', async () => {
+    const tasks = await fixtureTasks();
+    assert.deepEqual(tasks.map((task) => task.id), ['toolbench/G1_instruction/901', 'toolbench/G1_instruction/902', 'toolbench/G1_instruction/903', 'toolbench/G1_instruction/904']);
+    const [museums] = tasks;
+    assert.equal(museums.query, 'I am in Lisbon tomorrow: which museums are open, and will it rain?');
+    assert.equal(museums.prompt.at(-1)?.content, museums.query);
+    assert.deepEqual(museums.tools.map((tool) => tool.name), ['museums_for_cityguide', 'weather_for_cityguide', 'Finish']);
+    assert.deepEqual(toolbenchExpected(museums).chain, [
+      { name: 'museums_for_cityguide', arguments: { city: 'Lisbon' } },
+      { name: 'weather_for_cityguide', arguments: { city: 'Lisbon' } },
+    ]);
+    assert.deepEqual(toolbenchExpected(tasks[2]).chain[1], { name: 'recipe_for_recipe_box', arguments: { id: 12 } });
+    assert.deepEqual(museums.modes, ['calls', 'react']);
+    assert.equal(museums.limits.maxToolCalls, 13);
+  });
+
+  test('without the data set: a ConfigError naming `toolforge data fetch stabletoolbench`', async () => {
+    const previous = process.env.TOOLFORGE_DATA;
+    process.env.TOOLFORGE_DATA = mkdtempSync(join(tmpdir(), 'toolbench-nodata-'));
+    try {
+      const params = resolveKnobs('toolbench', toolbenchSuite.knobs, { group: 'G2_category' });
+      await assert.rejects(generateTasks(toolbenchSuite, { seed: 1, count: 2, params, validate: false }),
+        (error: unknown) => error instanceof ConfigError && error.code === 'data.missing' && /toolforge data fetch stabletoolbench/.test(error.message) && /G2_category/.test(error.message));
+    } finally {
+      if (previous === undefined) delete process.env.TOOLFORGE_DATA;
+      else process.env.TOOLFORGE_DATA = previous;
+    }
+  });
+
+  test('bad knobs: a builtin judge or simulator, judge-times out of range', async () => {
+    await assert.rejects(fixtureTasks({ judge: 'builtin/oracle' }), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid-knob');
+    await assert.rejects(fixtureTasks({ simulator: 'nonsense' }), (error: unknown) => error instanceof ConfigError && error.code === 'config.unknown-model');
+    assert.throws(() => resolveKnobs('toolbench', toolbenchSuite.knobs, { 'judge-times': '0' }), (error: unknown) => error instanceof ConfigError);
+    assert.throws(() => resolveKnobs('toolbench', toolbenchSuite.knobs, { group: 'G4' }), (error: unknown) => error instanceof ConfigError);
+  });
+
+  test('the oracle finishes a sample of the real queries in both modes (every group)', { skip: noData }, async () => {
+    const params = resolveKnobs('toolbench', toolbenchSuite.knobs, {});
+    const all = await generateTasks(toolbenchSuite, { seed: 2, count: undefined, params, validate: false });
+    assert.equal(all.length, 765);
+    assert.deepEqual(queryGroups.map((group) => all.filter((task) => toolbenchExpected(task).group === group).length), [153, 163, 158, 124, 106, 61]);
+    const sample = all.filter((_, index) => index % 25 === 0);
+    for (const mode of ['calls', 'react'] as const) {
+      const summary = await runEvaluation({ suite: toolbenchSuite, tasks: sample, modelRef: 'builtin/oracle', mode, seed: 2, params, store: openResultsStore(':memory:'), concurrency: 2 });
+      assert.equal(summary.episodes, sample.length);
+      assert.equal(summary.passRate, 1, JSON.stringify(summary.failures));
+      assert.equal(summary.metrics.finishedWithAnswer, 1);
+      assert.equal(summary.metrics.validCallRate, 1);
+    }
+  });
+});
+
+describe('toolbench scoring without a judge (structural, unjudged)', () => {
+  test('oracle in calls and react: Finish with an answer after valid calls; random: no Finish', async () => {
+    const tasks = await fixtureTasks();
+    const params = tasks[0].params;
+    for (const mode of ['calls', 'react'] as const) {
+      const summary = await runEvaluation({ suite: toolbenchSuite, tasks, modelRef: 'builtin/oracle', mode, seed: 4, params, store: openResultsStore(':memory:'), concurrency: 1 });
+      assert.equal(summary.passRate, 1);
+      assert.equal(summary.metrics.judged, 0);
+      assert.equal(summary.metrics.finishedWithAnswer, 1);
+      assert.equal(summary.metrics.validCallRate, 1);
+      assert.ok(Number.isNaN(summary.metrics.recoveredAfterSchemaError));
+      assert.match(summary.tables[0].title, /unjudged/);
+      assert.deepEqual(summary.tables[0].rows.at(-1), ['all', 4, '100.0 (unjudged)', '100.0', '0.0', '100.0', '-']);
+    }
+    const random = await runEvaluation({ suite: toolbenchSuite, tasks, modelRef: 'builtin/random', seed: 4, params, store: openResultsStore(':memory:'), concurrency: 1 });
+    assert.equal(random.passRate, 0);
+    assert.equal(random.metrics.noFinish, 1);
+  });
+
+  test('under rename-tools the oracle still passes, and its renamed Finish is not counted as an API call', async () => {
+    const params = resolveKnobs('toolbench', toolbenchSuite.knobs, { data: fixtureQueries });
+    const transform = getTransform('rename-tools');
+    const tasks = await generateTasks(toolbenchSuite, { seed: 4, count: undefined, params, validate: false, transforms: [{ transform, knobs: resolveKnobs('rename-tools', transform.knobs, {}) }] });
+    assert.ok(tasks.every((task) => !task.tools.some((tool) => tool.name === 'Finish')));
+    for (const task of tasks) {
+      const { score } = await runEpisode({ suite: toolbenchSuite, task, trial: 0, mode: 'calls', model: { ref: 'builtin/oracle', forEpisode: (episode) => transform.adaptModel!(toolbenchSuite.builtinModels.oracle.create(episode), task.origin!.transforms[0], task) } });
+      assert.equal(score.passed, true, score.reason);
+      assert.equal((score.details as ToolbenchDetails).apiCalls, toolbenchExpected(task).chain.length);
+    }
+  });
+
+  test('schema errors, recovery, give-up and unknown names on hand-made episodes', async () => {
+    const [task] = await fixtureTasks({}, 1);
+    const run = async (steps: PolicyStep[]) => (await runEpisode({ suite: toolbenchSuite, task, trial: 0, mode: 'calls', model: scripted((state) => steps[state.history.length] ?? { type: 'answer', text: 'done' }) })).score;
+    const wrongType: PolicyStep = { type: 'calls', calls: [{ name: 'museums_for_cityguide', arguments: { city: 7 } }] };
+    const right: PolicyStep = { type: 'calls', calls: [{ name: 'museums_for_cityguide', arguments: { city: 'Porto' } }] };
+
+    const recovered = await run([wrongType, right, finish('Three museums are open.')]);
+    assert.equal(recovered.passed, true);
+    assert.deepEqual({ ...(recovered.details as ToolbenchDetails) }, { group: 'G1_instruction', finish: 'answer', answered: true, apiCalls: 2, validCalls: 1, recovered: true, judged: false, verdicts: [] });
+
+    const unrecovered = await run([right, wrongType, finish('Three museums are open.')]);
+    assert.equal(unrecovered.passed, false);
+    assert.equal(unrecovered.failure, 'arguments.invalid');
+    assert.equal((unrecovered.details as ToolbenchDetails).recovered, false);
+
+    const gaveUp = await run([right, { type: 'calls', calls: [{ name: 'Finish', arguments: { return_type: 'give_up_and_restart' } }] }]);
+    assert.deepEqual([gaveUp.passed, gaveUp.failure, (gaveUp.details as ToolbenchDetails).finish], [false, 'result.wrong', 'give-up']);
+
+    const empty = await run([right, finish('  ')]);
+    assert.deepEqual([empty.passed, (empty.details as ToolbenchDetails).answered], [false, false]);
+
+    const noCalls = await run([finish('I guess three.')]);
+    assert.deepEqual([noCalls.passed, noCalls.failure], [false, 'result.wrong']);
+
+    const unknown = await run([{ type: 'calls', calls: [{ name: 'no_such_api', arguments: {} }] }, right, finish('x')]);
+    assert.deepEqual([unknown.passed, (unknown.details as ToolbenchDetails).recovered], [true, true]);
+    const unknownOnly = await run([right, { type: 'calls', calls: [{ name: 'no_such_api', arguments: {} }] }, finish('x')]);
+    assert.deepEqual([unknownOnly.passed, unknownOnly.failure], [false, 'tool.unknown']);
+  });
+});
+
+function verdictReply(status: string): FakeReply {
+  return { type: 'message', toolCalls: [{ id: 'call_1', name: 'check_answer_status', argumentsText: JSON.stringify({ answer_status: status }) }] };
+}
+
+describe('toolbench judge: StableToolBench evaluator over the OpenAI wire protocol (local fake server)', () => {
+  test('Solved / Unsolved / Unsure (second prompt) per run; (Solved + 0.5 Unsure)/n as mean ± std; verdicts cached for rescore', async () => {
+    const server = await startOpenAIFakeServer();
+    const cache = mkdtempSync(join(tmpdir(), 'toolbench-judge-'));
+    try {
+      const tasks = await fixtureTasks({ judge: 'openai-compatible/judge-model', 'judge-base-url': server.baseUrl, 'judge-template': fixtureTemplate, cache });
+      // Episode by episode, run by run; an Unsure first verdict asks parse_answer_status next.
+      server.reply(
+        verdictReply('Solved'), verdictReply('Solved'), verdictReply('Unsolved'), // 901: S S U
+        verdictReply('Unsure'), verdictReply('Solved'), verdictReply('Unsure'), verdictReply('Unsure'), { type: 'message', text: 'My verdict: Unsolved' }, // 902: S, Unsure, U
+        verdictReply('Unsolved'), verdictReply('Unsolved'), verdictReply('Unsolved'), // 903: U U U
+        verdictReply('Solved'), verdictReply('Unsure'), verdictReply('Unsolved'), verdictReply('Solved'), // 904: S U S
+      );
+      const summary = await runEvaluation({ suite: toolbenchSuite, tasks, modelRef: 'builtin/oracle', seed: 4, params: tasks[0].params, store: openResultsStore(':memory:'), concurrency: 1 });
+      assert.equal(summary.infrastructureErrors, 0);
+      assert.equal(server.requests.length, 15);
+      const first = server.requests[0].body as { tools: { function: { name: string } }[]; tool_choice: unknown; messages: { content: string }[] };
+      assert.equal(first.tools[0].function.name, 'check_answer_status');
+      assert.equal(first.tool_choice, 'required');
+      assert.match(first.messages[0].content, /Query: I am in Lisbon tomorrow/);
+      assert.match(first.messages[0].content, /Answer: For "I am in Lisbon/);
+      const parse = server.requests[4].body as { tools: { function: { name: string } }[]; messages: { content: string }[] };
+      assert.equal(parse.tools[0].function.name, 'parse_answer_status');
+      assert.match(parse.messages[0].content, /Execution: \{"steps":\[\{"name":"price_for_coindesk_lite"/);
+      // Runs: (3 Solved)/4 = 0.75; (1 Solved + 0.5)/4 = 0.375; (1 Solved)/4 = 0.25.
+      assert.equal(summary.metrics.judged, 1);
+      assert.equal(summary.metrics.judgeRuns, 3);
+      assert.ok(Math.abs(summary.metrics.solvablePassRate - 1.375 / 3) < 1e-12);
+      assert.ok(Math.abs(summary.metrics.solvablePassRateStd - Math.sqrt(((0.75 - 1.375 / 3) ** 2 + (0.375 - 1.375 / 3) ** 2 + (0.25 - 1.375 / 3) ** 2) / 2)) < 1e-12);
+      assert.equal(summary.tables[0].rows.at(-1)?.[2], '45.8 ± 26.0');
+      // Episodes: 2/3, 1/2, 0, 2/3 -> three pass at >= 0.5.
+      assert.equal(summary.passed, 3);
+      assert.equal(summary.failures['result.wrong'], 1);
+      assert.ok(existsSync(join(cache, 'judge')) && readdirSync(join(cache, 'judge')).length === 1);
+
+      // The same answers again (as rescore does): every verdict comes from the cache, no request.
+      const again = await runEvaluation({ suite: toolbenchSuite, tasks, modelRef: 'builtin/oracle', seed: 4, params: tasks[0].params, store: openResultsStore(':memory:'), concurrency: 2 });
+      assert.equal(server.requests.length, 15);
+      assert.equal(again.metrics.solvablePassRate, summary.metrics.solvablePassRate);
+
+      // No Finish: Unsolved without asking the judge.
+      const random = await runEvaluation({ suite: toolbenchSuite, tasks, modelRef: 'builtin/random', seed: 4, params: tasks[0].params, store: openResultsStore(':memory:'), concurrency: 1 });
+      assert.equal(server.requests.length, 15);
+      assert.equal(random.metrics.solvablePassRate, 0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a judge naming no status is an infrastructure fault, never a score', async () => {
+    const server = await startOpenAIFakeServer();
+    const cache = mkdtempSync(join(tmpdir(), 'toolbench-judge-'));
+    try {
+      const [task] = await fixtureTasks({ judge: 'openai-compatible/judge-model', 'judge-base-url': server.baseUrl, 'judge-template': fixtureTemplate, cache, 'judge-times': '1' }, 1);
+      server.reply({ type: 'message', text: 'hmm' }, { type: 'message', text: 'no idea' }, { type: 'message', text: '?' });
+      await assert.rejects(runEpisode({ suite: toolbenchSuite, task, trial: 0, mode: 'calls', model: scripted((state) => state.history.length === 0 ? finish('Open: all.') : { type: 'answer', text: 'done' }) }), /named no answer_status/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('summary on hand-made verdicts: per-run pass rates and the unjudged fallback', () => {
+    const detail = (verdicts: ToolbenchDetails['verdicts'], group = 'G1_tool'): ToolbenchDetails => ({ group, finish: 'answer', answered: true, apiCalls: 1, validCalls: 1, recovered: null, judged: true, verdicts });
+    const details = [detail(['Solved', 'Unsure']), detail(['Unsure', 'Unsure']), detail(['Unsolved', 'Solved'], 'G2_category')];
+    assert.deepEqual(passRatesPerJudgeRun(details), [1.5 / 3, 2 / 3]);
+    const episodes = details.map((details, index) => ({ task: { id: `t${index}` } as Task, trial: 0, score: { value: 0, passed: false, reason: '', details } }));
+    const summary = summarizeToolbench(episodes);
+    assert.equal(summary.metrics.solvablePassRate, (0.5 + 2 / 3) / 2);
+    assert.deepEqual(summary.tables[0].rows.map((row) => row.slice(0, 3)), [['G1_tool', 2, '62.5 ± 17.7'], ['G2_category', 1, '50.0 ± 70.7'], ['all', 3, '58.3 ± 11.8']]);
+    assert.deepEqual(passRatesPerJudgeRun(details.map((entry) => ({ ...entry, judged: false, verdicts: [] }))), []);
+  });
+});
+
+describe('toolbench LLM simulator (reference 5.4) over the OpenAI wire protocol', () => {
+  test('a cache miss asks the simulator model once; the answer persists in the response cache', async () => {
+    const server = await startOpenAIFakeServer();
+    const cache = mkdtempSync(join(tmpdir(), 'toolbench-simulator-'));
+    try {
+      const [task] = await fixtureTasks({ simulator: 'openai-compatible/simulator-model', 'simulator-base-url': server.baseUrl, cache }, 1);
+      server.reply({ type: 'message', text: 'not json' }, { type: 'message', text: '```json\n{"error": "", "response": "MUDE and Gulbenkian are open."}\n```' });
+      const call = async () => {
+        const environment = await toolbenchSuite.createEnvironment(task, 'calls');
+        const result = await environment.callTool({ id: '1', name: 'museums_for_cityguide', argumentsText: '{"city":"Lisbon"}', arguments: { city: 'Lisbon' } as JsonObject }, { signal: new AbortController().signal });
+        await environment.dispose();
+        return result;
+      };
+      assert.deepEqual(await call(), { ok: true, output: '{"error":"","response":"MUDE and Gulbenkian are open."}' });
+      assert.equal(server.requests.length, 2);
+      const body = server.requests[0].body as { messages: { role: string; content: string }[]; temperature: number };
+      assert.equal(body.temperature, 0);
+      assert.match(body.messages[1].content, /API Documentation: .*"api_info":\[\{"name":"museums"/);
+      assert.match(body.messages[1].content, /API Input: \{"city":"Lisbon"\}/);
+      assert.deepEqual(await call(), { ok: true, output: '{"error":"","response":"MUDE and Gulbenkian are open."}' });
+      assert.equal(server.requests.length, 2);
+      assert.ok(existsSync(join(cache, 'Travel', 'cityguide', 'museums.json')));
+    } finally {
+      await server.close();
+    }
+  });
+});

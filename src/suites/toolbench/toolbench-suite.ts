@@ -1,0 +1,163 @@
+/**
+ * toolbench: StableToolBench's solvable queries (the base benchmark of DynamicToolBench) run against
+ * a virtual API (persistent response cache, then a simulator: the seeded template simulator offline,
+ * or an LLM playing the API server), in calls or react mode with a step cap, scored structurally
+ * or, with a judge model, by StableToolBench's Solvable Pass Rate. Drift and query perturbations
+ * come from transforms (`--transform`), which this suite supports by reading what the environment
+ * recorded and keeping its oracle's calls in `expected`.
+ */
+import { basename, dirname, join } from 'node:path';
+import { cacheDataDirectory, hasDataset, missingDataError } from '../../core/data-location.ts';
+import { ConfigError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { Mode } from '../../core/mode.ts';
+import type { Score, ScoreInput } from '../../core/score.ts';
+import type { Task } from '../../core/task.ts';
+import { createModelSource, parseModelReference } from '../../models/registry.ts';
+import type { ModelSource } from '../../models/spec.ts';
+import type { GenerateTasksRequest, Suite } from '../spec.ts';
+import type { Knob } from '../knob.ts';
+import { toolbenchBuiltinModels } from './builtin-models.ts';
+import { evaluatorTemplatePath, loadEvaluatorPrompts } from './evaluator-prompts.ts';
+import { createModelJudge } from './model-judge.ts';
+import { createModelSimulator } from './model-simulator.ts';
+import type { ResponseCache } from './response-cache.ts';
+import { createFileResponseCache, createMemoryResponseCache } from './response-cache.ts';
+import type { QueryGroup } from './stabletoolbench-data.ts';
+import { importSolvableQueries, queryGroups, solvableQueriesPath } from './stabletoolbench-data.ts';
+import { createToolbenchEnvironment } from './toolbench-environment.ts';
+import { scoreToolbenchEpisode } from './toolbench-score.ts';
+import { summarizeToolbench } from './toolbench-summary.ts';
+import { createVirtualApi } from './virtual-api.ts';
+import { buildToolbenchTask, expectedSchema, toolbenchExpected, toolbenchSuiteId, toolbenchSuiteVersion } from './toolbench-task.ts';
+
+export const templateSimulator = 'template';
+
+const knobs: readonly Knob[] = [
+  { type: 'enum', name: 'group', description: 'StableToolBench query group (153/163/158/124/106/61 queries), or all 765', default: 'all', values: [...queryGroups, 'all'] },
+  { type: 'string', name: 'data', description: 'a solvable-queries JSON file in StableToolBench\'s format instead of the data set\'s group files (its group: the group knob, else the file name)', default: null },
+  { type: 'string', name: 'simulator', description: '`template` (seeded, offline, deterministic) or a model ref that plays the API server (reference 5.4 prompt; answers kept in the response cache)', default: templateSimulator },
+  { type: 'string', name: 'simulator-base-url', description: 'endpoint of the simulator model (openai-compatible servers)', default: null },
+  { type: 'string', name: 'cache', description: 'response and verdict cache directory; unset: in memory for the template simulator, ~/.cache/toolforge/toolbench when a model simulates or judges', default: null },
+  { type: 'string', name: 'judge', description: 'a model ref judging each answer with the StableToolBench evaluator prompts (Solvable Pass Rate); unset: structural scoring, marked unjudged', default: null },
+  { type: 'integer', name: 'judge-times', description: 'judge runs per answer (pass rate reported as mean ± std over runs)', default: 3, min: 1, max: 10 },
+  { type: 'string', name: 'judge-base-url', description: 'endpoint of the judge model (openai-compatible servers)', default: null },
+  { type: 'string', name: 'judge-template', description: 'the evaluator template.txt; unset: the stabletoolbench data set\'s', default: null },
+];
+
+function stringKnob(params: JsonObject, name: string): string | undefined {
+  const value = params[name];
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+export function defaultCacheDirectory(): string {
+  return join(dirname(cacheDataDirectory()), 'toolbench');
+}
+
+function checkModelRef(knob: string, ref: string): void {
+  const reference = parseModelReference(ref);
+  if (reference.provider === 'builtin') {
+    throw new ConfigError('config.invalid-knob', `toolbench knob '${knob}' needs a network or replay model, got '${ref}'`, {
+      fix: `--set ${knob}=<provider/model>, e.g. openai/gpt-4.1${knob === 'simulator' ? `, or --set simulator=${templateSimulator}` : ''}`,
+    });
+  }
+}
+
+async function generate(request: GenerateTasksRequest): Promise<Task[]> {
+  const { params, seed } = request;
+  const group = String(params.group ?? 'all');
+  const simulator = stringKnob(params, 'simulator') ?? templateSimulator;
+  if (simulator !== templateSimulator) checkModelRef('simulator', simulator);
+  const judge = stringKnob(params, 'judge');
+  if (judge !== undefined) checkModelRef('judge', judge);
+  const data = stringKnob(params, 'data');
+  let queries;
+  if (data !== undefined) {
+    queries = importSolvableQueries(data, group === 'all' ? basename(data).replace(/\.json$/, '') : group);
+  } else {
+    const groups: readonly QueryGroup[] = group === 'all' ? queryGroups : [group as QueryGroup];
+    for (const name of groups) {
+      if (!hasDataset('stabletoolbench', 'solvable_queries', 'test_instruction', `${name}.json`)) {
+        throw missingDataError('stabletoolbench', `suite 'toolbench' (group ${name})`, { alternative: 'pass a solvable-queries file with --set data=<file.json>' });
+      }
+    }
+    queries = groups.flatMap((name) => importSolvableQueries(solvableQueriesPath(name), name));
+  }
+  const selected = request.count === undefined ? queries : queries.slice(0, request.count);
+  const taskParams: JsonObject = { ...params, simulator };
+  return selected.map((query) => buildToolbenchTask(query, { seed, params: taskParams }));
+}
+
+/** One cache per directory in a process, so concurrent episodes never overwrite each other's entries. */
+const fileCaches = new Map<string, ResponseCache>();
+function fileCache(directory: string): ResponseCache {
+  let cache = fileCaches.get(directory);
+  if (!cache) {
+    cache = createFileResponseCache(directory);
+    fileCaches.set(directory, cache);
+  }
+  return cache;
+}
+
+const modelSources = new Map<string, ModelSource>();
+function modelSource(ref: string, baseUrl: string | undefined): ModelSource {
+  const key = `${ref}\n${baseUrl ?? ''}`;
+  let source = modelSources.get(key);
+  if (!source) {
+    source = createModelSource(ref, { baseUrl });
+    modelSources.set(key, source);
+  }
+  return source;
+}
+
+async function createEnvironment(task: Task, mode: Mode) {
+  const { apis } = toolbenchExpected(task);
+  const simulator = stringKnob(task.params, 'simulator') ?? templateSimulator;
+  const directory = stringKnob(task.params, 'cache');
+  if (simulator === templateSimulator) {
+    // The template simulator is a pure function of seed, API and arguments: a cache only persists it.
+    const cache = directory !== undefined ? fileCache(directory) : createMemoryResponseCache();
+    return createToolbenchEnvironment(apis, createVirtualApi({ cache, seed: task.seed }));
+  }
+  const model = modelSource(simulator, stringKnob(task.params, 'simulator-base-url')).forEpisode({ task, trial: 0, mode });
+  const cache = fileCache(directory ?? defaultCacheDirectory());
+  return createToolbenchEnvironment(apis, createVirtualApi({ cache, seed: task.seed, simulator: createModelSimulator(model, apis, new AbortController().signal) }));
+}
+
+async function score(input: ScoreInput & { mode: Mode }): Promise<Score> {
+  const { task } = input;
+  const group = toolbenchExpected(task).group;
+  const judgeRef = stringKnob(task.params, 'judge');
+  if (judgeRef === undefined) return scoreToolbenchEpisode(input, group, undefined);
+  const templatePath = stringKnob(task.params, 'judge-template');
+  if (templatePath === undefined && !hasDataset('stabletoolbench', 'toolbench', 'tooleval')) {
+    throw missingDataError('stabletoolbench', 'the toolbench judge (evaluator prompts)', { alternative: 'pass the evaluator prompts with --set judge-template=<template.txt>' });
+  }
+  const prompts = loadEvaluatorPrompts(templatePath ?? evaluatorTemplatePath());
+  const model = modelSource(judgeRef, stringKnob(task.params, 'judge-base-url')).forEpisode({ task, trial: 0, mode: input.mode });
+  const cache = fileCache(stringKnob(task.params, 'cache') ?? defaultCacheDirectory());
+  const times = typeof task.params['judge-times'] === 'number' ? task.params['judge-times'] : 3;
+  const judges = Array.from({ length: times }, (_, run) => createModelJudge({ model, judgeRef, prompts, cache, run, signal: input.signal }));
+  return scoreToolbenchEpisode(input, group, { judges });
+}
+
+export const toolbenchSuite: Suite = {
+  id: toolbenchSuiteId,
+  version: toolbenchSuiteVersion,
+  expectedSchema,
+  title: 'StableToolBench solvable queries (DynamicToolBench base)',
+  description: 'Answer real RapidAPI-style queries by calling their APIs through a virtual API server (response cache, then a seeded template simulator or an LLM simulator) and finishing with an answer; scored by StableToolBench\'s Solvable Pass Rate with --set judge=<model>, else structurally (unjudged). Needs the stabletoolbench data (or --set data=<file>).',
+  paper: 'dynamic-toolbench.txt',
+  knobs,
+  difficultyAxes: [
+    { name: 'group', knob: 'group', description: 'query group: G1 single tool, G2 intra-category multi-tool, G3 intra-collection multi-tool' },
+    { name: 'relevant APIs', stat: 'relevantApis', description: 'APIs the query was recorded as needing' },
+  ],
+  modes: ['calls', 'react'],
+  defaultCount: 765,
+  generate,
+  createEnvironment,
+  score,
+  summarize: summarizeToolbench,
+  builtinModels: toolbenchBuiltinModels,
+};
