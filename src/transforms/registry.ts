@@ -10,10 +10,12 @@ import type { Task } from '../core/task.ts';
 import { taskDigest } from '../core/task-digest.ts';
 import { resolveKnobs } from '../suites/knob.ts';
 import { identityTransform } from './identity.ts';
+import { queryPerturbationTransform } from './query-perturbation.ts';
 import { renameToolsTransform } from './rename-tools.ts';
+import { schemaDriftTransform } from './schema-drift.ts';
 import type { AppliedTransform, TaskTransform, TransformRequest } from './spec.ts';
 
-const transforms: readonly TaskTransform[] = [identityTransform, renameToolsTransform];
+const transforms: readonly TaskTransform[] = [identityTransform, renameToolsTransform, schemaDriftTransform, queryPerturbationTransform];
 
 export function listTransforms(): readonly TaskTransform[] {
   return transforms;

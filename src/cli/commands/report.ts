@@ -11,6 +11,7 @@ import { renderHtml } from '../../report/render-html.ts';
 import { renderReportJson } from '../../report/render-json.ts';
 import { renderTable } from '../../report/render-table.ts';
 import { compareWithFirstRuns } from '../../report/run-comparisons.ts';
+import { withTransformPairs } from '../../report/transform-pairs.ts';
 import { sweepMembershipOf } from '../../runner/sweep-membership.ts';
 import type { ResultsStore } from '../../store/results-store.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -63,10 +64,14 @@ export function renderStoredReport(
   if (format === 'csv') return renderCsv(reports);
   const comparisons = compareWithFirstRuns(store, runIds);
   const analysis = analyzeReports(reports, { prices: options.prices });
-  switch (format) {
-    case 'table': return renderTable(reports, { comparisons, analysis, runDetails: options.runDetails });
-    case 'json': return renderReportJson(reports, { single: options.single ?? false, prices: options.prices, comparisons, analysis });
-    case 'html': return renderHtml(reports, { comparisons, analysis });
+  return withTransformPairs(store, runIds, format, renderFormat());
+  function renderFormat(): string {
+    switch (format) {
+      case 'table': return renderTable(reports, { comparisons, analysis, runDetails: options.runDetails });
+      case 'json': return renderReportJson(reports, { single: options.single ?? false, prices: options.prices, comparisons, analysis });
+      case 'html': return renderHtml(reports, { comparisons, analysis });
+      case 'csv': return renderCsv(reports);
+    }
   }
 }
 

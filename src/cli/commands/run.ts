@@ -36,6 +36,8 @@ import type { ResponseCacheCounters, ResponseCachePolicy } from '../../models/re
 import { applyTransforms, parseTransformRequest } from '../../transforms/registry.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import { createProgressDisplay } from '../progress-display.ts';
+import type { TransformPairs } from '../../report/transform-pairs.ts';
+import { pairTransformRuns, titledTransformPairs } from '../../report/transform-pairs.ts';
 
 type RunFlags = {
   model?: string;
@@ -69,6 +71,7 @@ type RunFlags = {
   requestTimeout?: number;
   episodeTimeout?: number;
   transform?: string[];
+  baseline?: boolean;
   keepRaw?: boolean;
 };
 
@@ -113,6 +116,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
       .choices(['deterministic', 'all']).preset('deterministic'))
     .option('--cache-db <file>', 'the response cache file (default: response-cache.db beside the results database)', once('--cache-db', parseText))
     .option('--transform <id[:k=v,...]>', 'derive every task with a transform, repeatable, in order (recorded in provenance and each task\'s origin)', collectTransform)
+    .option('--baseline', 'with --transform: also run the untransformed tasks first (a linked baseline run) and print the paired report (flips, McNemar)')
     .option('--keep-raw', 'store every model call\'s raw vendor request and response with its episode')
     .option('--config <file>', 'run an eval set: models x suites x knob grids x modes x transforms from a JSON/YAML file, as one group; the same file again continues it', once('--config', parseText))
     .option('--json', 'print one JSON summary object on stdout and nothing else')
@@ -123,7 +127,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
         return;
       }
       const cache = openCache(flags, io);
-      let summary: RunSummary;
+      let summary: RunResult;
       try {
         summary = flags.resume
           ? await resume(suiteId, flags.resume, flags, io, cliArgs, cache?.option)
@@ -186,7 +190,10 @@ function openCache(flags: RunFlags, io: CliIo): { store: ResponseCacheStore; opt
   return { store, option: { storage: store, policy: flags.cache, counters: { hits: 0, misses: 0, uncacheable: 0 } } };
 }
 
-async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[], responseCache?: CacheOption): Promise<RunSummary> {
+/** A run's summary; with --baseline, the linked baseline run and the paired report too. */
+type RunResult = RunSummary & { baselineRunId?: string; paired?: TransformPairs };
+
+async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[], responseCache?: CacheOption): Promise<RunResult> {
   const rerun = flags.rerunFailed === undefined ? undefined : readFailedTasks(flags.rerunFailed, suiteIdArgument, flags, io);
   const suiteId = suiteIdArgument ?? rerun?.suiteId;
   if (!suiteId) {
@@ -205,6 +212,13 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   checkModel(suite, flags.model, flags.baseUrl, io);
   const seed = flags.seed ?? rerun?.seed ?? 0;
   const transforms = (flags.transform ?? []).map(parseTransformRequest);
+  if (flags.baseline && transforms.length === 0) {
+    throw new ConfigError('config.invalid', '--baseline runs the tasks with and without the --transform, but no --transform is given', { fix: 'add --transform <id>, e.g. --transform drift:op=all, or drop --baseline' });
+  }
+  // With --baseline the untransformed tasks run first, as their own run; the transformed run pairs with it.
+  const sources = flags.baseline ? transforms : [];
+  const derive = flags.baseline ? [] : transforms;
+  let baselineTasks: Task[] | undefined;
   let tasks: Task[];
   let params: JsonObject;
   if (flags.tasks || rerun) {
@@ -219,24 +233,29 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   }
   // The store is opened (and checked) before any task is generated: a bad --db fails in a second, not after minutes.
   const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
-  const progress = createProgressDisplay(io);
+  let progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt();
   let startedRunId: string | undefined;
   try {
     if (rerun) {
-      tasks = applyTransforms(rerun.tasks, transforms, seed);
+      tasks = applyTransforms(rerun.tasks, derive, seed);
       params = rerun.params;
     } else if (flags.tasks) {
-      tasks = applyTransforms(await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id }), transforms, seed);
+      tasks = applyTransforms(await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id }), derive, seed);
       params = tasks[0].params as JsonObject;
     } else {
       params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
       const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io);
-      tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms, signal: interrupt.signal });
+      tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal });
     }
     tasks = selectTasks(tasks, { taskIds: flags.taskId, limit: flags.limit });
-    return await runEvaluation({
-      suite, tasks, modelRef: flags.model, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
+    if (sources.length > 0) {
+      baselineTasks = tasks;
+      tasks = applyTransforms(baselineTasks, sources, seed);
+    }
+    const modelRef = flags.model;
+    const runTasks = async (selected: Task[]): Promise<RunSummary> => runEvaluation({
+      suite, tasks: selected, modelRef, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache,
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
       seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false, ...executionFlags(flags),
@@ -245,6 +264,12 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
         progress.listener(event);
       },
     });
+    if (baselineTasks === undefined) return await runTasks(tasks);
+    const baseline = await runTasks(baselineTasks);
+    if (baseline.status === 'cancelled') return baseline;
+    progress = createProgressDisplay(io);
+    const treated = await runTasks(tasks);
+    return { ...treated, baselineRunId: baseline.runId, paired: pairTransformRuns(store, baseline.runId, treated.runId) };
   } catch (error) {
     progress.stop();
     if (startedRunId) explainStoppedRun(startedRunId, flags, io);
@@ -280,7 +305,7 @@ function readFailedTasks(runReference: string, suiteId: string | undefined, flag
 }
 
 async function resume(suiteId: string | undefined, runReference: string, flags: RunFlags, io: CliIo, cliArgs: string[], responseCache?: CacheOption): Promise<RunSummary> {
-  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed', 'transform', 'keepRaw'] as const)
+  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed', 'transform', 'baseline', 'keepRaw'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
@@ -398,16 +423,18 @@ function settingsOf(flags: RunFlags): GenerationSettings {
   return settings;
 }
 
-function printSummary(summary: RunSummary, flags: RunFlags, io: CliIo): void {
+function printSummary(summary: RunResult, flags: RunFlags, io: CliIo): void {
   if (summary.infrastructureErrors > 0) reportInfrastructureErrors(summary.runId, flags, io);
   if (flags.json) {
-    io.stdout(`${JSON.stringify(summaryObject(summary))}\n`);
+    const paired = summary.paired ? { baselineRunId: summary.baselineRunId, paired: summary.paired } : {};
+    io.stdout(`${JSON.stringify({ ...summaryObject(summary), ...paired })}\n`);
     return;
   }
   const database = flags.db ? ` --db ${flags.db}` : '';
   const unfinished = summary.infrastructureErrors + summary.missingEpisodes;
   io.stdout([
     renderRunTable(summary),
+    summary.paired ? `\n${titledTransformPairs([summary.paired])}\n` : '',
     summary.status === 'cancelled' ? 'interrupted: finished episodes are stored.\n' : '',
     unfinished > 0 ? `${unfinished} episodes not scored; finish them with: toolforge run --resume ${summary.runId}${database}\n` : '',
     `\nstored in ${resolveDatabasePath(flags.db, io.cwd)}; full report: toolforge report ${summary.runId} --format html --out report.html${database}\n`,

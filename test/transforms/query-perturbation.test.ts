@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { ConfigError } from '../../src/core/errors.ts';
+import { canonicalJson } from '../../src/core/json.ts';
+import { pairTransformRuns } from '../../src/report/transform-pairs.ts';
+import { generateTasks } from '../../src/runner/generate-tasks.ts';
+import { runEvaluation } from '../../src/runner/run-evaluation.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import type { ResultsStore } from '../../src/store/results-store.ts';
+import { resolveKnobs } from '../../src/suites/knob.ts';
+import { getSuite } from '../../src/suites/registry.ts';
+import { perturbQuery } from '../../src/transforms/perturb/index.ts';
+import { parseTransformRequest } from '../../src/transforms/registry.ts';
+
+const directory = mkdtempSync(join(tmpdir(), 'toolforge-perturb-'));
+after(() => rmSync(directory, { recursive: true, force: true }));
+
+function replayFile(store: ResultsStore, runId: string, keyOf: (taskId: string) => string, name: string): string {
+  const lines = store.listEpisodes(runId).map((episode) => JSON.stringify({
+    taskId: keyOf(episode.taskId),
+    turns: episode.messages.flatMap((message) => (message.role === 'assistant' ? [{
+      content: message.content,
+      toolCalls: message.toolCalls.map((call) => ({ id: call.id, name: call.name, argumentsText: call.argumentsText })),
+    }] : [])),
+  }));
+  const path = join(directory, name);
+  writeFileSync(path, lines.join('\n'));
+  return path;
+}
+
+describe('transform perturb', () => {
+  test('kind is one of the seeded perturbations (paraphrase needs a model and is not offered)', () => {
+    assert.equal(parseTransformRequest('perturb').knobs.kind, 'distractor');
+    assert.equal(parseTransformRequest('perturb:kind=case-mix').knobs.kind, 'case-mix');
+    assert.throws(() => parseTransformRequest('perturb:kind=paraphrase'), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid-knob');
+  });
+
+  for (const suiteId of ['funcgen', 'nestful']) {
+    for (const kind of ['distractor', 'case-mix', 'punctuation']) {
+      test(`${suiteId}: perturb:kind=${kind} rewrites the query only; oracle 100%; deterministic; paired report with replayed gold has no flips`, async () => {
+        const suite = getSuite(suiteId);
+        const params = resolveKnobs(suite.id, suite.knobs, {});
+        const transforms = [parseTransformRequest(`perturb:kind=${kind}`)];
+        const baseline = await generateTasks(suite, { seed: 2, count: 3, params, validate: false });
+        const perturbed = await generateTasks(suite, { seed: 2, count: 3, params, transforms });
+        assert.equal(canonicalJson(perturbed), canonicalJson(await generateTasks(suite, { seed: 2, count: 3, params, transforms, validate: false })));
+        perturbed.forEach((task, index) => {
+          const source = baseline[index];
+          const changes = task.origin?.transforms[0].changes as { seed: number; from: string; to: string };
+          assert.equal(changes.from, source.query);
+          assert.equal(changes.to, perturbQuery(kind as 'distractor', source.query as string, changes.seed, source.id));
+          assert.equal(task.query, changes.to);
+          // Punctuation noise may leave a query as it was (no draw hit); the story always changes it.
+          if (kind === 'distractor') assert.notEqual(task.query, source.query, 'the query changed');
+          assert.ok(task.prompt.some((message) => message.content.includes(changes.to)));
+          assert.ok(!task.prompt.some((message) => message.content.includes(source.query as string)) || changes.to.includes(source.query as string));
+          assert.deepEqual(task.tools, source.tools);
+          assert.deepEqual(task.expected, source.expected);
+          assert.deepEqual(task.modes, source.modes);
+        });
+        assert.ok(perturbed.some((task, index) => task.query !== baseline[index].query), 'some query changed');
+        const store = openResultsStore(':memory:');
+        try {
+          const base = await runEvaluation({ suite, tasks: baseline, modelRef: 'builtin/oracle', mode: 'calls', seed: 2, params, store, concurrency: 1 });
+          const oracle = await runEvaluation({ suite, tasks: perturbed, modelRef: 'builtin/oracle', mode: 'calls', seed: 2, params, store, concurrency: 1 });
+          assert.equal(oracle.passRate, 1);
+          // Gold replayed on the perturbed wording: the wording is all that changed, so nothing flips.
+          const replay = replayFile(store, base.runId, (id) => `${id}~perturb`, `${suiteId}-${kind}.jsonl`);
+          const replayed = await runEvaluation({ suite, tasks: perturbed, modelRef: `replay/${replay}`, mode: 'calls', seed: 2, params, store, concurrency: 1 });
+          const pairs = pairTransformRuns(store, base.runId, replayed.runId);
+          assert.equal(pairs.flips.pairs, 3);
+          assert.deepEqual([pairs.flips.passToFail, pairs.flips.failToPass, pairs.flips.mcnemarPValue], [[], [], 1]);
+          assert.deepEqual(pairs.groups.map((group) => group.group), [`perturb:${kind}`]);
+          assert.equal(pairs.transforms, `perturb:kind=${kind}`);
+        } finally {
+          store.close();
+        }
+      });
+    }
+  }
+});
