@@ -43,6 +43,11 @@ export interface ResultsStore {
    * episode had (an infrastructure error's retries stay counted after its resumed run is scored).
    */
   saveEpisode(episode: EpisodeRecord): boolean;
+  /**
+   * Group commit: the episodes in one transaction, each as saveEpisode would write it (one commit for many
+   * episodes is what makes replay fast). Returns saveEpisode's answer for each, in order.
+   */
+  saveEpisodes(episodes: readonly EpisodeRecord[]): boolean[];
   /** In task order, then trial. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
   countEpisodes(runId: string): Record<EpisodeStatus, number>;
@@ -52,6 +57,8 @@ export interface ResultsStore {
   listPassedTaskTrials(runId: string): string[];
   /** Retries by cause, summed over the run's stored episodes. */
   countRetries(runId: string): Record<string, number>;
+  /** Each stored episode's status and score (null unless scored), without loading transcripts: what summaries read. */
+  listEpisodeScores(runId: string): EpisodeScoreRow[];
   /** Which (task, trial) pairs have a row and in what status, without loading transcripts. */
   listEpisodeKeys(runId: string): { taskId: string; trial: number; status: EpisodeStatus }[];
   deleteRun(runId: string): void;
@@ -61,6 +68,8 @@ export interface ResultsStore {
   importRun(jsonl: string, source?: string): StoredRun;
   close(): void;
 }
+
+export type EpisodeScoreRow = { taskId: string; trial: number; status: EpisodeStatus; score: EpisodeRecord['score'] };
 
 type RunRow = {
   id: string; created_at: string; suite_id: string; suite_version: string; model: string; base_url: string | null;
@@ -267,6 +276,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     listPassed: database.prepare("SELECT task_id AS taskId FROM episodes WHERE run_id = ? AND status = 'scored' AND passed = 1"),
     countRetries: database.prepare(`SELECT r.key AS cause, SUM(r.value) AS count FROM episodes e, json_each(e.retries) r
       WHERE e.run_id = ? AND e.retries IS NOT NULL GROUP BY r.key ORDER BY r.key`),
+    listEpisodeScores: database.prepare('SELECT task_id AS taskId, trial, status, score FROM episodes WHERE run_id = ?'),
     listEpisodeKeys: database.prepare('SELECT task_id AS taskId, trial, status FROM episodes WHERE run_id = ? ORDER BY task_id, trial'),
     deleteRun: database.prepare('DELETE FROM runs WHERE id = ?'),
   };
@@ -308,6 +318,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     return getRun(run.id);
   };
   const saveEpisode = (episode: EpisodeRecord): boolean => statements.upsertEpisode.run(episodeToRow(episode)).changes > 0;
+  const saveEpisodes = database.transaction((episodes: readonly EpisodeRecord[]): boolean[] => episodes.map(saveEpisode));
   const listEpisodes = (runId: string, filter: { status?: EpisodeStatus } = {}): EpisodeRecord[] =>
     (statements.listEpisodes.all({ run_id: runId, status: filter.status ?? null }) as EpisodeRow[]).map(episodeFromRow);
   const listTasks = (runId: string): Task[] =>
@@ -330,6 +341,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     },
     listTasks,
     saveEpisode,
+    saveEpisodes: (episodes) => saveEpisodes(episodes),
     listEpisodes,
     countEpisodes(runId) {
       const counts: Record<EpisodeStatus, number> = { scored: 0, 'infrastructure-error': 0, cancelled: 0 };
@@ -343,6 +355,8 @@ function createStore(database: Database.Database, path: string): ResultsStore {
       for (const row of statements.countRetries.all(runId) as { cause: string; count: number }[]) counts[row.cause] = row.count;
       return counts;
     },
+    listEpisodeScores: (runId) => (statements.listEpisodeScores.all(runId) as { taskId: string; trial: number; status: EpisodeStatus; score: string | null }[])
+      .map((row) => ({ ...row, score: row.score === null ? null : (JSON.parse(row.score) as EpisodeRecord['score']) })),
     listEpisodeKeys: (runId) => statements.listEpisodeKeys.all(runId) as { taskId: string; trial: number; status: EpisodeStatus }[],
     deleteRun(runId) {
       if (statements.deleteRun.run(runId).changes === 0) getRun(runId);
