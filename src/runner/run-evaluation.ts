@@ -21,6 +21,7 @@ import type { RunStatus, StoredRun } from '../store/stored-run.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
+import { createGroupCommit } from './group-commit.ts';
 import { collectProvenance } from './provenance.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import { parseModelReference } from '../models/registry.ts';
@@ -116,7 +117,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
       seed: options.seed, params: options.params, settings, provenance,
     }, tasks);
     await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
-    return summarizeRun(store, runId, suite);
+    return summarizeRun(store, runId, suite, tasks);
   });
 }
 
@@ -137,7 +138,7 @@ export async function resumeEvaluation(options: ResumeOptions): Promise<RunSumma
     const model = cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env, retry: options.retry }), baseUrl, options);
     store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
     await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
-    return summarizeRun(store, run.id, suite);
+    return summarizeRun(store, run.id, suite, tasks);
   });
 }
 
@@ -262,16 +263,23 @@ async function executeRun(
   const scoredKeys = new Set(store.listEpisodeKeys(run.id)
     .filter((episode) => episode.status === 'scored')
     .map((episode) => episodeKey(episode.taskId, episode.trial)));
-  const plan = tasks.flatMap((task) => Array.from({ length: run.trials }, (_, trial) => ({ task, trial })))
-    .filter((item) => !scoredKeys.has(episodeKey(item.task.id, item.trial)));
-  emit({ type: 'run-start', runId: run.id, plannedEpisodes: plan.length, alreadyScoredEpisodes: scoredKeys.size, totalEpisodes: tasks.length * run.trials });
+  // The plan is walked lazily: nothing per episode is held beyond the ones in flight.
+  let plannedEpisodes = 0;
+  for (const task of tasks) for (let trial = 0; trial < run.trials; trial += 1) if (!scoredKeys.has(episodeKey(task.id, trial))) plannedEpisodes += 1;
+  function* plan(): Generator<{ task: Task; trial: number }> {
+    for (const task of tasks) {
+      for (let trial = 0; trial < run.trials; trial += 1) if (!scoredKeys.has(episodeKey(task.id, trial))) yield { task, trial };
+    }
+  }
+  emit({ type: 'run-start', runId: run.id, plannedEpisodes, alreadyScoredEpisodes: scoredKeys.size, totalEpisodes: tasks.length * run.trials });
   store.setRunStatus(run.id, 'running');
   let completed = 0;
   let status: RunStatus = 'finished';
   // The run's one sandbox pool: started by the first code episode, stopped when the run ends.
   const sandbox = createLazySandbox(Math.min(options.concurrency, 2));
+  const commits = createGroupCommit(store);
   try {
-    await forEachWithConcurrency(plan, options.concurrency, async ({ task, trial }) => {
+    await forEachWithConcurrency(plan(), Math.min(options.concurrency, Math.max(1, plannedEpisodes)), async ({ task, trial }) => {
       const episode = await attemptEpisode({ run, suite, task, trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get() }).catch((error: unknown) => {
         // Stop the other in-flight episodes now, not when they happen to end.
         stop.abort(error);
@@ -279,11 +287,11 @@ async function executeRun(
       });
       // Cancelled mid-episode: nothing half-done is recorded; resume runs it again.
       if (!episode) return;
-      store.saveEpisode(episode);
+      commits.add(episode);
       completed += 1;
       emit({
         type: 'episode-end', runId: run.id, taskId: task.id, trial, status: episode.status, passed: episode.score?.passed ?? null,
-        attempts: episode.attempts, completedEpisodes: completed, plannedEpisodes: plan.length,
+        attempts: episode.attempts, completedEpisodes: completed, plannedEpisodes,
       });
       // Built-in and replay models never wait on I/O: without this turn of the event loop a Ctrl-C handler
       // would never run, and the run would stay 'running' after the process is killed.
@@ -294,7 +302,12 @@ async function executeRun(
     status = 'failed';
     throw error;
   } finally {
-    await sandbox.dispose();
+    // Every ended episode is committed before the run's status says it ended.
+    try {
+      commits.close();
+    } finally {
+      await sandbox.dispose();
+    }
     store.setRunStatus(run.id, status);
     emit({ type: 'run-end', runId: run.id, status });
   }

@@ -48,10 +48,11 @@ export type RunSummary = {
  * Infrastructure errors are left out of every rate. `suite` defaults to the registered suite of the
  * run's id; without one (e.g. an imported run of a suite this install lacks) suite metrics are omitted.
  */
-export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite): RunSummary {
+export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite, runTasks?: readonly Task[]): RunSummary {
   const run = store.getRun(runId);
   const suiteForMetrics = suite ?? listSuites().find((candidate) => candidate.id === run.suite.id);
-  const tasks = store.listTasks(runId);
+  // The caller that ran the tasks passes them (they are the run's stored tasks): no second copy is parsed.
+  const tasks = runTasks ?? store.listTasks(runId);
   const tasksById = new Map<string, Task>(tasks.map((task) => [task.id, task]));
   const episodes = store.listEpisodeOutcomes(runId);
   const scored: ScoredEpisode[] = [];

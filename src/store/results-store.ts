@@ -46,6 +46,11 @@ export interface ResultsStore {
    * episode had (an infrastructure error's retries stay counted after its resumed run is scored).
    */
   saveEpisode(episode: EpisodeRecord): boolean;
+  /**
+   * Group commit: the episodes in one transaction, each as saveEpisode would write it (one commit for many
+   * episodes is what makes replay fast). Returns saveEpisode's answer for each, in order.
+   */
+  saveEpisodes(episodes: readonly EpisodeRecord[]): boolean[];
   /** In task order, then trial. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
   /** Every episode without its transcript (in task order, then trial): what summaries and reports read. */
@@ -80,6 +85,7 @@ export interface ResultsStore {
   importRun(jsonl: string, source?: string): StoredRun;
   close(): void;
 }
+
 
 type RunRow = {
   id: string; created_at: string; suite_id: string; suite_version: string; model: string; base_url: string | null;
@@ -347,6 +353,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     return getRun(run.id);
   };
   const saveEpisode = (episode: EpisodeRecord): boolean => statements.upsertEpisode.run(episodeToRow(episode)).changes > 0;
+  const saveEpisodes = database.transaction((episodes: readonly EpisodeRecord[]): boolean[] => episodes.map(saveEpisode));
   const listEpisodes = (runId: string, filter: { status?: EpisodeStatus } = {}): EpisodeRecord[] =>
     (statements.listEpisodes.all({ run_id: runId, status: filter.status ?? null }) as EpisodeRow[]).map(episodeFromRow);
   const listTasks = (runId: string): Task[] =>
@@ -369,6 +376,7 @@ function createStore(database: Database.Database, path: string): ResultsStore {
     },
     listTasks,
     saveEpisode,
+    saveEpisodes: (episodes) => saveEpisodes(episodes),
     listEpisodes,
     countEpisodes(runId) {
       const counts: Record<EpisodeStatus, number> = { scored: 0, 'infrastructure-error': 0, cancelled: 0 };

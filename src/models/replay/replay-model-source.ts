@@ -13,25 +13,40 @@ import { readReplayFile } from './replay-file.ts';
 
 export function createReplayModelSource(path: string, ref = `replay/${path}`): ModelSource {
   const entries = readReplayFile(path);
+  const index = indexReplayEntries(entries);
   return {
     ref,
     forEpisode(episode: EpisodeContext): LanguageModel {
-      const entry = findReplayEntry(entries, episode.task, episode.trial);
+      const entry = findReplayEntry(index, episode.task, episode.trial);
       return createReplayLanguageModel(path, entry, episode.task.id);
     },
     coverage: (episodes) => replayCoverage(entries, episodes),
   };
 }
 
+/** The file's lines by task id, in file order: one lookup per episode, not a scan of the file (100,000-line files). */
+type ReplayIndex = ReadonlyMap<string, readonly ReplayEntry[]>;
+
+function indexReplayEntries(entries: readonly ReplayEntry[]): ReplayIndex {
+  const index = new Map<string, ReplayEntry[]>();
+  for (const entry of entries) {
+    const list = index.get(entry.line.taskId);
+    if (list) list.push(entry);
+    else index.set(entry.line.taskId, [entry]);
+  }
+  return index;
+}
+
 function replayCoverage(entries: readonly ReplayEntry[], episodes: readonly { task: Task; trial: number }[]): OutputCoverage {
   const missing: string[] = [];
   const used = new Set<ReplayEntry>();
+  const index = indexReplayEntries(entries);
   const trialsByTask = new Map<string, { task: Task; trials: number[]; missingTrials: number[] }>();
   for (const { task, trial } of episodes) {
     const byTask = trialsByTask.get(task.id) ?? { task, trials: [], missingTrials: [] };
     trialsByTask.set(task.id, byTask);
     byTask.trials.push(trial);
-    const entry = findReplayEntry(entries, task, trial);
+    const entry = findReplayEntry(index, task, trial);
     if (entry) used.add(entry);
     else byTask.missingTrials.push(trial);
   }
@@ -53,13 +68,14 @@ function replayCoverage(entries: readonly ReplayEntry[], episodes: readonly { ta
 }
 
 /** Task ids in files from other tools lack our suite prefix: `nestful/abc` also matches `abc`. */
-export function findReplayEntry(entries: readonly ReplayEntry[], task: Pick<Task, 'id' | 'suite'>, trial: number): ReplayEntry | undefined {
+function findReplayEntry(index: ReplayIndex, task: Pick<Task, 'id' | 'suite'>, trial: number): ReplayEntry | undefined {
   const candidates = new Set([task.id]);
   for (const separator of ['/', ':']) {
     const prefix = `${task.suite.id}${separator}`;
     if (task.id.startsWith(prefix)) candidates.add(task.id.slice(prefix.length));
   }
-  const matching = entries.filter((entry) => candidates.has(entry.line.taskId));
+  // In file order, as a scan of the whole file would meet them.
+  const matching = [...candidates].flatMap((candidate) => index.get(candidate) ?? []).sort((a, b) => a.lineNumber - b.lineNumber);
   // A line pinned to this trial wins over a line for every trial.
   return matching.find((entry) => entry.line.trial === trial) ?? matching.find((entry) => entry.line.trial === undefined);
 }

@@ -1,0 +1,69 @@
+/**
+ * Group commit: ended episodes are buffered and written many per transaction, when the buffer is full or
+ * `maxDelayMs` after the first one waiting, whichever comes first. One commit per episode costs more than
+ * a replayed episode itself; a killed process loses at most the buffered episodes (at most `maxDelayMs` of
+ * work), which resume runs again like any missing episode.
+ */
+import type { EpisodeRecord } from '../core/episode.ts';
+import type { ResultsStore } from '../store/results-store.ts';
+
+export type GroupCommit = {
+  /** Buffers the episode; writes the buffer now when it is full. */
+  add(episode: EpisodeRecord): void;
+  /** Writes every buffered episode now. */
+  flush(): void;
+  /** Flushes and stops the timer; later adds are written at once. */
+  close(): void;
+};
+
+export type GroupCommitOptions = { maxBatch?: number; maxDelayMs?: number };
+
+export const defaultGroupCommit = { maxBatch: 500, maxDelayMs: 100 } as const;
+
+export function createGroupCommit(store: ResultsStore, options: GroupCommitOptions = {}): GroupCommit {
+  const maxBatch = options.maxBatch ?? defaultGroupCommit.maxBatch;
+  const maxDelayMs = options.maxDelayMs ?? defaultGroupCommit.maxDelayMs;
+  let buffer: EpisodeRecord[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  // A failed timed write is rethrown by the next add, flush or close: the runner stops, as it would on a direct write.
+  let failure: { error: unknown } | undefined;
+  const rethrow = (): void => {
+    if (!failure) return;
+    const { error } = failure;
+    failure = undefined;
+    throw error;
+  };
+  const flush = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (buffer.length === 0) return;
+    const batch = buffer;
+    buffer = [];
+    store.saveEpisodes(batch);
+  };
+  const timedFlush = (): void => {
+    try {
+      flush();
+    } catch (error) {
+      failure ??= { error };
+    }
+  };
+  return {
+    add(episode) {
+      rethrow();
+      buffer.push(episode);
+      if (closed || buffer.length >= maxBatch) flush();
+      else timer ??= setTimeout(timedFlush, maxDelayMs);
+    },
+    flush() {
+      rethrow();
+      flush();
+    },
+    close() {
+      closed = true;
+      rethrow();
+      flush();
+    },
+  };
+}
