@@ -2,12 +2,14 @@ import { ConfigError } from '../core/errors.ts';
 import type { Suite } from './spec.ts';
 import { funcgenSuite } from './funcgen/index.ts';
 import { nestfulSuite } from './nestful/index.ts';
+import { statefulSuite } from './stateful/index.ts';
 import { webapiSuite } from './webapi/index.ts';
 
 /** Every suite, by id. A new suite is one folder plus one line here. */
 const suites: readonly Suite[] = [
   funcgenSuite,
   nestfulSuite,
+  statefulSuite,
   webapiSuite,
 ];
 
