@@ -6,16 +6,21 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { CallRecord } from '../../core/call-record.ts';
 import type { JsonValue } from '../../core/json.ts';
 import type { ScoreInput } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
 import { createScriptedModel } from '../../models/builtin/scripted-model.ts';
+import { createModelSource } from '../../models/registry.ts';
 import type { ModelSource } from '../../models/spec.ts';
 import { generateTasks } from '../../runner/generate-tasks.ts';
 import { runEpisode } from '../../runner/run-episode.ts';
+import { rescoreRun } from '../../runner/rescore-run.ts';
 import { runEvaluation } from '../../runner/run-evaluation.ts';
 import { createSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { openResultsStore } from '../../store/results-store.ts';
@@ -134,6 +139,37 @@ RESULT = [
       assert.equal(hits, 0, 'the server on 127.0.0.1 got no request');
       assert.equal(result.score.passed, false);
     });
+  }
+});
+
+test('replay/: stored answers over two trials give pass@1 and pass@2; re-scoring the run gives the same figures without running anything', async () => {
+  const tasks = await generate('voice', 2, 5);
+  const directory = mkdtempSync(join(tmpdir(), 'stateful-replay-'));
+  const file = join(directory, 'answers.jsonl');
+  // Task 0: the reference, then a do-nothing program; task 1: a do-nothing program twice.
+  const lines = [
+    { taskId: tasks[0].id, trial: 0, output: `\`\`\`javascript\n${readStatefulExpected(tasks[0]).program.body}\n\`\`\`` },
+    { taskId: tasks[0].id, trial: 1, output: '```javascript\n// nothing\n```' },
+    { taskId: tasks[1].id, trial: 0, output: '```javascript\n// nothing\n```' },
+    { taskId: tasks[1].id, trial: 1, output: 'no code at all' },
+  ];
+  writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
+  const params = resolveKnobs('stateful', statefulSuite.knobs, { scenario: 'voice' });
+  const store = openResultsStore(':memory:');
+  try {
+    const run = await runEvaluation({ suite: statefulSuite, tasks, modelRef: `replay/${file}`, trials: 2, seed: 5, params, store, concurrency: 2 });
+    assert.equal(run.infrastructureErrors, 0);
+    assert.equal(run.metrics.passAt1, 0.25); // (1/2 + 0/2) / 2
+    assert.equal(run.metrics.passAt2, 0.5); // (1 + 0) / 2
+    assert.equal(run.metrics.wrongResultRate, 0.5);
+    assert.equal(run.metrics.syntaxErrorRate, 0.25);
+    let ranPrograms = 0;
+    const counting = { ...statefulSuite, createEnvironment: async (task: Task, mode: 'code') => { ranPrograms += 1; return statefulSuite.createEnvironment(task, mode); } };
+    const rescored = await rescoreRun({ runId: run.runId, store, suite: counting });
+    assert.deepEqual(rescored.metrics, run.metrics);
+    assert.equal(ranPrograms, 0, 're-scoring needs no environment');
+  } finally {
+    store.close();
   }
 });
 
