@@ -173,6 +173,35 @@ test('replay/: stored answers over two trials give pass@1 and pass@2; re-scoring
   }
 });
 
+test('phrasing=model: the generator/evaluator agents phrase the instruction; programs the evaluator calls impossible are replaced', async () => {
+  const calls: string[] = [];
+  let reviews = 0;
+  const phrasing: ModelSource = {
+    ref: 'test/phrasing',
+    forEpisode: (episode) => createScriptedModel({
+      modelId: 'phrasing', mode: episode.mode,
+      policy: (state) => {
+        const system = state.messages[0];
+        const reviewing = system?.role === 'system' && system.content.includes('senior technical lead');
+        calls.push(reviewing ? 'evaluator' : 'generator');
+        if (!reviewing) return { type: 'text', text: JSON.stringify({ user_variable_definitions: 'You have some preloaded values.', task_instructions: `Do the work of ${episode.task.id}.` }) };
+        reviews += 1;
+        return { type: 'text', text: JSON.stringify({ verdict: reviews === 1 ? 'impossible' : 'ok', diagnosis: 'test' }) };
+      },
+    }),
+  };
+  const params = resolveKnobs('stateful', statefulSuite.knobs, { scenario: 'session', phrasing: 'model' });
+  const tasks = await statefulSuite.generate({ seed: 3, count: 2, params, phrasingModel: phrasing });
+  assert.deepEqual(tasks.map((task) => task.id), ['stateful/session/3/1', 'stateful/session/3/2'], 'the first program was dropped and one more drawn');
+  for (const task of tasks) {
+    assert.equal(task.query, `You have some preloaded values.\n\nDo the work of ${task.id}/phrasing.`);
+    assert.ok(task.prompt[0].content.includes(task.query ?? '-'));
+    assert.equal(task.stats.phrasing, 'model');
+  }
+  assert.deepEqual(calls, ['generator', 'evaluator', 'generator', 'evaluator', 'generator', 'evaluator']);
+  await assert.rejects(statefulSuite.generate({ seed: 3, count: 1, params }), /phrasing=model needs a model[\s\S]*fix:/);
+});
+
 describe('scorer and summary on hand-built inputs', () => {
   let task: Task;
   before(async () => {
