@@ -17,6 +17,7 @@ import type { AgentEvent, AgentOutcome } from './spec.ts';
 import { createCodeAgent, programAttempts } from './code.ts';
 import { SandboxError, ToolForgeError } from '../core/errors.ts';
 import type { ProgramRun } from '../core/program-host.ts';
+import type { ProgramResult } from '../core/program.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import type { Sandbox } from '../sandbox/spec.ts';
 
@@ -381,5 +382,52 @@ describe('code agent', () => {
     await assert.rejects(runCode(again, createCounterEnvironment().environment, () => broken),
       (error: unknown) => error instanceof ToolForgeError && !(error instanceof SandboxError) && error.code === 'sandbox.crashed' && new RegExp(`${programAttempts} times`).test(error.message));
     assert.equal(again.requests.length, 1);
+  });
+  test('with variants, the program runs once per variant in a fresh world; a crash reopens only that variant', async () => {
+    const opened: string[] = [];
+    const closed: { label: string; status: string | null; count: number }[] = [];
+    const runs: ProgramRun[] = [];
+    const variant = (label: string, start: number) => ({
+      label,
+      async open() {
+        opened.push(label);
+        const world = { count: start };
+        return {
+          code: (program: string) => `const START = ${start};\n${program}`,
+          functions: { increment: { call: () => { world.count += 1; return world.count; }, returns: 'value' as const } },
+          async close(result: ProgramResult | null) { closed.push({ label, status: result?.status ?? null, count: world.count }); },
+        };
+      },
+    });
+    const environment: Environment = {
+      ...createCounterEnvironment().environment,
+      bindings: () => ({
+        functions: {},
+        extractProgram: (answer) => ({ type: 'program', code: /```js\n([\s\S]*?)```/.exec(answer)?.[1] ?? '' }),
+        variants: [variant('first', 0), variant('second', 10)],
+        observe: (run) => { runs.push(run); },
+      }),
+    };
+    let crashes = 0;
+    const flaky: Sandbox = {
+      run: async (program, options) => {
+        if (program.code.includes('START = 10') && crashes < 1) { crashes += 1; throw new SandboxError('sandbox.crashed', 'worker died'); }
+        return sandbox.get().run(program, options);
+      },
+      dispose: async () => undefined,
+    };
+    const model = replayingModel([text('```js\nincrement(); return START + increment();\n```')]);
+    await runCode(model, environment, () => flaky);
+    assert.equal(model.requests.length, 1);
+    assert.deepEqual(opened, ['first', 'second', 'second']);
+    assert.deepEqual(closed, [
+      { label: 'first', status: 'completed', count: 2 },
+      { label: 'second', status: null, count: 10 },
+      { label: 'second', status: 'completed', count: 12 },
+    ]);
+    assert.equal(runs.length, 1);
+    assert.deepEqual(runs[0].variants?.map((run) => [run.label, run.attempts, run.result?.status === 'completed' ? run.result.value : null]), [['first', 1, 2], ['second', 2, 22]]);
+    assert.equal(runs[0].attempts, 3);
+    assert.equal(runs[0].result?.status === 'completed' ? runs[0].result.value : null, 22);
   });
 });

@@ -7,7 +7,7 @@
  */
 import type { Message } from '../core/message.ts';
 import { ToolForgeError, SandboxError, errorMessage } from '../core/errors.ts';
-import type { ProgramHost, ProgramRun } from '../core/program-host.ts';
+import type { ExtractedProgram, OpenedVariant, ProgramHost, ProgramRun, ProgramVariant, VariantRun } from '../core/program-host.ts';
 import type { ProgramResult } from '../core/program.ts';
 import type { Task } from '../core/task.ts';
 import { emptyUsage } from '../core/usage.ts';
@@ -63,6 +63,7 @@ export function createCodeAgent(options: CodeAgentOptions = {}): Agent {
 async function runProgram(host: ProgramHost, answer: string, context: AgentContext, budget: EpisodeBudget): Promise<ProgramRun> {
   const extraction = host.extractProgram(answer);
   if (extraction.type !== 'program') return { extraction, result: null, attempts: 0 };
+  if (host.variants) return runVariants(host, host.variants, extraction, context, budget);
   for (let attempt = 1; ; attempt += 1) {
     if (budget.stopReason()) return { extraction, result: null, attempts: attempt - 1 };
     let result: ProgramResult;
@@ -86,4 +87,45 @@ async function runProgram(host: ProgramHost, answer: string, context: AgentConte
     }
     return { extraction, result, attempts: attempt };
   }
+}
+
+/** The program once per variant, in order, each in the fresh world the variant opens (closed after every attempt). */
+async function runVariants(host: ProgramHost, variants: readonly ProgramVariant[], extraction: ExtractedProgram & { type: 'program' }, context: AgentContext, budget: EpisodeBudget): Promise<ProgramRun> {
+  const runs: VariantRun[] = [];
+  for (const variant of variants) {
+    let run: VariantRun = { label: variant.label, result: null, attempts: 0 };
+    for (let attempt = 1; !budget.stopReason(); attempt += 1) {
+      const world: OpenedVariant = await variant.open();
+      let result: ProgramResult | null = null;
+      try {
+        result = await context.sandbox().run({
+          code: world.code(extraction.code),
+          bindings: { ...host.functions, ...world.functions },
+          ...(world.http ?? host.http ? { http: world.http ?? host.http } : {}),
+          ...(host.timeLimitMs !== undefined ? { limits: { timeLimitMs: host.timeLimitMs } } : {}),
+        }, { signal: budget.signal });
+      } catch (error) {
+        await world.close(null);
+        run = { label: variant.label, result: null, attempts: attempt };
+        if (budget.stopReason()) break;
+        if (!(error instanceof SandboxError)) throw error;
+        if (attempt >= programAttempts) {
+          throw new ToolForgeError('sandbox.crashed', `the sandbox crashed ${attempt} times running one program (${variant.label}): ${errorMessage(error)}`, {
+            fix: 'resume the run to retry this episode; if it persists, report it', cause: error,
+          });
+        }
+        continue;
+      }
+      await world.close(result);
+      run = { label: variant.label, result, attempts: attempt };
+      break;
+    }
+    runs.push(run);
+  }
+  return {
+    extraction,
+    result: runs.at(-1)?.result ?? null,
+    attempts: runs.reduce((sum, run) => sum + run.attempts, 0),
+    variants: runs,
+  };
 }

@@ -37,6 +37,15 @@ export function recordCalls(inner: Environment): RecordingEnvironment {
       return {
         ...host,
         functions: recordBindings(host.functions, calls, since),
+        ...(host.variants ? {
+          variants: host.variants.map((variant) => ({
+            label: variant.label,
+            open: async () => {
+              const world = await variant.open();
+              return { ...world, functions: recordBindings(world.functions, calls, since) };
+            },
+          })),
+        } : {}),
         observe(run) {
           calls.push({ type: 'program', ...run, ...since(start) });
           host.observe?.(run);

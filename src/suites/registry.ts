@@ -2,6 +2,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { Suite } from './spec.ts';
 import { funcgenSuite } from './funcgen/index.ts';
 import { nestfulSuite } from './nestful/index.ts';
+import { statefulSuite } from './stateful/index.ts';
 import { toolbenchSuite } from './toolbench/index.ts';
 import { webapiSuite } from './webapi/index.ts';
 
@@ -9,6 +10,7 @@ import { webapiSuite } from './webapi/index.ts';
 const suites: readonly Suite[] = [
   funcgenSuite,
   nestfulSuite,
+  statefulSuite,
   webapiSuite,
   toolbenchSuite,
 ];

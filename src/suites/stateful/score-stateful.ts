@@ -1,0 +1,73 @@
+/**
+ * The StateEval verdict on one episode (paper III-F, RQ4): the model's program passes only if, for every test
+ * case, its run completed, its RESULT matches the oracle's within the scenario's tolerance and the backend's end
+ * state equals the oracle's. Judged from the stored end state (one observation per test case) alone; the program
+ * is only parsed here (syntax errors), never run.
+ */
+import type { FailureCode } from '../../core/failure.ts';
+import type { Score, ScoreInput } from '../../core/score.ts';
+import { taskOutcome, type TaskOutcome } from './error-types.ts';
+import { hasSyntaxError, judgeObservation, type TestCaseVerdict } from './oracle.ts';
+import type { StatefulEndState, StoredObservation } from './stateful-environment.ts';
+import { statefulScenarios } from './stateful-scenarios.ts';
+import { readStatefulExpected } from './stateful-task.ts';
+
+/** What the summary reads back from every score. */
+export type StatefulScoreDetails = {
+  scenario: string;
+  /** RQ4 outcome of the task ('no-program' when the answer held no code, 'not-run' when the episode stopped first). */
+  outcome: TaskOutcome | 'no-program' | 'not-run';
+  verdicts: (TestCaseVerdict | 'not-run')[];
+  program: string;
+};
+
+const failureOf: Record<Exclude<StatefulScoreDetails['outcome'], 'passed'>, FailureCode> = {
+  'no-program': 'output.unparsable',
+  'syntax-error': 'output.unparsable',
+  'runtime-error': 'execution.error',
+  'wrong-result': 'result.wrong',
+  'wrong-state': 'result.wrong',
+  'not-run': 'limit.exceeded',
+};
+
+const reasons: Record<StatefulScoreDetails['outcome'], string> = {
+  'passed': 'every test case passes: RESULT and end state match the reference',
+  'no-program': 'the answer holds no program',
+  'syntax-error': 'the program does not parse',
+  'runtime-error': 'the program did not run to completion on a test case',
+  'wrong-result': 'RESULT differs from the reference on a test case',
+  'wrong-state': 'the backend end state differs from the reference on a test case',
+  'not-run': 'the episode ended before the program ran on every test case',
+};
+
+function endStateOf(finalState: unknown, count: number): (StoredObservation | null)[] {
+  const testCases = (finalState as Partial<StatefulEndState> | null)?.testCases;
+  return Array.isArray(testCases) ? Array.from({ length: count }, (_, index) => testCases[index] ?? null) : Array.from({ length: count }, () => null);
+}
+
+export async function scoreStateful(input: ScoreInput): Promise<Score> {
+  const expected = readStatefulExpected(input.task);
+  const { comparison } = statefulScenarios[expected.scenario];
+  const run = input.calls.find((call) => call.type === 'program');
+  const score = (outcome: StatefulScoreDetails['outcome'], verdicts: StatefulScoreDetails['verdicts'], program: string, note = ''): Score => {
+    const details: StatefulScoreDetails = { scenario: expected.scenario, outcome, verdicts, program };
+    const reason = `${reasons[outcome]}${verdicts.length > 0 ? ` (${verdicts.join(', ')})` : ''}${note}`;
+    return outcome === 'passed' ? { value: 1, passed: true, reason, details } : { value: 0, passed: false, reason, failure: failureOf[outcome], details };
+  };
+  if (!run || run.extraction.type === 'none') {
+    if (!run && input.termination !== 'final-answer' && input.termination !== 'content-filter') return score('not-run', [], '', ` (${input.termination})`);
+    return score('no-program', [], run?.extraction.type === 'none' ? run.extraction.text : '');
+  }
+  const program = run.extraction.code;
+  const observations = endStateOf(input.finalState, expected.testCases.length);
+  const verdicts = expected.testCases.map((testCase, index): TestCaseVerdict | 'not-run' => {
+    if (hasSyntaxError(testCase.initBlock, program)) return 'syntax-error';
+    const observation = observations[index];
+    if (!observation) return 'not-run';
+    return judgeObservation(testCase, { ...observation, logs: [] }, comparison);
+  });
+  const judged = verdicts.filter((verdict): verdict is TestCaseVerdict => verdict !== 'not-run');
+  const outcome = taskOutcome(judged);
+  if (outcome === 'passed' && judged.length < verdicts.length) return score('not-run', verdicts, program);
+  return score(outcome, verdicts, program);
+}

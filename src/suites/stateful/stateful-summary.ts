@@ -1,0 +1,82 @@
+/**
+ * The suite summary: pass@1 (and pass@k with trials: a task passes a trial only if every test case passes), the
+ * RQ4 error-type distribution, the paper's Table I statistics of the tasks in the run, and the adjacent-transition
+ * coverage (Eq. 3) of the run's programs against their number (Fig. 3), per scenario.
+ */
+import { meanPassAtK } from '../../metrics/pass-at-k.ts';
+import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
+import { taskOutcomes } from './error-types.ts';
+import { coverageCurve } from './program-statistics.ts';
+import type { StatefulScoreDetails } from './score-stateful.ts';
+import { scenarioIds } from './stateful-backend.ts';
+import { statefulScenarios } from './stateful-scenarios.ts';
+import { readStatefulExpected } from './stateful-task.ts';
+
+const outcomes = [...taskOutcomes, 'no-program', 'not-run'] as const;
+type Outcome = typeof outcomes[number];
+
+const outcomeMetric: Record<Exclude<Outcome, 'passed'>, string> = {
+  'syntax-error': 'syntaxErrorRate', 'runtime-error': 'runtimeErrorRate', 'wrong-result': 'wrongResultRate', 'wrong-state': 'wrongStateRate',
+  'no-program': 'noProgramRate', 'not-run': 'notRunRate',
+};
+
+function outcomeOf(episode: ScoredEpisode): Outcome {
+  const outcome = (episode.score.details as Partial<StatefulScoreDetails> | undefined)?.outcome;
+  return outcome && (outcomes as readonly string[]).includes(outcome) ? outcome : (episode.score.passed ? 'passed' : 'runtime-error');
+}
+
+const statisticColumns = [
+  ['instructionTokens', 'instruction length (tokens)'],
+  ['codeTokens', 'code length (tokens)'],
+  ['functionCalls', 'API calls'],
+  ['pathDepth', 'path depth'],
+  ['bindingCount', 'bindings'],
+] as const;
+
+const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+
+export function summarizeStateful(episodes: readonly ScoredEpisode[]): SuiteSummary {
+  const metrics: Record<string, number> = {};
+  const tables: ReportTable[] = [];
+  const byTask = new Map<string, { total: number; passed: number }>();
+  for (const episode of episodes) {
+    const counts = byTask.get(episode.task.id) ?? { total: 0, passed: 0 };
+    counts.total += 1;
+    if (episode.score.passed) counts.passed += 1;
+    byTask.set(episode.task.id, counts);
+  }
+  const counts = [...byTask.values()];
+  metrics.passAt1 = meanPassAtK(counts, 1) ?? 0;
+  const trials = counts.length === 0 ? 0 : Math.min(...counts.map((count) => count.total));
+  for (let k = 2; k <= trials; k += 1) metrics[`passAt${k}`] = meanPassAtK(counts, k) ?? 0;
+
+  // RQ4: episodes per outcome.
+  const perOutcome = new Map<Outcome, number>(outcomes.map((outcome) => [outcome, 0]));
+  for (const episode of episodes) perOutcome.set(outcomeOf(episode), (perOutcome.get(outcomeOf(episode)) ?? 0) + 1);
+  const total = episodes.length || 1;
+  for (const [outcome, name] of Object.entries(outcomeMetric)) metrics[name] = (perOutcome.get(outcome as Outcome) ?? 0) / total;
+  tables.push({
+    title: 'Error types (RQ4): episodes by outcome',
+    columns: ['outcome', 'episodes', 'share'],
+    rows: outcomes.filter((outcome) => (perOutcome.get(outcome) ?? 0) > 0 || (taskOutcomes as readonly string[]).includes(outcome))
+      .map((outcome) => [outcome, perOutcome.get(outcome) ?? 0, round((perOutcome.get(outcome) ?? 0) / total)]),
+  });
+
+  // Table I and the ATC curve over the distinct tasks of the run, per scenario.
+  const tasks = [...new Map(episodes.map((episode) => [episode.task.id, episode.task])).values()];
+  const tableOneRows: (string | number)[][] = [];
+  const curveRows: (string | number)[][] = [];
+  for (const scenario of scenarioIds) {
+    const scenarioTasks = tasks.filter((task) => task.stats.scenario === scenario);
+    if (scenarioTasks.length === 0) continue;
+    const mean = (name: string) => scenarioTasks.reduce((sum, task) => sum + (typeof task.stats[name] === 'number' ? task.stats[name] as number : 0), 0) / scenarioTasks.length;
+    tableOneRows.push([scenario, scenarioTasks.length, ...statisticColumns.map(([name]) => round(mean(name), 2))]);
+    const programs = scenarioTasks.map((task) => readStatefulExpected(task).program);
+    const checkpoints = [...new Set([20, 40, 60].filter((point) => point < programs.length).concat(programs.length))];
+    for (const point of coverageCurve(programs, statefulScenarios[scenario].apis.length, checkpoints)) curveRows.push([scenario, point.programs, round(point.atc)]);
+    if (scenarioTasks.length === tasks.length) metrics.adjacentTransitionCoverage = curveRows.at(-1)?.[2] as number;
+  }
+  tables.push({ title: 'Table I: task statistics (means over the tasks of the run)', columns: ['scenario', 'tasks', ...statisticColumns.map(([, title]) => title)], rows: tableOneRows });
+  tables.push({ title: 'Adjacent-transition coverage (Eq. 3) against the number of programs (Fig. 3)', columns: ['scenario', 'programs', 'ATC'], rows: curveRows });
+  return { metrics, tables };
+}
