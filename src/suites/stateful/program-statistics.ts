@@ -3,7 +3,7 @@
  * the number of programs, and the Table I statistics per task (instruction and code length in cl100k_base tokens,
  * API calls, path depth, binding count).
  */
-import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
 import type { StatefulProgram } from './program-generator.ts';
 import type { CallRecord } from './trace-generator.ts';
 
@@ -44,7 +44,7 @@ export function dataFlowStatistics(calls: readonly CallRecord[]): { pathDepth: n
 }
 
 export function tokenCount(text: string): number {
-  return encode(text).length;
+  return cl100k().encode(text).length;
 }
 
 export type ProgramStatistics = {
@@ -81,4 +81,12 @@ export function tableOne(statistics: readonly ProgramStatistics[]): TableOneRow 
     pathDepth: mean((item) => item.pathDepth),
     bindingCount: mean((item) => item.bindingCount),
   };
+}
+
+// The cl100k_base tables take ~70 MB: loaded on the first count, not by every command that imports the suites.
+const requireModule = createRequire(import.meta.url);
+let encoder: { encode(text: string): number[] } | undefined;
+function cl100k(): { encode(text: string): number[] } {
+  encoder ??= requireModule('gpt-tokenizer/encoding/cl100k_base') as { encode(text: string): number[] };
+  return encoder;
 }
