@@ -20,6 +20,8 @@ export type EpisodeSlot = {
   current(): McpEpisode | undefined;
   /** Called once the current episode ended: moves on (stdio) and returns what to tell the client, if anything. */
   afterEnd?(): Promise<string | undefined>;
+  /** Resolves once the slot holds its first episode (or never will); handlers wait for it. */
+  ready?(): Promise<void>;
   /** The client's name and version, once it initialized. */
   onInitialized?(client: { name: string; version: string }): void;
 };
@@ -42,11 +44,11 @@ export function createEpisodeMcpServer(slot: EpisodeSlot): Server {
   };
   const noEpisode = { content: [{ type: 'text' as const, text: JSON.stringify({ error: { code: 'episode.none', message: 'no episode is open on this session (all are done)' } }) }], isError: true };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: (slot.current()?.tools() ?? []).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: { type: 'object' as const, ...tool.inputSchema } })),
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: ((await readyEpisode(slot))?.tools() ?? []).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: { type: 'object' as const, ...tool.inputSchema } })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const episode = slot.current();
+    const episode = await readyEpisode(slot);
     if (!episode || episode.isOver) return noEpisode;
     const args: JsonObject | undefined = isJsonObject(request.params.arguments) ? request.params.arguments : undefined;
     const answer = await episode.call(request.params.name, args);
@@ -62,8 +64,8 @@ export function createEpisodeMcpServer(slot: EpisodeSlot): Server {
       { name: 'request', description: 'The request of the current task alone' },
     ],
   }));
-  server.setRequestHandler(GetPromptRequestSchema, (request) => {
-    const episode = slot.current();
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    const episode = await readyEpisode(slot);
     if (!episode) throw new Error('no episode is open on this session');
     const text = request.params.name === 'request' ? requestOf(episode) : promptText(episode);
     return { description: `task ${episode.task.id}`, messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] };
@@ -76,8 +78,8 @@ export function createEpisodeMcpServer(slot: EpisodeSlot): Server {
       { uri: promptResourceUri, name: 'prompt', description: 'The full prompt of the current task', mimeType: 'text/plain' },
     ],
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
-    const episode = slot.current();
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const episode = await readyEpisode(slot);
     if (!episode) throw new Error('no episode is open on this session');
     const { uri } = request.params;
     const text = uri === requestResourceUri ? requestOf(episode)
@@ -88,6 +90,11 @@ export function createEpisodeMcpServer(slot: EpisodeSlot): Server {
     return { contents: [{ uri, mimeType: uri === episodeResourceUri ? 'application/json' : 'text/plain', text }] };
   });
   return server;
+}
+
+async function readyEpisode(slot: EpisodeSlot): Promise<McpEpisode | undefined> {
+  await slot.ready?.();
+  return slot.current();
 }
 
 export function episodeInfo(episode: McpEpisode): JsonObject {

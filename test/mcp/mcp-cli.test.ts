@@ -9,7 +9,7 @@ import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { readFuncgenTask } from '../../src/suites/funcgen/funcgen-task.ts';
 import { main } from '../../src/cli/main.ts';
-import { runCli, temporaryDirectory } from '../e2e/run-cli.ts';
+import { binPath, runCli, temporaryDirectory } from '../e2e/run-cli.ts';
 
 const agentScript = resolve(import.meta.dirname, '../fixtures/mcp-scripted-agent.mjs');
 
@@ -56,6 +56,18 @@ describe('CLI: toolforge serve and run --agent-command', () => {
     assert.equal(summary.model, 'mcp/scripted-agent');
     assert.equal(summary.episodes, 2);
     assert.equal(summary.passRate, 1);
+  });
+
+  test('serve --stdio: one client session plays every episode in turn (tools/list_changed between them)', async () => {
+    const directory = temporaryDirectory();
+    const { tasksPath, goldPath } = await funcgenFiles(directory);
+    const serve = [process.execPath, binPath, 'serve', 'funcgen', '--stdio', '--tasks', tasksPath, '--db', join(directory, 'results.db'), '--json'];
+    assert.equal(await runAgent(['--stdio', JSON.stringify(serve), '--policy', 'oracle', '--gold', goldPath]), 0);
+    const runs = await runCli(['runs', '--db', 'results.db'], { cwd: directory, env: {} });
+    assert.match(runs.stdout, /mcp\/scripted-agent/);
+    const report = await runCli(['report', 'latest', '--db', 'results.db', '--format', 'json'], { cwd: directory, env: {} });
+    assert.equal(report.code, 0, report.stderr);
+    assert.equal((JSON.parse(report.stdout) as { passRate: number }).passRate, 1);
   });
 
   test('run --agent-command starts the agent per episode and scores it through the server', async () => {

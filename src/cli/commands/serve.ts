@@ -18,7 +18,7 @@ import { collectSetting, once, parseNonNegativeInteger, parsePositiveInteger, pa
 
 type ServeFlags = {
   tasks?: string; seed?: number; count?: number; set?: Record<string, string>; mode?: Mode; trials?: number; concurrency?: number;
-  db?: string; port?: number; clientName?: string; episodeTimeout?: number; json?: boolean;
+  db?: string; port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean;
 };
 
 export function registerServeCommand(program: Command, io: CliIo): void {
@@ -35,6 +35,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--concurrency <n>', 'episodes open to clients at once (default 1)', once('--concurrency', parsePositiveInteger))
     .option('--db <file>', 'results database (default .toolforge/results.db)', once('--db', parseText))
     .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', once('--port', parseNonNegativeInteger))
+    .option('--stdio', 'serve one client on stdin/stdout instead (the episodes in turn; the summary goes to stderr)')
     .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", once('--client-name', parseText))
     .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", once('--episode-timeout', parsePositiveInteger))
     .option('--json', 'print one JSON summary object on stdout at the end')
@@ -56,12 +57,16 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
       try {
         const summary = await serveRun({
+          transport: flags.stdio ? 'stdio' : 'http',
           suite, tasks, mode: flags.mode ?? defaultMode(tasks), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params,
           signal: interrupt.signal, port: flags.port, ...(flags.clientName !== undefined ? { clientName: flags.clientName } : {}),
           ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
           onListening: (url) => io.stderr(`serving ${tasks.length * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
         });
-        io.stdout(flags.json ? `${JSON.stringify(summaryObject(summary))}\n` : `${renderRunTable(summary)}\n`);
+        const text = flags.json ? `${JSON.stringify(summaryObject(summary))}\n` : `${renderRunTable(summary)}\n`;
+        // Under --stdio, stdout is the MCP channel.
+        if (flags.stdio) io.stderr(text);
+        else io.stdout(text);
       } finally {
         process.removeListener('SIGINT', onInterrupt);
         store.close();
