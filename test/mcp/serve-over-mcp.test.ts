@@ -135,4 +135,20 @@ describe('run --agent-command: an external agent process per episode', () => {
     const crashed = await runEvaluation({ suite, tasks, modelRef: crashing.ref, agent: crashing, seed: 8, params: {}, dbPath });
     assert.equal(crashed.infrastructureErrors, 2);
   });
+
+  test('an agent that never answers within the episode limit is killed and recorded as agent.timeout, never scored', async () => {
+    const suite = getSuite('funcgen');
+    const tasks = await generateTasks(suite, { seed: 9, count: 1, params: knobs(suite, { core: 3, depth: 1 }) });
+    const dbPath = join(temporaryDirectory(), 'results.db');
+    const hanging = createAgentCommandSource({ command: 'sleep 60', name: 'hanging' });
+    const summary = await runEvaluation({ suite, tasks, modelRef: hanging.ref, agent: hanging, seed: 9, params: {}, dbPath, episodeTimeoutMs: 300 });
+    assert.equal(summary.infrastructureErrors, 1);
+    assert.equal(summary.episodes, 0);
+    const store = openResultsStore(dbPath);
+    try {
+      assert.equal(store.listEpisodes(summary.runId)[0]?.error?.code, 'agent.timeout');
+    } finally {
+      store.close();
+    }
+  });
 });
