@@ -5,7 +5,7 @@ import type { Mode } from '../core/mode.ts';
 import type { Task } from '../core/task.ts';
 import type { Termination } from '../core/termination.ts';
 import type { Usage } from '../core/usage.ts';
-import type { GenerationSettings, LanguageModel } from '../models/spec.ts';
+import type { GenerationSettings, LanguageModel, ModelSource } from '../models/spec.ts';
 import type { EpisodeClock } from './episode-clock.ts';
 import type { Sandbox } from '../sandbox/spec.ts';
 
@@ -40,3 +40,9 @@ export interface Agent {
   readonly mode: Mode;
   run(task: Task, context: AgentContext): Promise<AgentOutcome>;
 }
+
+/**
+ * A model source that brings its own agent (an external agent reached over MCP, src/mcp/): the runner
+ * uses `createAgent` instead of the suite's or the generic agent of the mode.
+ */
+export type AgentSource = ModelSource & { createAgent?(mode: Mode): Agent };

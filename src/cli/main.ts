@@ -12,6 +12,7 @@ import { registerRescoreCommand } from './commands/rescore.ts';
 import type { RunOutcome } from './commands/run.ts';
 import { registerRunCommand } from './commands/run.ts';
 import { registerRunsCommand } from './commands/runs.ts';
+import { registerServeCommand } from './commands/serve.ts';
 import { registerSuitesCommand } from './commands/suites.ts';
 import { registerSweepCommand } from './commands/sweep.ts';
 import { registerViewCommand } from './commands/view.ts';
@@ -50,6 +51,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerViewCommand(program, io);
   registerDeleteCommand(program, io);
   registerDataCommand(program, io);
+  registerServeCommand(program, io);
   // Subcommands inherit the output routing and the exit override; they are set on each explicitly.
   for (const command of program.commands) {
     command.configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) }).exitOverride();

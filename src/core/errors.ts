@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'provider.request-rejected'
   | 'provider.invalid-response'
   | 'sandbox.crashed'
+  | 'agent.disconnected'
+  | 'agent.timeout'
   | 'suite.invalid-task'
   | 'suite.unsolvable-task'
   | 'internal';

@@ -5,6 +5,7 @@
  */
 import { startEpisodeClock } from '../agents/episode-clock.ts';
 import { createGenericAgent } from '../agents/registry.ts';
+import type { AgentSource } from '../agents/spec.ts';
 import type { CallRecord } from '../core/call-record.ts';
 import type { Environment } from '../core/environment.ts';
 import type { EpisodeWarning, RawExchange } from '../core/episode.ts';
@@ -16,7 +17,7 @@ import type { Score, ScoreInput } from '../core/score.ts';
 import type { Task } from '../core/task.ts';
 import type { Termination } from '../core/termination.ts';
 import type { Usage } from '../core/usage.ts';
-import type { GenerationSettings, ModelSource, RequestRetry } from '../models/spec.ts';
+import type { GenerationSettings, RequestRetry } from '../models/spec.ts';
 import type { Sandbox } from '../sandbox/spec.ts';
 import type { Suite } from '../suites/spec.ts';
 import { resolveAppliedTransforms } from '../transforms/registry.ts';
@@ -30,7 +31,8 @@ export type EpisodeInput = {
   /** Trial index, from 0. */
   trial: number;
   mode: Mode;
-  model: ModelSource;
+  /** A model, or an external agent that brings its own loop (AgentSource.createAgent). */
+  model: AgentSource;
   settings?: GenerationSettings;
   /** The run's cancellation; the task's time limit is added here. */
   signal?: AbortSignal;
@@ -97,7 +99,7 @@ export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
     for (const { transform, record } of resolveAppliedTransforms(task)) if (transform.adaptModel) model = transform.adaptModel(model, record, task);
   }
   const recordedModel = recordModel(model, input.keepRaw ?? false);
-  const agent = suite.createAgent?.(mode) ?? createGenericAgent(mode);
+  const agent = input.model.createAgent?.(mode) ?? suite.createAgent?.(mode) ?? createGenericAgent(mode);
   const signal = input.signal ?? new AbortController().signal;
   const ownSandbox = input.sandbox ? undefined : createLazySandbox(1);
   const sandbox = input.sandbox ?? (() => (ownSandbox as NonNullable<typeof ownSandbox>).get());

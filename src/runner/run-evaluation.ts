@@ -7,6 +7,7 @@
  * Every retry is counted per cause on its episode.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
@@ -54,6 +55,8 @@ export type ExecutionOptions = {
   env?: Record<string, string | undefined>;
   /** Answer repeated provider requests from a cache (see models/response-cache.ts); counters are updated. */
   responseCache?: { storage: ResponseCacheStorage; policy: ResponseCachePolicy; counters?: ResponseCacheCounters };
+  /** An external agent (src/mcp/) used instead of resolving the model reference; its ref is the run's model. */
+  agent?: AgentSource;
 };
 
 export type RunOptions = ExecutionOptions & {
@@ -100,7 +103,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   checkTasks(suite, tasks, options.mode);
   checkExecutionOptions(options);
   // Resolve the model first: a bad reference or a missing key fails before a run is recorded.
-  const model = cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry }), options.baseUrl, options);
+  const model = options.agent ?? cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry }), options.baseUrl, options);
   const settings = options.settings ?? {};
   const baseUrl = options.baseUrl ?? null;
   const missingOutputs = checkOutputCoverage(model, tasks, trials, options);
@@ -135,7 +138,7 @@ export async function resumeEvaluation(options: ResumeOptions): Promise<RunSumma
     checkExecutionOptions(options);
     const tasks = store.listTasks(run.id);
     const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
-    const model = cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env, retry: options.retry }), baseUrl, options);
+    const model = options.agent ?? cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env, retry: options.retry }), baseUrl, options);
     store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
     await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
     return summarizeRun(store, run.id, suite, tasks);

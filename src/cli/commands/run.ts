@@ -35,6 +35,8 @@ import type { ResponseCacheStore } from '../../store/response-cache-store.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy } from '../../models/response-cache.ts';
 import { applyTransforms, parseTransformRequest } from '../../transforms/registry.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
+import type { AgentSource } from '../../agents/spec.ts';
+import { createAgentCommandSource, modelName } from '../../mcp/index.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 import type { TransformPairs } from '../../report/transform-pairs.ts';
 import { pairTransformRuns, titledTransformPairs } from '../../report/transform-pairs.ts';
@@ -73,6 +75,7 @@ type RunFlags = {
   transform?: string[];
   baseline?: boolean;
   keepRaw?: boolean;
+  agentCommand?: string;
 };
 
 /** Set by a run that ends without an error but not well (interrupted, nothing scored, under --fail-under). */
@@ -119,6 +122,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--baseline', 'with --transform: also run the untransformed tasks first (a linked baseline run) and print the paired report (flips, McNemar)')
     .option('--keep-raw', 'store every model call\'s raw vendor request and response with its episode')
     .option('--config <file>', 'run an eval set: models x suites x knob grids x modes x transforms from a JSON/YAML file, as one group; the same file again continues it', once('--config', parseText))
+    .option('--agent-command <cmd>', 'evaluate an external agent instead of --model: run this shell command per episode, with TOOLFORGE_MCP_URL (an MCP endpoint serving the episode) in its environment and the request on stdin (model mcp/<command name>)', once('--agent-command', parseText))
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
       const cliArgs = [...argv];
@@ -146,7 +150,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
 
 /** `run --config <file>`: an eval set, reported side by side (models x suites) when it ends. */
 async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<number> {
-  const clashing = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'resume', 'rerunFailed', 'transform', 'taskId', 'limit', 'baseUrl', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel'] as const)
+  const clashing = (['model', 'agentCommand', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'resume', 'rerunFailed', 'transform', 'taskId', 'limit', 'baseUrl', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel'] as const)
     .filter((name) => flags[name] !== undefined);
   if (suiteId !== undefined || clashing.length > 0) {
     const names = [...(suiteId !== undefined ? [`the suite '${suiteId}'`] : []), ...clashing.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`)].join(', ');
@@ -202,14 +206,16 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
     });
   }
   const suite = getSuite(suiteId);
-  if (!flags.model) {
+  const agent = agentOf(flags, io);
+  if (agent && flags.model) throw new ConfigError('config.invalid', '--agent-command is the agent under test, so --model has nothing to do', { fix: 'drop --model or --agent-command' });
+  if (!flags.model && !agent) {
     throw new ConfigError('config.invalid', 'no model given', {
       fix: `pass --model <ref>, e.g. --model builtin/planner (no API key needed) or --model openai/gpt-4.1 (reads OPENAI_API_KEY)`,
     });
   }
   // Before generating: a wrong mode should not wait for the tasks.
   checkSuiteMode(suite, flags.mode);
-  checkModel(suite, flags.model, flags.baseUrl, io);
+  if (!agent && flags.model) checkModel(suite, flags.model, flags.baseUrl, io);
   const seed = flags.seed ?? rerun?.seed ?? 0;
   const transforms = (flags.transform ?? []).map(parseTransformRequest);
   if (flags.baseline && transforms.length === 0) {
@@ -253,9 +259,9 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       baselineTasks = tasks;
       tasks = applyTransforms(baselineTasks, sources, seed);
     }
-    const modelRef = flags.model;
+    const modelRef = agent?.ref ?? flags.model ?? '';
     const runTasks = async (selected: Task[]): Promise<RunSummary> => runEvaluation({
-      suite, tasks: selected, modelRef, baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
+      suite, tasks: selected, modelRef, ...(agent ? { agent } : {}), baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache,
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
       seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false, ...executionFlags(flags),
@@ -323,12 +329,13 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
     }
     return run.id;
   });
+  const agent = agentOf(flags, io);
   const progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt();
   let hasStarted = false;
   try {
     return await resumeEvaluation({
-      runId, dbPath, baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env, cliArgs, responseCache, ...executionFlags(flags),
+      runId, dbPath, ...(agent ? { agent } : {}), baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env, cliArgs, responseCache, ...executionFlags(flags),
       onProgress: (event) => {
         if (event.type === 'run-start') hasStarted = true;
         progress.listener(event);
@@ -374,6 +381,13 @@ function runExitCode(summary: RunSummary, flags: RunFlags, io: CliIo): number {
     }
   }
   return 0;
+}
+
+/** `--agent-command`: an external agent process per episode, driven over MCP (src/mcp/agent-command.ts). */
+function agentOf(flags: RunFlags, io: CliIo): AgentSource | undefined {
+  if (flags.agentCommand === undefined) return undefined;
+  const program = flags.agentCommand.trim().split(/\s+/)[0]?.replace(/^.*\//, '') ?? '';
+  return createAgentCommandSource({ command: flags.agentCommand, name: modelName(program), env: io.env, cwd: io.cwd });
 }
 
 /** Fails on a bad model reference or a missing API key before any task is generated. */

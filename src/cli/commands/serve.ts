@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { resolve } from 'node:path';
+import type { JsonObject } from '../../core/json.ts';
+import type { Mode } from '../../core/mode.ts';
+import { modes } from '../../core/mode.ts';
+import type { Task } from '../../core/task.ts';
+import { serveRun } from '../../mcp/index.ts';
+import { renderRunTable } from '../../report/render-table.ts';
+import { summaryObject } from '../../report/run-report.ts';
+import { generateTasks } from '../../runner/generate-tasks.ts';
+import { readTasksFile } from '../../runner/read-tasks-file.ts';
+import { resolveKnobs } from '../../suites/knob.ts';
+import { getSuite } from '../../suites/registry.ts';
+import { openResultsStore } from '../../store/index.ts';
+import type { CliIo } from '../cli-io.ts';
+import { collectSetting, once, parseNonNegativeInteger, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+
+type ServeFlags = {
+  tasks?: string; seed?: number; count?: number; set?: Record<string, string>; mode?: Mode; trials?: number; concurrency?: number;
+  db?: string; port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean;
+};
+
+export function registerServeCommand(program: Command, io: CliIo): void {
+  program
+    .command('serve')
+    .description('serve the episodes of a run over MCP (streamable HTTP on 127.0.0.1): one session per episode; scored and stored like any run (model mcp/<client name>)')
+    .argument('<suite>', "suite id (see 'toolforge suites')")
+    .option('--tasks <file>', "serve the tasks in this JSONL file instead of generating", once('--tasks', parseText))
+    .option('--seed <n>', 'generation seed (default 0)', once('--seed', parseNonNegativeInteger))
+    .option('--count <n>', "how many tasks to generate (default: the suite's default count)", once('--count', parsePositiveInteger))
+    .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)
+    .addOption(new Option('--mode <mode>', "interaction mode (default: each task's first mode; use calls, or code for code suites)").choices(modes))
+    .option('--trials <n>', 'episodes per task (default 1)', once('--trials', parsePositiveInteger))
+    .option('--concurrency <n>', 'episodes open to clients at once (default 1)', once('--concurrency', parsePositiveInteger))
+    .option('--db <file>', 'results database (default .toolforge/results.db)', once('--db', parseText))
+    .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', once('--port', parseNonNegativeInteger))
+    .option('--stdio', 'serve one client on stdin/stdout instead (the episodes in turn; the summary goes to stderr)')
+    .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", once('--client-name', parseText))
+    .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", once('--episode-timeout', parsePositiveInteger))
+    .option('--json', 'print one JSON summary object on stdout at the end')
+    .action(async (suiteId: string, flags: ServeFlags) => {
+      const suite = getSuite(suiteId);
+      const seed = flags.seed ?? 0;
+      let tasks: Task[];
+      let params: JsonObject;
+      if (flags.tasks) {
+        tasks = await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id });
+        params = tasks[0].params as JsonObject;
+      } else {
+        params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
+        tasks = await generateTasks(suite, { seed, count: flags.count, params });
+      }
+      const interrupt = new AbortController();
+      const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
+      process.once('SIGINT', onInterrupt);
+      const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
+      try {
+        const summary = await serveRun({
+          transport: flags.stdio ? 'stdio' : 'http',
+          suite, tasks, mode: flags.mode ?? defaultMode(tasks), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params,
+          signal: interrupt.signal, port: flags.port, ...(flags.clientName !== undefined ? { clientName: flags.clientName } : {}),
+          ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
+          onListening: (url) => io.stderr(`serving ${tasks.length * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
+        });
+        const text = flags.json ? `${JSON.stringify(summaryObject(summary))}\n` : `${renderRunTable(summary)}\n`;
+        // Under --stdio, stdout is the MCP channel.
+        if (flags.stdio) io.stderr(text);
+        else io.stdout(text);
+      } finally {
+        process.removeListener('SIGINT', onInterrupt);
+        store.close();
+      }
+    });
+}
+
+/** MCP clients call tools: a task's `calls` mode when it has one, else `code` (run_program), else its first. */
+function defaultMode(tasks: readonly Task[]): Mode | undefined {
+  const first = tasks[0];
+  if (!first) return undefined;
+  return first.modes.includes('calls') ? 'calls' : first.modes.includes('code') ? 'code' : first.modes[0];
+}

@@ -1,0 +1,82 @@
+/**
+ * `--agent-command "<cmd>"`: an external agent process per episode. Each episode gets its own MCP
+ * endpoint (streamable HTTP on 127.0.0.1), and the command runs in a shell with
+ *   TOOLFORGE_MCP_URL   the endpoint's URL,
+ *   TOOLFORGE_TASK_ID   the task's id,
+ * and the task's request on stdin. The process exiting 0 without submitting an answer is an episode
+ * without an answer (scored); exiting non-zero or being killed before submitting is an infrastructure
+ * error (`agent.disconnected`); past the time limit it is killed (`agent.timeout`).
+ */
+import { spawn } from 'node:child_process';
+import { ToolForgeError } from '../core/errors.ts';
+import type { AgentSource } from '../agents/spec.ts';
+import { EpisodeBroker } from './episode-broker.ts';
+import { requestOf } from './episode-mcp-server.ts';
+import { createMcpAgentSource } from './mcp-agent.ts';
+import { serveEpisodesOverHttp } from './mcp-http-endpoint.ts';
+
+const stderrTailChars = 2_000;
+
+export type AgentCommandOptions = {
+  command: string;
+  /** The `mcp/<name>` of the run's model; default `command`. */
+  name?: string;
+  /** Extra environment for the process (default: this process's). */
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+};
+
+export function createAgentCommandSource(options: AgentCommandOptions): AgentSource {
+  return createMcpAgentSource(options.name ?? 'command', async (episode, signal) => {
+    const broker = new EpisodeBroker();
+    const endpoint = await serveEpisodesOverHttp(broker);
+    // The one episode of this endpoint, claimed by the first session the process opens.
+    void broker.offer(episode, signal).catch(() => {});
+    broker.close();
+    const child = spawn(options.command, {
+      shell: true, detached: true, cwd: options.cwd, stdio: ['pipe', 'ignore', 'pipe'],
+      env: { ...(options.env ?? process.env), TOOLFORGE_MCP_URL: endpoint.url, TOOLFORGE_TASK_ID: episode.task.id },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-stderrTailChars); });
+    child.stdin.on('error', () => {});
+    child.stdin.end(`${requestOf(episode)}\n`);
+    const exited = new Promise<void>((resolve) => {
+      child.once('error', (error) => {
+        episode.fail(new ToolForgeError('agent.disconnected', `the agent command could not start: ${error.message}`, { fix: 'check --agent-command' }));
+        resolve();
+      });
+      child.once('exit', (code, exitSignal) => {
+        if (code === 0) episode.endWithoutAnswer();
+        else {
+          episode.fail(new ToolForgeError('agent.disconnected', `task '${episode.task.id}': the agent command exited with ${code === null ? `signal ${exitSignal}` : `code ${code}`} before submitting an answer${stderr ? `; its stderr ends: ${stderr.trim()}` : ''}`, {
+            fix: 'fix the agent; the episode is not scored, and `toolforge resume <run-id> --agent-command ...` reruns it',
+          }));
+        }
+        resolve();
+      });
+    });
+    return {
+      async detach() {
+        if (child.exitCode === null && child.signalCode === null) {
+          // The shell's whole process group: the agent is usually a grandchild of the shell.
+          killGroup(child.pid, 'SIGTERM');
+          await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+          if (child.exitCode === null && child.signalCode === null) killGroup(child.pid, 'SIGKILL');
+        }
+        // The process is gone: a session it left open will not close itself.
+        await endpoint.close(0);
+      },
+    };
+  });
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,10 @@
+export { createAgentCommandSource } from './agent-command.ts';
+export type { AgentCommandOptions } from './agent-command.ts';
+export { EpisodeBroker } from './episode-broker.ts';
+export { createEpisodeMcpServer, episodeResourceUri, promptResourceUri, requestResourceUri } from './episode-mcp-server.ts';
+export { createMcpAgentSource, mcpProvider } from './mcp-agent.ts';
+export type { AttachEpisode } from './mcp-agent.ts';
+export { McpEpisode, runProgramTool, submitAnswerTool } from './mcp-episode.ts';
+export { serveEpisodesOverHttp } from './mcp-http-endpoint.ts';
+export { modelName, serveRun } from './serve-run.ts';
+export type { ServeRunOptions } from './serve-run.ts';

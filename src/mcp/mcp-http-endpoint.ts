@@ -1,0 +1,105 @@
+/**
+ * Streamable HTTP on 127.0.0.1 (official SDK transport, stateful): every MCP session claims the next
+ * episode from the broker when it initializes and keeps it until it ends. A session closed (HTTP
+ * DELETE, or the endpoint shut down) before its episode ended fails the episode as
+ * `agent.disconnected`. Once the broker is closed, a new session is refused.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+import { ToolForgeError } from '../core/errors.ts';
+import type { EpisodeBroker } from './episode-broker.ts';
+import { createEpisodeMcpServer } from './episode-mcp-server.ts';
+import type { McpEpisode } from './mcp-episode.ts';
+
+/** How long closing waits for open sessions to close themselves. */
+const closeGraceMs = 2_000;
+
+/** `close(graceMs)` waits up to graceMs (default 2 s) for open sessions to close themselves. */
+export type McpHttpEndpoint = { url: string; close(graceMs?: number): Promise<void> };
+
+export async function serveEpisodesOverHttp(broker: EpisodeBroker, options: {
+  port?: number;
+  /** The client's name from its initialize request, before it claims an episode (a run can be named after it). */
+  onInitialize?(client: { name: string; version: string }): void;
+} = {}): Promise<McpHttpEndpoint> {
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; episode: McpEpisode }>();
+  const disconnect = (episode: McpEpisode, why: string): void => episode.fail(new ToolForgeError('agent.disconnected',
+    `task '${episode.task.id}': the MCP client ${why} before submitting an answer`, { fix: 'the episode is not scored; `toolforge resume <run-id>` reruns it' }));
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const sessionId = request.headers['mcp-session-id'];
+    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (existing) return existing.transport.handleRequest(request, response);
+    if (typeof sessionId === 'string' || request.method !== 'POST') {
+      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'unknown or closed session' }, id: null }));
+      return;
+    }
+    const body = await readJsonBody(request);
+    const clientInfo = initializeClientInfo(body);
+    if (clientInfo) options.onInitialize?.(clientInfo);
+    const episode = await broker.claim();
+    if (!episode) {
+      response.writeHead(410, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'all episodes of this run are done' }, id: null }));
+      return;
+    }
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => { sessions.set(id, { transport, episode }); },
+    });
+    const server = createEpisodeMcpServer({ current: () => episode });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      disconnect(episode, 'closed its session');
+      void server.close();
+    };
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body);
+    // Not an initialize request: no session was made, and the claimed episode has no client.
+    if (!transport.sessionId) disconnect(episode, 'sent a request that did not initialize a session');
+  }
+
+  const http = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(500).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    async close(graceMs = closeGraceMs) {
+      // Clients whose episode ended are usually closing their session right now: let them finish.
+      for (let waited = 0; sessions.size > 0 && waited < graceMs; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const { transport } of [...sessions.values()]) await transport.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function initializeClientInfo(body: unknown): { name: string; version: string } | undefined {
+  const parsed = initializeSchema.safeParse(body);
+  return parsed.success ? { name: parsed.data.params.clientInfo.name, version: parsed.data.params.clientInfo.version ?? '' } : undefined;
+}
+
+const initializeSchema = z.object({
+  method: z.literal('initialize'),
+  params: z.object({ clientInfo: z.object({ name: z.string(), version: z.string().optional() }) }),
+});

@@ -1,0 +1,121 @@
+/**
+ * `toolforge serve`: the episodes of a run served over MCP (streamable HTTP on 127.0.0.1) to whatever
+ * client connects. One MCP session is one episode: a session claims the next episode when it
+ * initializes, ends it with `submit_answer` (or `run_program`), and the client opens a new session for
+ * the next task; once every episode is done a new session is refused. The run is an ordinary run of
+ * the store, named `mcp/<client name>` after the first client that initializes (or `clientName`).
+ */
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ToolForgeError } from '../core/errors.ts';
+import type { RunOptions } from '../runner/run-evaluation.ts';
+import { runEvaluation } from '../runner/run-evaluation.ts';
+import type { RunSummary } from '../runner/summarize-run.ts';
+import { EpisodeBroker } from './episode-broker.ts';
+import { createEpisodeMcpServer, requestOf } from './episode-mcp-server.ts';
+import type { McpEpisode } from './mcp-episode.ts';
+import { createMcpAgentSource } from './mcp-agent.ts';
+import { serveEpisodesOverHttp } from './mcp-http-endpoint.ts';
+
+export type ServeRunOptions = Omit<RunOptions, 'modelRef' | 'agent'> & {
+  /** 'http' (default): streamable HTTP, one session per episode. 'stdio': one client on stdin/stdout, the episodes in turn. */
+  transport?: 'http' | 'stdio';
+  /** stdio: default process.stdin / process.stdout. */
+  stdio?: { input: Readable; output: Writable };
+  /** Default: any free port. */
+  port?: number;
+  /** The run's model is `mcp/<clientName>`; default the name the first client gives in its initialize request. */
+  clientName?: string;
+  /** Told the endpoint's URL once it listens. */
+  onListening?(url: string): void;
+};
+
+export async function serveRun(options: ServeRunOptions): Promise<RunSummary> {
+  if (options.transport === 'stdio') return serveRunOverStdio(options);
+  const broker = new EpisodeBroker();
+  let nameClient: (name: string) => void = () => {};
+  const clientName = new Promise<string>((resolve) => { nameClient = resolve; });
+  if (options.clientName !== undefined) nameClient(options.clientName);
+  const endpoint = await serveEpisodesOverHttp(broker, { port: options.port, onInitialize: (client) => nameClient(client.name) });
+  try {
+    options.onListening?.(endpoint.url);
+    const name = modelName(await untilAborted(clientName, options.signal));
+    const agent = createMcpAgentSource(name, async (episode, signal) => {
+      await broker.offer(episode, signal);
+      return { detach: async () => {} };
+    });
+    return await runEvaluation({ ...options, modelRef: agent.ref, agent });
+  } finally {
+    broker.close();
+    await endpoint.close();
+  }
+}
+
+/**
+ * stdio: one client for the whole run, so its session moves through the episodes in turn (concurrency 1):
+ * the answer that ends an episode names the next task, and the client is told tools/list_changed. When
+ * the client goes away, the open episode and every later one are infrastructure errors (rerun on resume).
+ */
+async function serveRunOverStdio(options: ServeRunOptions): Promise<RunSummary> {
+  const broker = new EpisodeBroker();
+  let current: McpEpisode | undefined;
+  let closed = false;
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => { markReady = resolve; });
+  let nameClient: (name: string) => void = () => {};
+  const clientName = new Promise<string>((resolve) => { nameClient = resolve; });
+  if (options.clientName !== undefined) nameClient(options.clientName);
+  const disconnected = (episode: McpEpisode): ToolForgeError => new ToolForgeError('agent.disconnected',
+    `task '${episode.task.id}': the MCP client (stdio) closed the connection before submitting an answer`, { fix: 'the episode is not scored; resume the run to rerun it' });
+  const claimNext = async (): Promise<string | undefined> => {
+    current = await broker.claim();
+    markReady();
+    return current ? `Next task (${current.task.id}): ${requestOf(current)}` : 'All episodes of this run are done.';
+  };
+  const server = createEpisodeMcpServer({
+    current: () => current, ready: () => ready, afterEnd: claimNext,
+    onInitialized: (client) => nameClient(client.name),
+  });
+  const transport = new StdioServerTransport(options.stdio?.input ?? process.stdin, options.stdio?.output ?? process.stdout);
+  transport.onclose = () => {
+    closed = true;
+    if (current) current.fail(disconnected(current));
+    broker.close();
+    markReady();
+    // Episodes offered but not yet claimed: the client will never take them.
+    void (async () => {
+      for (let episode = await broker.claim(); episode; episode = await broker.claim()) episode.fail(disconnected(episode));
+    })();
+  };
+  await server.connect(transport);
+  try {
+    const name = modelName(await untilAborted(clientName, options.signal));
+    const agent = createMcpAgentSource(name, async (episode, signal) => {
+      if (closed) throw disconnected(episode);
+      await broker.offer(episode, signal);
+      return { detach: async () => {} };
+    });
+    void claimNext();
+    return await runEvaluation({ ...options, concurrency: 1, modelRef: agent.ref, agent });
+  } finally {
+    broker.close();
+    // Let the answer that ended the last episode ("all done") reach the client before the transport closes.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await server.close();
+  }
+}
+
+/** A client name as a model id: `Claude Code` -> `claude-code`. */
+export function modelName(clientName: string): string {
+  return clientName.trim().toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'client';
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new ToolForgeError('agent.disconnected', 'stopped before any MCP client connected'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -1,0 +1,88 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { JsonObject } from '../../src/core/json.ts';
+import { generateTasks } from '../../src/runner/generate-tasks.ts';
+import { resolveKnobs } from '../../src/suites/knob.ts';
+import { getSuite } from '../../src/suites/registry.ts';
+import { readFuncgenTask } from '../../src/suites/funcgen/funcgen-task.ts';
+import { main } from '../../src/cli/main.ts';
+import { binPath, runCli, temporaryDirectory } from '../e2e/run-cli.ts';
+
+const agentScript = resolve(import.meta.dirname, '../fixtures/mcp-scripted-agent.mjs');
+
+async function funcgenFiles(directory: string): Promise<{ tasksPath: string; goldPath: string }> {
+  const suite = getSuite('funcgen');
+  const tasks = await generateTasks(suite, { seed: 11, count: 2, params: resolveKnobs(suite.id, suite.knobs, { core: 4, depth: 2 }) });
+  const gold = Object.fromEntries(tasks.map((task) => {
+    const { expected } = readFuncgenTask(task);
+    const byName = new Map(expected.functions.map((fn) => [fn.name, fn]));
+    const calls = expected.solution.map((name) => ({
+      name, arguments: Object.fromEntries((byName.get(name)?.parameters ?? []).map((parameter) => [parameter.name, parameter.value])) as JsonObject,
+    }));
+    return [task.id, { calls, answer: `The value of ${expected.target.variable} is ${expected.target.value}.` }];
+  }));
+  const tasksPath = join(directory, 'tasks.jsonl');
+  const goldPath = join(directory, 'gold.json');
+  writeFileSync(tasksPath, tasks.map((task) => JSON.stringify(task)).join('\n') + '\n');
+  writeFileSync(goldPath, JSON.stringify(gold));
+  return { tasksPath, goldPath };
+}
+
+function runAgent(args: string[]): Promise<number | null> {
+  const child = spawn(process.execPath, [agentScript, ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
+  return new Promise((resolvePromise) => child.once('exit', (code) => resolvePromise(code)));
+}
+
+describe('CLI: toolforge serve and run --agent-command', () => {
+  test('serve prints its endpoint; an MCP client solves every episode; the run is stored as mcp/<client name>', async () => {
+    const directory = temporaryDirectory();
+    const { tasksPath, goldPath } = await funcgenFiles(directory);
+    let stdout = '';
+    let agentExit: Promise<number | null> | undefined;
+    const code = await main(['serve', 'funcgen', '--tasks', tasksPath, '--db', 'results.db', '--json'], {
+      stdout: (text) => { stdout += text; },
+      stderr: (text) => {
+        const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text)?.[1];
+        if (url) agentExit = runAgent(['--url', url, '--policy', 'oracle', '--gold', goldPath, '--sessions', 'all']);
+      },
+      isStderrTty: false, env: {}, cwd: directory,
+    });
+    assert.equal(code, 0);
+    assert.equal(await agentExit, 0);
+    const summary = JSON.parse(stdout) as { model: string; passRate: number; episodes: number };
+    assert.equal(summary.model, 'mcp/scripted-agent');
+    assert.equal(summary.episodes, 2);
+    assert.equal(summary.passRate, 1);
+  });
+
+  test('serve --stdio: one client session plays every episode in turn (tools/list_changed between them)', async () => {
+    const directory = temporaryDirectory();
+    const { tasksPath, goldPath } = await funcgenFiles(directory);
+    const serve = [process.execPath, binPath, 'serve', 'funcgen', '--stdio', '--tasks', tasksPath, '--db', join(directory, 'results.db'), '--json'];
+    assert.equal(await runAgent(['--stdio', JSON.stringify(serve), '--policy', 'oracle', '--gold', goldPath]), 0);
+    const runs = await runCli(['runs', '--db', 'results.db'], { cwd: directory, env: {} });
+    assert.match(runs.stdout, /mcp\/scripted-agent/);
+    const report = await runCli(['report', 'latest', '--db', 'results.db', '--format', 'json'], { cwd: directory, env: {} });
+    assert.equal(report.code, 0, report.stderr);
+    assert.equal((JSON.parse(report.stdout) as { passRate: number }).passRate, 1);
+  });
+
+  test('run --agent-command starts the agent per episode and scores it through the server', async () => {
+    const directory = temporaryDirectory();
+    const { tasksPath, goldPath } = await funcgenFiles(directory);
+    const command = (policy: string) => `"${process.execPath}" "${agentScript}" --policy ${policy} --gold "${goldPath}"`;
+    const oracle = await runCli(['run', 'funcgen', '--tasks', tasksPath, '--agent-command', command('oracle'), '--db', 'results.db', '--json'], { cwd: directory, env: { PATH: process.env.PATH } });
+    assert.equal(oracle.code, 0, oracle.stderr);
+    const summary = JSON.parse(oracle.stdout) as { model: string; passRate: number; runId: string };
+    assert.match(summary.model, /^mcp\//);
+    assert.equal(summary.passRate, 1);
+    const nothing = await runCli(['run', 'funcgen', '--tasks', tasksPath, '--agent-command', command('nothing'), '--db', 'results.db', '--json'], { cwd: directory, env: { PATH: process.env.PATH } });
+    assert.equal((JSON.parse(nothing.stdout) as { passRate: number }).passRate, 0);
+    const both = await runCli(['run', 'funcgen', '--tasks', tasksPath, '--agent-command', 'true', '--model', 'builtin/oracle'], { cwd: directory, env: {} });
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--agent-command is the agent under test/);
+  });
+});
