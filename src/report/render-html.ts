@@ -60,8 +60,8 @@ export function renderHtml(reports: readonly RunReport[], options: HtmlOptions =
   return pageShell(title, body);
 }
 
-/** The document around a report body: inline style only, nothing fetched. */
-export function pageShell(title: string, body: readonly string[]): string {
+/** The document around a report body: inline style only (the report's, or the caller's), nothing fetched. */
+export function pageShell(title: string, body: readonly string[], pageStyle: string = style): string {
   return [
     '<!doctype html>',
     '<html lang="en">',
@@ -69,7 +69,7 @@ export function pageShell(title: string, body: readonly string[]): string {
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(title)}</title>`,
-    `<style>${style}</style>`,
+    `<style>${pageStyle}</style>`,
     '</head>',
     '<body>',
     ...body,

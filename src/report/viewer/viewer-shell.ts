@@ -1,23 +1,8 @@
-import { escapeHtml } from '../render-html.ts';
+import { escapeHtml, pageShell } from '../render-html.ts';
 
 /** The viewer's page frame: inline CSS, no script, nothing fetched; a top bar back to the runs. */
 export function viewerShell(title: string, body: readonly string[]): string {
-  return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${style}</style>`,
-    '</head>',
-    '<body>',
-    '<nav class="top"><a href="/">ToolForge runs</a></nav>',
-    ...body,
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+  return pageShell(title, ['<nav class="top"><a href="/">ToolForge runs</a></nav>', ...body], style);
 }
 
 /** `<a>` with an escaped href and text. */
