@@ -411,10 +411,13 @@ export function registerSandboxConformance(label: string, create: (options: Sand
         ['an endless await loop', 'for (;;) await null;', 'timeout'],
         ['an endless microtask chain', 'const again = () => Promise.resolve().then(again); again(); await new Promise(() => {});', 'timeout'],
       ];
+      // A runaway that also allocates (the microtask chain's promises) may meet the memory limit before the
+      // deadline: either ends it as a limit, which is what matters.
+      const alsoAccepted: Record<string, SandboxResult['status']> = { 'an endless microtask chain': 'memory-limit' };
       for (const [name, code, status, message] of cases) {
         test(name, async () => {
           const result = await run(code, quick);
-          expectStatus(result, status);
+          expectStatus(result, result.status === alsoAccepted[name] ? alsoAccepted[name] : status);
           if (message && result.status === 'error') assert.match(`${result.error.name}: ${result.error.message}`, message);
           expectStatus(await run('return 2 + 2;'), 'completed');
         });
