@@ -20,6 +20,8 @@ export type ErrorCode =
   | 'store.unknown-run'
   | 'store.unwritable'
   | 'store.locked'
+  | 'store.unreachable'
+  | 'store.postgres'
   | 'provider.rate-limited'
   | 'provider.server-error'
   | 'provider.connection'

@@ -4,6 +4,7 @@
  */
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
 import { ConfigError } from '../core/errors.ts';
+import type { SqlDialect } from './sql-connection.ts';
 
 /** An episode without its transcript. */
 /** An episode without its transcript and trace (what reports and listings read). */
@@ -40,7 +41,7 @@ export type RunOutcomeCounts = {
 export const defaultPageSize = 100;
 export const maximumPageSize = 1000;
 
-export function episodeQuerySql(query: EpisodeQuery, columns: string): {
+export function episodeQuerySql(query: EpisodeQuery, columns: string, dialect: SqlDialect = 'sqlite'): {
   key: string; count: string; page: string; taskIds: string; parameters: Record<string, string | number>; offset: number; limit: number;
 } {
   const limit = query.limit ?? defaultPageSize;
@@ -63,11 +64,14 @@ export function episodeQuerySql(query: EpisodeQuery, columns: string): {
     parameters.failure = query.failure;
   }
   if (query.task !== undefined) {
-    conditions.push('e.task_id GLOB @task');
-    parameters.task = query.task;
+    // PostgreSQL has no GLOB: the same pattern as an anchored regular expression.
+    conditions.push(dialect === 'postgres' ? 'e.task_id ~ @task' : 'e.task_id GLOB @task');
+    parameters.task = dialect === 'postgres' ? globToRegularExpression(query.task) : query.task;
   }
   if (query.search !== undefined && query.search !== '') {
-    conditions.push('(instr(lower(e.task_id), lower(@search)) > 0 OR instr(lower(t.task), lower(@search)) > 0)');
+    conditions.push(dialect === 'postgres'
+      ? '(strpos(lower(e.task_id), lower(@search)) > 0 OR strpos(lower(t.task), lower(@search)) > 0)'
+      : '(instr(lower(e.task_id), lower(@search)) > 0 OR instr(lower(t.task), lower(@search)) > 0)');
     parameters.search = query.search;
   }
   Object.entries(query.knobs ?? {}).sort(([left], [right]) => left.localeCompare(right)).forEach(([name, value], index) => {
@@ -75,7 +79,9 @@ export function episodeQuerySql(query: EpisodeQuery, columns: string): {
       throw new ConfigError('input.invalid', `knob name '${name}' is not an identifier`, { fix: 'filter on a knob of the suite, e.g. knob.core=5' });
     }
     // `->` gives the JSON text of the value: 5, true, "name"; a plain string matches its quoted form too.
-    conditions.push(`(t.task -> '$.params.${name}') IN (@knob${index}, json_quote(@knob${index}))`);
+    conditions.push(dialect === 'postgres'
+      ? `((t.task::jsonb -> 'params' -> '${name}')::text) IN (@knob${index}, to_jsonb(CAST(@knob${index} AS TEXT))::text)`
+      : `(t.task -> '$.params.${name}') IN (@knob${index}, json_quote(@knob${index}))`);
     parameters[`knob${index}`] = value;
   });
   const from = 'FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id';
@@ -84,9 +90,30 @@ export function episodeQuerySql(query: EpisodeQuery, columns: string): {
     key: where,
     count: `SELECT COUNT(*) AS count ${from} ${where}`,
     page: `SELECT ${columns} ${from} ${where} ORDER BY t.ordinal, e.trial LIMIT @limit OFFSET @offset`,
-    taskIds: `SELECT e.task_id AS taskId ${from} ${where} GROUP BY e.task_id ORDER BY MIN(t.ordinal)`,
+    taskIds: `SELECT e.task_id AS "taskId" ${from} ${where} GROUP BY e.task_id ORDER BY MIN(t.ordinal)`,
     parameters,
     offset,
     limit,
   };
+}
+
+/** SQLite's GLOB (`*`, `?`, `[...]`, case-sensitive) as an anchored POSIX regular expression. */
+export function globToRegularExpression(glob: string): string {
+  let pattern = '^';
+  for (let index = 0; index < glob.length; index += 1) {
+    const character = glob[index];
+    if (character === '*') pattern += '.*';
+    else if (character === '?') pattern += '.';
+    else if (character === '[') {
+      const end = glob.indexOf(']', index + 2);
+      if (end < 0) {
+        pattern += '\\[';
+        continue;
+      }
+      const body = glob.slice(index + 1, end);
+      pattern += `[${body}]`;
+      index = end;
+    } else pattern += /[\\^$.|+(){}]/.test(character) ? `\\${character}` : character;
+  }
+  return `${pattern}$`;
 }

@@ -1,0 +1,31 @@
+/**
+ * What the results store needs of a database: statements with named parameters (`@name`), a transaction,
+ * and which SQL dialect to write. The SQLite file (sqlite-connection.ts) and a PostgreSQL server
+ * (postgres/postgres-connection.ts) both provide it, so one store implementation (sql-results-store.ts)
+ * serves both with the same schema and migrations.
+ */
+export type SqlDialect = 'sqlite' | 'postgres';
+
+export type SqlValue = string | number | null | Buffer;
+export type SqlParameters = Record<string, SqlValue> | readonly SqlValue[];
+
+export type SqlConnection = {
+  readonly dialect: SqlDialect;
+  /** What messages name: the file path, or the server address without its password. */
+  readonly location: string;
+  all<Row>(sql: string, parameters?: SqlParameters): Row[];
+  get<Row>(sql: string, parameters?: SqlParameters): Row | undefined;
+  /** Runs a statement; returns how many rows it changed. */
+  run(sql: string, parameters?: SqlParameters): number;
+  /** Runs `work` in one transaction (a nested call joins the outer one); rolls back if it throws. */
+  transaction<T>(work: () => T): T;
+  close(): void;
+};
+
+export type OpenStoreOptions = {
+  /**
+   * Open without writing anything (no schema upgrade, no journal-mode change): what `runs`, `report`, `export`
+   * and `view` use, so they work on a file the user may not write and never create one.
+   */
+  readOnly?: boolean;
+};

@@ -1,0 +1,301 @@
+/**
+ * The results store over any SqlConnection (SQLite file or PostgreSQL server): the same tables, the same
+ * statements but for the few places where the dialects differ (JSON functions, row order, globs), and the same
+ * rules: a scored episode is never overwritten, an infrastructure-error row is replaced by its retry, retries add up.
+ */
+import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { Task } from '../core/task.ts';
+import type { EpisodeRow, RunRow } from './episode-rows.ts';
+import { episodeFromRow, episodeToRow, outcomeColumns, outcomeFromRow, runFromRow } from './episode-rows.ts';
+import type { EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
+import { episodeQuerySql } from './episode-query.ts';
+import type { EpisodeClaim, EpisodeQueueCounts, NewRun, ResultsStore } from './results-store.ts';
+import { exportRunLines, parseRunExport } from './run-jsonl.ts';
+import type { SqlConnection } from './sql-connection.ts';
+import type { StoredRun } from './stored-run.ts';
+
+const runColumns = `r.*, (SELECT COUNT(*) FROM run_tasks t WHERE t.run_id = r.id) AS task_count`;
+const episodeJoin = 'FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id';
+
+/** Retries of the replaced row and of its retry, summed per cause (JSON objects in text columns). */
+function mergedRetries(connection: SqlConnection): string {
+  if (connection.dialect === 'postgres') {
+    return `(SELECT jsonb_object_agg(cause, total)::text FROM (SELECT cause, SUM(count) AS total FROM (
+        SELECT key AS cause, value::bigint AS count FROM jsonb_each_text(episodes.retries::jsonb)
+        UNION ALL SELECT key AS cause, value::bigint AS count FROM jsonb_each_text(excluded.retries::jsonb)) AS both_rows
+        GROUP BY cause ORDER BY cause) AS totals)`;
+  }
+  return `(SELECT json_group_object(cause, total) FROM (SELECT cause, SUM(count) AS total FROM (
+        SELECT key AS cause, value AS count FROM json_each(episodes.retries)
+        UNION ALL SELECT key AS cause, value AS count FROM json_each(excluded.retries)) GROUP BY cause ORDER BY cause))`;
+}
+
+export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
+  const { location } = connection;
+  const postgres = connection.dialect === 'postgres';
+  const sql = {
+    insertRun: `INSERT INTO runs (id, created_at, suite_id, suite_version, model, base_url, mode, trials,
+      concurrency, seed, params, settings, provenance, status)
+      VALUES (@id, @created_at, @suite_id, @suite_version, @model, @base_url, @mode, @trials, @concurrency, @seed, @params,
+      @settings, @provenance, @status)`,
+    insertTask: 'INSERT INTO run_tasks (run_id, ordinal, task_id, task) VALUES (@run_id, @ordinal, @task_id, @task)',
+    findRun: `SELECT ${runColumns} FROM runs r WHERE r.id = @id`,
+    // PostgreSQL has no rowid: runs created in the same millisecond fall back to their (random) ids.
+    listRuns: (limited: boolean) => `SELECT ${runColumns} FROM runs r WHERE (CAST(@suite_id AS TEXT) IS NULL OR r.suite_id = @suite_id)
+      ORDER BY r.created_at DESC, ${postgres ? 'r.id DESC' : 'r.rowid DESC'}${limited ? ' LIMIT @limit' : ''}`,
+    setStatus: 'UPDATE runs SET status = @status WHERE id = @id',
+    setProvenance: 'UPDATE runs SET provenance = @provenance, base_url = @base_url WHERE id = @id',
+    listTasks: 'SELECT task FROM run_tasks WHERE run_id = @run_id ORDER BY ordinal',
+    upsertEpisode: `INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed,
+      value, failure, score, messages, messages_encoding, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error, retries, trace)
+      VALUES (@run_id, @task_id, @trial, @model, @mode, @status, @termination, @passed, @value, @failure, @score, @messages,
+      @messages_encoding, @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error, @retries, @trace)
+      ON CONFLICT (run_id, task_id, trial) DO UPDATE SET model = excluded.model, mode = excluded.mode,
+        status = excluded.status, termination = excluded.termination, passed = excluded.passed, value = excluded.value,
+        failure = excluded.failure, score = excluded.score, messages = excluded.messages,
+        messages_encoding = excluded.messages_encoding,
+        input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, attempts = excluded.attempts,
+        started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms,
+        error = excluded.error, trace = excluded.trace,
+        retries = CASE WHEN episodes.retries IS NULL THEN excluded.retries WHEN excluded.retries IS NULL THEN episodes.retries
+          ELSE ${mergedRetries(connection)} END
+      WHERE episodes.status <> 'scored'`,
+    // Saving an episode ends its work-queue lease (a no-op for runs without workers).
+    finishQueued: 'UPDATE episode_queue SET done = 1, worker = NULL, lease_expires_at = NULL WHERE run_id = @run_id AND task_id = @task_id AND trial = @trial',
+    listEpisodes: `SELECT e.* ${episodeJoin}
+      WHERE e.run_id = @run_id AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`,
+    countEpisodes: 'SELECT status, COUNT(*) AS count FROM episodes WHERE run_id = @run_id GROUP BY status',
+    countPassed: "SELECT COUNT(*) AS count FROM episodes WHERE run_id = @run_id AND status = 'scored' AND passed = 1",
+    listPassed: `SELECT task_id AS "taskId" FROM episodes WHERE run_id = @run_id AND status = 'scored' AND passed = 1`,
+    countRetries: postgres
+      ? `SELECT r.key AS cause, SUM(r.value::bigint) AS count FROM episodes e, jsonb_each_text(e.retries::jsonb) r
+        WHERE e.run_id = @run_id AND e.retries IS NOT NULL GROUP BY r.key ORDER BY r.key`
+      : `SELECT r.key AS cause, SUM(r.value) AS count FROM episodes e, json_each(e.retries) r
+        WHERE e.run_id = @run_id AND e.retries IS NOT NULL GROUP BY r.key ORDER BY r.key`,
+    listEpisodeKeys: `SELECT task_id AS "taskId", trial, status FROM episodes WHERE run_id = @run_id ORDER BY task_id, trial`,
+    listOutcomes: `SELECT ${outcomeColumns('e')} ${episodeJoin}
+      WHERE e.run_id = @run_id AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`,
+    findEpisode: 'SELECT * FROM episodes WHERE run_id = @run_id AND task_id = @task_id AND trial = @trial',
+    listTaskEpisodes: 'SELECT * FROM episodes WHERE run_id = @run_id AND task_id = @task_id ORDER BY trial',
+    findTask: 'SELECT task FROM run_tasks WHERE run_id = @run_id AND task_id = @task_id',
+    listTaskIds: `SELECT task_id AS "taskId" FROM run_tasks WHERE run_id = @run_id ORDER BY ordinal`,
+    countOutcomes: `SELECT status, passed, failure, COUNT(*) AS count FROM episodes WHERE run_id = @run_id
+      GROUP BY status, passed, failure`,
+    deleteRun: 'DELETE FROM runs WHERE id = @id',
+    // The queue: every (task, trial) without a scored episode, once; rows already there keep their state.
+    enqueue: `INSERT INTO episode_queue (run_id, task_id, trial, ordinal, done)
+      SELECT t.run_id, t.task_id, trials.trial, t.ordinal, 0 FROM run_tasks t JOIN ${trialNumbers(postgres)} trials ON TRUE
+      WHERE t.run_id = @run_id AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.run_id = t.run_id AND e.task_id = t.task_id
+        AND e.trial = trials.trial AND e.status = 'scored')
+      ON CONFLICT (run_id, task_id, trial) DO NOTHING`,
+    // Done rows whose episode is not scored (an infrastructure error) are offered again, as a resume would.
+    requeueUnscored: `UPDATE episode_queue SET done = 0, worker = NULL, lease_expires_at = NULL WHERE run_id = @run_id AND done = 1
+      AND NOT EXISTS (SELECT 1 FROM episodes e WHERE e.run_id = episode_queue.run_id AND e.task_id = episode_queue.task_id
+        AND e.trial = episode_queue.trial AND e.status = 'scored')`,
+    claim: postgres
+      // SKIP LOCKED: concurrent workers never wait for, or take, the row another is claiming.
+      ? `UPDATE episode_queue SET worker = @worker, lease_expires_at = ${postgresNow} + @lease_ms, claims = claims + 1
+        WHERE (run_id, task_id, trial) = (SELECT run_id, task_id, trial FROM episode_queue
+          WHERE run_id = @run_id AND done = 0 AND (lease_expires_at IS NULL OR lease_expires_at < ${postgresNow})
+          ORDER BY ordinal, trial LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING task_id AS "taskId", trial, claims`
+      // SQLite serialises writers (the claim runs in an IMMEDIATE transaction), so a plain subquery is safe.
+      : `UPDATE episode_queue SET worker = @worker, lease_expires_at = @now + @lease_ms, claims = claims + 1
+        WHERE rowid = (SELECT rowid FROM episode_queue
+          WHERE run_id = @run_id AND done = 0 AND (lease_expires_at IS NULL OR lease_expires_at < @now)
+          ORDER BY ordinal, trial LIMIT 1)
+        RETURNING task_id AS "taskId", trial, claims`,
+    renew: `UPDATE episode_queue SET lease_expires_at = ${postgres ? postgresNow : '@now'} + @lease_ms
+      WHERE run_id = @run_id AND worker = @worker AND done = 0`,
+    queueCounts: `SELECT SUM(CASE WHEN done = 1 THEN 1 ELSE 0 END) AS done,
+        SUM(CASE WHEN done = 0 AND lease_expires_at IS NOT NULL AND lease_expires_at >= ${postgres ? postgresNow : '@now'} THEN 1 ELSE 0 END) AS leased,
+        SUM(CASE WHEN done = 0 AND (lease_expires_at IS NULL OR lease_expires_at < ${postgres ? postgresNow : '@now'}) THEN 1 ELSE 0 END) AS pending
+      FROM episode_queue WHERE run_id = @run_id`,
+  };
+
+  const findRun = (runId: string): StoredRun | undefined => {
+    const row = connection.get<RunRow>(sql.findRun, { id: runId });
+    return row ? runFromRow(row) : undefined;
+  };
+  const listRuns = (filter: { suiteId?: string; limit?: number } = {}): StoredRun[] => {
+    const limited = filter.limit !== undefined && filter.limit >= 0;
+    return connection.all<RunRow>(sql.listRuns(limited), { suite_id: filter.suiteId ?? null, ...(limited ? { limit: filter.limit as number } : {}) })
+      .map(runFromRow);
+  };
+  const getRun = (runId: string): StoredRun => {
+    const run = findRun(runId);
+    if (run) return run;
+    const recent = listRuns({ limit: 5 }).map((candidate) => candidate.id);
+    throw new ConfigError('store.unknown-run', `no run '${runId}' in ${location}`, {
+      fix: recent.length > 0 ? `use one of the recent runs: ${recent.join(', ')} (or pass the right --db)` : `${location} has no runs yet: start one with 'toolforge run', or pass the right --db`,
+    });
+  };
+  const createRun = (run: NewRun, tasks: readonly Task[]): StoredRun => {
+    connection.transaction(() => {
+      connection.run(sql.insertRun, {
+        id: run.id,
+        created_at: run.createdAt ?? new Date().toISOString(),
+        suite_id: run.suite.id,
+        suite_version: run.suite.version,
+        model: run.model,
+        base_url: run.baseUrl,
+        mode: run.mode,
+        trials: run.trials,
+        concurrency: run.concurrency,
+        seed: run.seed,
+        params: JSON.stringify(run.params),
+        settings: JSON.stringify(run.settings),
+        provenance: JSON.stringify(run.provenance),
+        status: 'running',
+      });
+      tasks.forEach((task, ordinal) => connection.run(sql.insertTask, { run_id: run.id, ordinal, task_id: task.id, task: JSON.stringify(task) }));
+    });
+    return getRun(run.id);
+  };
+  const saveEpisode = (episode: EpisodeRecord): boolean => {
+    const row = episodeToRow(episode);
+    // PostgreSQL keeps every transcript as bytes (BYTEA); SQLite keeps short ones as readable text.
+    if (postgres && typeof row.messages === 'string') row.messages = Buffer.from(row.messages, 'utf8');
+    const changed = connection.run(sql.upsertEpisode, row) > 0;
+    connection.run(sql.finishQueued, { run_id: episode.runId, task_id: episode.taskId, trial: episode.trial });
+    return changed;
+  };
+  const listEpisodes = (runId: string, filter: { status?: EpisodeStatus } = {}): EpisodeRecord[] =>
+    connection.all<EpisodeRow>(sql.listEpisodes, { run_id: runId, status: filter.status ?? null }).map(episodeFromRow);
+  const listTasks = (runId: string): Task[] =>
+    connection.all<{ task: string }>(sql.listTasks, { run_id: runId }).map((row) => JSON.parse(row.task) as Task);
+  const pageQuery = (query: EpisodeQuery) => episodeQuerySql(query, outcomeColumns('e'), connection.dialect);
+  const now = (): number => Date.now();
+  const queueCounts = (runId: string): EpisodeQueueCounts => {
+    const row = connection.get<{ done: number | null; leased: number | null; pending: number | null }>(sql.queueCounts, { run_id: runId, ...(postgres ? {} : { now: now() }) });
+    return { pending: row?.pending ?? 0, leased: row?.leased ?? 0, done: row?.done ?? 0 };
+  };
+
+  return {
+    path: location,
+    dialect: connection.dialect,
+    createRun,
+    findRun,
+    getRun,
+    listRuns,
+    latestRun: (filter = {}) => listRuns({ ...filter, limit: 1 })[0],
+    setRunStatus(runId, status) {
+      if (connection.run(sql.setStatus, { status, id: runId }) === 0) getRun(runId);
+    },
+    recordResume(runId, resume) {
+      const run = getRun(runId);
+      const provenance = { ...run.provenance, resumes: [...(run.provenance.resumes ?? []), resume] };
+      connection.run(sql.setProvenance, { provenance: JSON.stringify(provenance), base_url: resume.baseUrl, id: runId });
+    },
+    listTasks,
+    saveEpisode: (episode) => connection.transaction(() => saveEpisode(episode)),
+    saveEpisodes: (episodes) => connection.transaction(() => episodes.map(saveEpisode)),
+    listEpisodes,
+    countEpisodes(runId) {
+      const counts: Record<EpisodeStatus, number> = { scored: 0, 'infrastructure-error': 0, cancelled: 0 };
+      for (const row of connection.all<{ status: EpisodeStatus; count: number }>(sql.countEpisodes, { run_id: runId })) counts[row.status] = row.count;
+      return counts;
+    },
+    countPassedEpisodes: (runId) => connection.get<{ count: number }>(sql.countPassed, { run_id: runId })?.count ?? 0,
+    listPassedTaskTrials: (runId) => connection.all<{ taskId: string }>(sql.listPassed, { run_id: runId }).map((row) => row.taskId),
+    countRetries(runId) {
+      const counts: Record<string, number> = {};
+      for (const row of connection.all<{ cause: string; count: number }>(sql.countRetries, { run_id: runId })) counts[row.cause] = row.count;
+      return counts;
+    },
+    listEpisodeOutcomes: (runId, filter = {}) =>
+      connection.all<EpisodeRow>(sql.listOutcomes, { run_id: runId, status: filter.status ?? null }).map(outcomeFromRow),
+    queryEpisodes(runId, query) {
+      const page = pageQuery(query);
+      const parameters: Record<string, string | number> = { ...page.parameters, run_id: runId };
+      const { limit: _limit, offset: _offset, ...filterParameters } = parameters;
+      const total = connection.get<{ count: number }>(page.count, filterParameters)?.count ?? 0;
+      const episodes = connection.all<EpisodeRow>(page.page, parameters).map(outcomeFromRow);
+      return { total, offset: page.offset, limit: page.limit, episodes };
+    },
+    listMatchingTaskIds(runId, query) {
+      const page = pageQuery({ ...query, limit: undefined, offset: undefined });
+      const { limit: _limit, offset: _offset, ...parameters } = page.parameters;
+      return connection.all<{ taskId: string }>(page.taskIds, { ...parameters, run_id: runId }).map((row) => row.taskId);
+    },
+    findEpisode(runId, taskId, trial) {
+      const row = connection.get<EpisodeRow>(sql.findEpisode, { run_id: runId, task_id: taskId, trial });
+      return row ? episodeFromRow(row) : undefined;
+    },
+    listTaskEpisodes: (runId, taskId) => connection.all<EpisodeRow>(sql.listTaskEpisodes, { run_id: runId, task_id: taskId }).map(episodeFromRow),
+    findTask(runId, taskId) {
+      const row = connection.get<{ task: string }>(sql.findTask, { run_id: runId, task_id: taskId });
+      return row ? (JSON.parse(row.task) as Task) : undefined;
+    },
+    listTaskIds: (runId) => connection.all<{ taskId: string }>(sql.listTaskIds, { run_id: runId }).map((row) => row.taskId),
+    countOutcomes(runId) {
+      const counts: RunOutcomeCounts = { scored: 0, passed: 0, infrastructureErrors: 0, cancelled: 0, failures: {} };
+      for (const row of connection.all<{ status: EpisodeStatus; passed: number | null; failure: string | null; count: number }>(sql.countOutcomes, { run_id: runId })) {
+        if (row.status === 'infrastructure-error') counts.infrastructureErrors += row.count;
+        else if (row.status === 'cancelled') counts.cancelled += row.count;
+        else {
+          counts.scored += row.count;
+          if (row.passed === 1) counts.passed += row.count;
+          else {
+            const code = row.failure ?? 'result.wrong';
+            counts.failures[code] = (counts.failures[code] ?? 0) + row.count;
+          }
+        }
+      }
+      return counts;
+    },
+    listEpisodeKeys: (runId) => connection.all<{ taskId: string; trial: number; status: EpisodeStatus }>(sql.listEpisodeKeys, { run_id: runId }),
+    deleteRun(runId) {
+      if (connection.run(sql.deleteRun, { id: runId }) === 0) getRun(runId);
+    },
+    exportRun(runId) {
+      const run = getRun(runId);
+      return exportRunLines(run, listTasks(runId), listEpisodes(runId)).join('\n') + '\n';
+    },
+    importRun(jsonl, source = 'import') {
+      const parsed = parseRunExport(jsonl, source);
+      if (findRun(parsed.run.id)) {
+        throw new ConfigError('input.invalid', `${source}: run '${parsed.run.id}' is already in ${location}; importing it again would duplicate its episodes`, {
+          fix: `import into another results file with --db <other path>, or delete the run first`,
+        });
+      }
+      connection.transaction(() => {
+        createRun(parsed.run, parsed.tasks);
+        connection.run(sql.setStatus, { status: parsed.run.status, id: parsed.run.id });
+        for (const episode of parsed.episodes) saveEpisode(episode);
+      });
+      return getRun(parsed.run.id);
+    },
+    enqueueEpisodes(runId) {
+      const run = getRun(runId);
+      connection.transaction(() => {
+        connection.run(sql.requeueUnscored, { run_id: runId });
+        connection.run(sql.enqueue, { run_id: runId, trials: run.trials });
+      });
+      return queueCounts(runId);
+    },
+    claimEpisode(runId, workerId, leaseMs): EpisodeClaim | undefined {
+      return connection.transaction(() => connection.get<EpisodeClaim>(sql.claim, {
+        run_id: runId, worker: workerId, lease_ms: leaseMs, ...(postgres ? {} : { now: now() }),
+      }));
+    },
+    renewLeases(runId, workerId, leaseMs) {
+      connection.run(sql.renew, { run_id: runId, worker: workerId, lease_ms: leaseMs, ...(postgres ? {} : { now: now() }) });
+    },
+    queueCounts,
+    close() {
+      connection.close();
+    },
+  };
+}
+
+/** The server's clock in ms since the epoch: leases from workers on several machines compare on one clock. */
+const postgresNow = `CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)`;
+
+/** The trial numbers 0 .. @trials - 1 as a table. */
+function trialNumbers(postgres: boolean): string {
+  return postgres
+    ? '(SELECT generate_series(0, CAST(@trials AS INTEGER) - 1) AS trial)'
+    : '(WITH RECURSIVE numbers(trial) AS (SELECT 0 WHERE @trials > 0 UNION ALL SELECT trial + 1 FROM numbers WHERE trial + 1 < @trials) SELECT trial FROM numbers)';
+}

@@ -1,0 +1,158 @@
+/**
+ * The ResultsStore contract, run against every store implementation (a SQLite file, a PostgreSQL server):
+ * the same calls must give the same answers, byte for byte where the contract says so.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { EpisodeRecord } from '../../src/core/episode.ts';
+import type { Task } from '../../src/core/task.ts';
+import type { ResultsStore } from '../../src/store/results-store.ts';
+import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { sampleEpisode, sampleRun } from '../runner/test-helpers.ts';
+
+/** `open` gives a store over an empty database each time it is called. */
+export function resultsStoreCases(open: () => ResultsStore): void {
+  const tasksPromise = createFakeSuite().generate({ seed: 7, count: 3, params: {} });
+  const withStore = async (work: (store: ResultsStore, tasks: Task[]) => void | Promise<void>): Promise<void> => {
+    const tasks = await tasksPromise;
+    const store = open();
+    try {
+      await work(store, tasks);
+    } finally {
+      store.close();
+    }
+  };
+  const failed = (runId: string, taskId: string, trial: number, failure: string): EpisodeRecord =>
+    sampleEpisode(runId, taskId, trial, { score: { value: 0, passed: false, reason: 'no', failure: failure as 'result.wrong' } });
+  const infrastructure = (runId: string, taskId: string, trial: number, retries?: Record<string, number>): EpisodeRecord =>
+    sampleEpisode(runId, taskId, trial, {
+      status: 'infrastructure-error', termination: null, messages: [], score: null, attempts: 3,
+      error: { code: 'provider.server-error', message: 'HTTP 503' }, ...(retries ? { retries } : {}),
+    });
+
+  test('round-trips a run, its tasks and episodes (transcripts short and compressed) in task order', () => withStore((store, tasks) => {
+    store.createRun(sampleRun('run-a'), tasks);
+    const long = sampleEpisode('run-a', tasks[2].id, 0, { messages: [{ role: 'user', content: 'x'.repeat(5000) }] });
+    store.saveEpisodes([sampleEpisode('run-a', tasks[1].id, 0), long, sampleEpisode('run-a', tasks[0].id, 1)]);
+    const run = store.getRun('run-a');
+    assert.equal(run.taskCount, 3);
+    assert.equal(run.status, 'running');
+    assert.deepEqual(run.provenance, sampleRun('run-a').provenance);
+    assert.deepEqual(store.listTasks('run-a'), tasks);
+    assert.deepEqual(store.listTaskIds('run-a'), tasks.map((task) => task.id));
+    assert.deepEqual(store.findTask('run-a', tasks[1].id), tasks[1]);
+    assert.deepEqual(store.listEpisodes('run-a').map((episode) => [episode.taskId, episode.trial]),
+      [[tasks[0].id, 1], [tasks[1].id, 0], [tasks[2].id, 0]]);
+    assert.deepEqual(store.findEpisode('run-a', tasks[2].id, 0), long);
+    assert.deepEqual(store.findEpisode('run-a', tasks[1].id, 0), sampleEpisode('run-a', tasks[1].id, 0));
+    assert.equal(store.findEpisode('run-a', tasks[1].id, 1), undefined);
+    assert.deepEqual(store.listTaskEpisodes('run-a', tasks[0].id), [sampleEpisode('run-a', tasks[0].id, 1)]);
+  }));
+
+  test('an infrastructure error is replaced by its retry, a scored row never; retries add up per cause', () => withStore((store, tasks) => {
+    store.createRun(sampleRun('run-b'), tasks);
+    assert.equal(store.saveEpisode(infrastructure('run-b', tasks[0].id, 0, { 'provider.rate-limited': 2 })), true);
+    assert.deepEqual(store.countEpisodes('run-b'), { scored: 0, 'infrastructure-error': 1, cancelled: 0 });
+    assert.equal(store.saveEpisode(sampleEpisode('run-b', tasks[0].id, 0, { attempts: 2, retries: { 'provider.rate-limited': 1, 'provider.timeout': 4 } })), true);
+    assert.equal(store.saveEpisode(failed('run-b', tasks[0].id, 0, 'result.wrong')), false);
+    const [only] = store.listEpisodes('run-b');
+    assert.equal(only.score?.passed, true);
+    assert.deepEqual(only.retries, { 'provider.rate-limited': 3, 'provider.timeout': 4 });
+    assert.deepEqual(store.countRetries('run-b'), { 'provider.rate-limited': 3, 'provider.timeout': 4 });
+  }));
+
+  test('lists runs newest first, filters by suite, finds the latest, names recent runs for an unknown id, deletes', () => withStore((store, tasks) => {
+    store.createRun(sampleRun('old', { createdAt: '2026-01-01T00:00:00.000Z' }), tasks);
+    store.createRun(sampleRun('new', { createdAt: '2026-01-03T00:00:00.000Z' }), tasks);
+    store.createRun(sampleRun('other', { createdAt: '2026-01-02T00:00:00.000Z', suite: { id: 'other-suite', version: '1' } }), []);
+    assert.deepEqual(store.listRuns().map((run) => run.id), ['new', 'other', 'old']);
+    assert.deepEqual(store.listRuns({ suiteId: 'fake-sum' }).map((run) => run.id), ['new', 'old']);
+    assert.deepEqual(store.listRuns({ limit: 1 }).map((run) => run.id), ['new']);
+    assert.equal(store.latestRun({ suiteId: 'other-suite' })?.id, 'other');
+    store.setRunStatus('old', 'finished');
+    assert.equal(store.getRun('old').status, 'finished');
+    store.recordResume('old', { at: '2026-01-05T00:00:00.000Z', baseUrl: 'http://127.0.0.1:9/v1', cliArgs: ['run', '--resume'] });
+    assert.equal(store.getRun('old').baseUrl, 'http://127.0.0.1:9/v1');
+    assert.equal(store.getRun('old').provenance.resumes?.length, 1);
+    assert.throws(() => store.getRun('missing'), (error: Error & { code?: string }) => error.code === 'store.unknown-run' && /new, other, old/.test(error.message));
+    store.saveEpisode(sampleEpisode('new', tasks[0].id, 0));
+    store.deleteRun('new');
+    assert.equal(store.findRun('new'), undefined);
+    assert.throws(() => store.deleteRun('new'), (error: Error & { code?: string }) => error.code === 'store.unknown-run');
+  }));
+
+  test('counts, filters and pages episodes by SQL (status, outcome, failure, task glob, search, knobs)', () => withStore((store, tasks) => {
+    store.createRun(sampleRun('run-c'), tasks);
+    store.saveEpisodes([
+      sampleEpisode('run-c', tasks[0].id, 0), failed('run-c', tasks[0].id, 1, 'tool.unknown'),
+      failed('run-c', tasks[1].id, 0, 'result.wrong'), sampleEpisode('run-c', tasks[1].id, 1, { score: { value: 0, passed: false, reason: 'no code' } }),
+      infrastructure('run-c', tasks[2].id, 0),
+    ]);
+    assert.deepEqual(store.countOutcomes('run-c'), { scored: 4, passed: 1, infrastructureErrors: 1, cancelled: 0, failures: { 'tool.unknown': 1, 'result.wrong': 2 } });
+    assert.equal(store.countPassedEpisodes('run-c'), 1);
+    assert.deepEqual(store.listPassedTaskTrials('run-c'), [tasks[0].id]);
+    assert.equal(store.listEpisodeOutcomes('run-c').length, 5);
+    assert.equal(store.listEpisodeOutcomes('run-c', { status: 'infrastructure-error' })[0].taskId, tasks[2].id);
+    const keys = (page: { episodes: { taskId: string; trial: number }[] }) => page.episodes.map((episode) => `${episode.taskId}#${episode.trial}`);
+    assert.deepEqual(keys(store.queryEpisodes('run-c', { outcome: 'failed' })), [`${tasks[0].id}#1`, `${tasks[1].id}#0`, `${tasks[1].id}#1`]);
+    assert.deepEqual(keys(store.queryEpisodes('run-c', { failure: 'result.wrong' })), [`${tasks[1].id}#0`, `${tasks[1].id}#1`]);
+    assert.deepEqual(keys(store.queryEpisodes('run-c', { status: 'infrastructure-error' })), [`${tasks[2].id}#0`]);
+    const page = store.queryEpisodes('run-c', { limit: 2, offset: 2 });
+    assert.equal(page.total, 5);
+    assert.deepEqual(keys(page), [`${tasks[1].id}#0`, `${tasks[1].id}#1`]);
+    // Ids end in their index: a glob over the last character matches all three tasks' five episodes.
+    assert.equal(store.queryEpisodes('run-c', { task: tasks[1].id }).total, 2);
+    assert.equal(store.queryEpisodes('run-c', { task: `${tasks[1].id.slice(0, -1)}*` }).total, 5);
+    assert.equal(store.queryEpisodes('run-c', { task: tasks[1].id.replace(/.$/, '[12]') }).total, 3);
+    assert.equal(store.queryEpisodes('run-c', { task: tasks[1].id.replace(/.$/, '?') }).total, 5);
+    assert.equal(store.queryEpisodes('run-c', { task: 'nothing*' }).total, 0);
+    assert.equal(store.queryEpisodes('run-c', { search: tasks[2].id.toUpperCase() }).total, 1);
+    const knobValue = String(tasks[0].params[Object.keys(tasks[0].params)[0]] ?? '');
+    if (Object.keys(tasks[0].params).length > 0) {
+      const [name] = Object.keys(tasks[0].params);
+      assert.equal(store.queryEpisodes('run-c', { knobs: { [name]: knobValue } }).total, 5);
+      assert.equal(store.queryEpisodes('run-c', { knobs: { [name]: `${knobValue}-no` } }).total, 0);
+    }
+    assert.deepEqual(store.listMatchingTaskIds('run-c', { outcome: 'failed' }), [tasks[0].id, tasks[1].id]);
+  }));
+
+  test('export then import into another database gives the same run, byte for byte', () => withStore((store, tasks) => {
+    store.createRun(sampleRun('run-d'), tasks);
+    store.saveEpisodes([sampleEpisode('run-d', tasks[0].id, 0, { retries: { 'provider.timeout': 1 } }), failed('run-d', tasks[1].id, 0, 'tool.unknown')]);
+    store.setRunStatus('run-d', 'finished');
+    const exported = store.exportRun('run-d');
+    store.deleteRun('run-d');
+    store.importRun(exported, 'copy.jsonl');
+    assert.equal(store.exportRun('run-d'), exported);
+    assert.throws(() => store.importRun(exported, 'copy.jsonl'), (error: Error & { code?: string }) => error.code === 'input.invalid' && /already in/.test(error.message));
+  }));
+
+  test('work queue: enqueue once, claim in task order, leases expire and are claimed again, saving ends a lease', () => withStore(async (store, tasks) => {
+    store.createRun(sampleRun('run-q', { trials: 2 }), tasks);
+    store.saveEpisode(sampleEpisode('run-q', tasks[0].id, 0));
+    assert.deepEqual(store.enqueueEpisodes('run-q'), { pending: 5, leased: 0, done: 0 });
+    assert.deepEqual(store.enqueueEpisodes('run-q'), { pending: 5, leased: 0, done: 0 });
+    const first = store.claimEpisode('run-q', 'worker-1', 60_000);
+    const second = store.claimEpisode('run-q', 'worker-2', 60_000);
+    assert.deepEqual(first, { taskId: tasks[0].id, trial: 1, claims: 1 });
+    assert.deepEqual(second, { taskId: tasks[1].id, trial: 0, claims: 1 });
+    assert.deepEqual(store.queueCounts('run-q'), { pending: 3, leased: 2, done: 0 });
+    store.saveEpisode(sampleEpisode('run-q', tasks[0].id, 1));
+    assert.deepEqual(store.queueCounts('run-q'), { pending: 3, leased: 1, done: 1 });
+    // A short lease that is not renewed expires: its episode is offered again, with its claims counted.
+    const short = store.claimEpisode('run-q', 'worker-3', 1);
+    assert.deepEqual(short, { taskId: tasks[1].id, trial: 1, claims: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(store.claimEpisode('run-q', 'worker-1', 60_000), { taskId: tasks[1].id, trial: 1, claims: 2 });
+    store.renewLeases('run-q', 'worker-2', 60_000);
+    assert.deepEqual(store.claimEpisode('run-q', 'worker-1', 60_000), { taskId: tasks[2].id, trial: 0, claims: 1 });
+    assert.deepEqual(store.claimEpisode('run-q', 'worker-1', 60_000), { taskId: tasks[2].id, trial: 1, claims: 1 });
+    assert.equal(store.claimEpisode('run-q', 'worker-1', 60_000), undefined);
+    // An infrastructure error ends the lease too, and a later enqueue offers it again (as a resume would).
+    store.saveEpisode(infrastructure('run-q', tasks[2].id, 1));
+    for (const [taskId, trial] of [[tasks[1].id, 0], [tasks[1].id, 1], [tasks[2].id, 0]] as const) store.saveEpisode(sampleEpisode('run-q', taskId, trial));
+    assert.deepEqual(store.queueCounts('run-q'), { pending: 0, leased: 0, done: 5 });
+    assert.deepEqual(store.enqueueEpisodes('run-q'), { pending: 1, leased: 0, done: 4 });
+    assert.deepEqual(store.claimEpisode('run-q', 'worker-2', 60_000), { taskId: tasks[2].id, trial: 1, claims: 2 });
+  }));
+}

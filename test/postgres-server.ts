@@ -1,0 +1,94 @@
+/**
+ * A throwaway PostgreSQL server for tests: initdb into a temporary folder and start it on a free
+ * 127.0.0.1 port, from the Debian package's binaries (.ci/run installs them). PostgreSQL refuses to run
+ * as root, so as root the server runs as the 'postgres' system user. Tests that need it skip with the
+ * reason when no binaries are installed.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type PostgresServer = { url: string; port: number; stop(): Promise<void>; kill(): void };
+
+/** The folder holding initdb and postgres, or undefined with the reason. */
+export function findPostgresBinaries(): { directory: string } | { missing: string } {
+  const candidates = [process.env.TOOLFORGE_PG_BIN, ...(existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql').sort().reverse().map((version) => `/usr/lib/postgresql/${version}/bin`) : [])];
+  for (const directory of candidates) {
+    if (directory && existsSync(join(directory, 'initdb')) && existsSync(join(directory, 'postgres'))) return { directory };
+  }
+  return { missing: 'no PostgreSQL server binaries (install Debian\'s postgresql package, or set TOOLFORGE_PG_BIN to the folder with initdb and postgres)' };
+}
+
+function systemUser(name: string): { uid: number; gid: number } | undefined {
+  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((entry) => entry.startsWith(`${name}:`));
+  if (!line) return undefined;
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function startPostgresServer(): Promise<PostgresServer> {
+  const found = findPostgresBinaries();
+  if ('missing' in found) throw new Error(found.missing);
+  const runAs = process.getuid?.() === 0 ? systemUser('postgres') : undefined;
+  if (process.getuid?.() === 0 && !runAs) throw new Error('running as root with no postgres system user to run the server as');
+  const root = mkdtempSync(join(tmpdir(), 'toolforge-pg-'));
+  const dataDirectory = join(root, 'data');
+  if (runAs) {
+    chmodSync(root, 0o755);
+    chownSync(root, runAs.uid, runAs.gid);
+  }
+  const asUser = runAs ? { uid: runAs.uid, gid: runAs.gid } : {};
+  const init = spawnSync(join(found.directory, 'initdb'), ['-D', dataDirectory, '-U', 'toolforge', '--auth=trust', '-E', 'UTF8', '--no-sync'], {
+    ...asUser, encoding: 'utf8', cwd: root,
+  });
+  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+  const port = await freePort();
+  const server: ChildProcess = spawn(join(found.directory, 'postgres'), [
+    '-D', dataDirectory, '-p', String(port), '-h', '127.0.0.1', '-k', root, '-c', 'fsync=off', '-c', 'synchronous_commit=off',
+    '-c', 'full_page_writes=off', '-c', 'max_connections=50',
+  ], { ...asUser, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  server.stderr?.on('data', (chunk: Buffer) => { log += chunk.toString(); });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within 30 s:\n${log}`)), 30_000);
+    const check = (): void => {
+      if (/ready to accept connections/.test(log)) {
+        clearTimeout(timer);
+        resolve();
+      } else if (server.exitCode !== null) {
+        clearTimeout(timer);
+        reject(new Error(`PostgreSQL exited at start:\n${log}`));
+      } else setTimeout(check, 50);
+    };
+    check();
+  });
+  const stopped = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const cleanUp = (): void => rmSync(root, { recursive: true, force: true });
+  return {
+    url: `postgres://toolforge@127.0.0.1:${port}/postgres`,
+    port,
+    async stop() {
+      if (server.exitCode === null) server.kill('SIGINT');
+      await stopped;
+      cleanUp();
+    },
+    kill() {
+      server.kill('SIGKILL');
+    },
+  };
+}
