@@ -60,7 +60,11 @@ export function createCodeAgent(options: CodeAgentOptions = {}): Agent {
   };
 }
 
-async function runProgram(host: ProgramHost, answer: string, context: AgentContext, budget: EpisodeBudget): Promise<ProgramRun> {
+/**
+ * The program in `answer` run as a code episode runs it: once, or once per variant (ProgramHost.variants), a
+ * sandbox crash re-running it up to `programAttempts` times. Also what an MCP client's `run_program` does.
+ */
+export async function runProgram(host: ProgramHost, answer: string, context: AgentContext, budget: EpisodeBudget): Promise<ProgramRun> {
   const extraction = host.extractProgram(answer);
   if (extraction.type !== 'program') return { extraction, result: null, attempts: 0 };
   if (host.variants) return runVariants(host, host.variants, extraction, context, budget);

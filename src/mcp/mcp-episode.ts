@@ -6,6 +6,8 @@
  * mode, runs its program), or when the tool-call limit is reached; a disconnect or a timeout is an
  * infrastructure error (`fail`), never scored.
  */
+import { runProgram as runAnswerProgram } from '../agents/code.ts';
+import { startEpisodeBudget } from '../agents/episode-budget.ts';
 import type { AgentContext } from '../agents/spec.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { Message } from '../core/message.ts';
@@ -107,7 +109,10 @@ export class McpEpisode {
     this.resolveOutcome({ termination, messages: this.messages });
   }
 
-  /** Code mode: the program runs once, as the code agent runs a model's answer; the episode then ends. */
+  /**
+   * Code mode: the program runs as the code agent runs a model's answer (once, or once per test case when the
+   * environment has variants; a sandbox crash re-runs it); the episode then ends.
+   */
   private async runProgram(answer: string): Promise<McpToolAnswer> {
     const host = this.context.environment.bindings?.();
     if (!host) {
@@ -116,25 +121,25 @@ export class McpEpisode {
       });
     }
     this.messages.push({ role: 'assistant', content: answer, toolCalls: [] });
-    const extraction = host.extractProgram(answer);
-    let run: ProgramRun = { extraction, result: null, attempts: 0 };
-    if (extraction.type === 'program') {
-      try {
-        const result = await this.context.sandbox().run({
-          code: extraction.code, bindings: host.functions,
-          ...(host.http ? { http: host.http } : {}),
-          ...(host.timeLimitMs !== undefined ? { limits: { timeLimitMs: host.timeLimitMs } } : {}),
-        }, { signal: this.context.signal });
-        run = { extraction, result, attempts: 1 };
-      } catch (error) {
-        this.fail(error instanceof ToolForgeError ? error : new ToolForgeError('sandbox.crashed', String(error)));
-        throw error;
-      }
+    const budget = startEpisodeBudget(this.context.limits, this.context.signal, this.context.clock);
+    let run: ProgramRun;
+    let stopped: Termination | undefined;
+    try {
+      run = await runAnswerProgram(host, answer, this.context, budget);
+      stopped = run.result === null ? budget.stopReason() : undefined;
+    } catch (error) {
+      this.fail(error instanceof ToolForgeError ? error : new ToolForgeError('sandbox.crashed', String(error)));
+      throw error;
+    } finally {
+      budget.dispose();
     }
     host.observe?.(run);
     this.ended = true;
-    this.resolveOutcome({ termination: 'final-answer', messages: this.messages });
-    const summary = extraction.type === 'program' ? { ran: true, result: run.result } : { ran: false, reason: extraction.reason };
+    this.resolveOutcome({ termination: stopped ?? 'final-answer', messages: this.messages });
+    const { extraction } = run;
+    const summary = extraction.type !== 'program' ? { ran: false, reason: extraction.reason }
+      : run.variants ? { ran: true, runs: run.variants.map((variant) => ({ label: variant.label, result: variant.result })) }
+        : { ran: true, result: run.result };
     return textAnswer(JSON.stringify(summary));
   }
 }
