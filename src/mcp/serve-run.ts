@@ -63,7 +63,9 @@ async function serveRunOverStdio(options: ServeRunOptions): Promise<RunSummary> 
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => { markReady = resolve; });
   let nameClient: (name: string) => void = () => {};
-  const clientName = new Promise<string>((resolve) => { nameClient = resolve; });
+  let noClient: (error: Error) => void = () => {};
+  const clientName = new Promise<string>((resolve, reject) => { nameClient = resolve; noClient = reject; });
+  clientName.catch(() => {});
   if (options.clientName !== undefined) nameClient(options.clientName);
   const disconnected = (episode: McpEpisode): ToolForgeError => new ToolForgeError('agent.disconnected',
     `task '${episode.task.id}': the MCP client (stdio) closed the connection before submitting an answer`, { fix: 'the episode is not scored; resume the run to rerun it' });
@@ -76,9 +78,14 @@ async function serveRunOverStdio(options: ServeRunOptions): Promise<RunSummary> 
     current: () => current, ready: () => ready, afterEnd: claimNext,
     onInitialized: (client) => nameClient(client.name),
   });
-  const transport = new StdioServerTransport(options.stdio?.input ?? process.stdin, options.stdio?.output ?? process.stdout);
+  const input = options.stdio?.input ?? process.stdin;
+  const transport = new StdioServerTransport(input, options.stdio?.output ?? process.stdout);
   transport.onclose = () => {
+    if (closed) return;
     closed = true;
+    noClient(new ToolForgeError('agent.disconnected', 'the MCP client (stdio) closed the connection before it initialized: no episode was served', {
+      fix: 'start serve --stdio from an MCP client (its stdin and stdout are the MCP channel)',
+    }));
     if (current) current.fail(disconnected(current));
     broker.close();
     markReady();
@@ -87,6 +94,10 @@ async function serveRunOverStdio(options: ServeRunOptions): Promise<RunSummary> 
       for (let episode = await broker.claim(); episode; episode = await broker.claim()) episode.fail(disconnected(episode));
     })();
   };
+  // The SDK's transport never notices its input ending: a client that closes stdin has gone away.
+  const onInputEnd = (): void => { void transport.close(); };
+  input.once('end', onInputEnd);
+  input.once('close', onInputEnd);
   await server.connect(transport);
   try {
     const name = modelName(await untilAborted(clientName, options.signal));
@@ -98,6 +109,8 @@ async function serveRunOverStdio(options: ServeRunOptions): Promise<RunSummary> 
     void claimNext();
     return await runEvaluation({ ...options, concurrency: 1, modelRef: agent.ref, agent });
   } finally {
+    input.off('end', onInputEnd);
+    input.off('close', onInputEnd);
     broker.close();
     // Let the answer that ended the last episode ("all done") reach the client before the transport closes.
     await new Promise((resolve) => setTimeout(resolve, 100));
