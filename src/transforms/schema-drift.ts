@@ -6,17 +6,21 @@
  * accepted call is mapped onto the original tool, so the suite's environment and scorer are
  * unchanged. The drifted tools and the change log are the record's `changes`, stored with the run.
  * Built-in models read old-schema gold: their calls are mapped forward (`toNew`), so the oracle
- * still solves every task. Modes calls and react only: sequence and code answers are scored from
- * text, and the webapi scorer does not (yet) judge requests against a drifted spec.
+ * still solves every task (in react mode their Action lines are mapped the same way). A tool named
+ * `Finish` (the ReAct protocol's final action, StableToolBench's control tool) is not an API and is
+ * never drifted. Modes calls and react only: sequence and code answers are scored from text, and the
+ * webapi scorer does not (yet) judge requests against a drifted spec.
  */
 import type { Environment } from '../core/environment.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import { canonicalJson } from '../core/json.ts';
 import type { AssistantMessage, Message } from '../core/message.ts';
+import { formatReactStep, parseReactStep, reactFinishAction } from '../core/react-format.ts';
 import type { Rng } from '../core/rng.ts';
 import type { Task, TransformRecord } from '../core/task.ts';
 import type { ToolCall } from '../core/tool.ts';
+import { createToolCall } from '../core/tool.ts';
 import type { LanguageModel } from '../models/spec.ts';
 import type { DriftedTools, ServedCall, ToolCallMapper } from './drift/index.ts';
 import { createToolCallMapper, driftOperatorIds, driftTools, parseDriftOperatorId } from './drift/index.ts';
@@ -53,13 +57,27 @@ function withCall(call: ToolCall, name: string, arguments_: JsonObject): ToolCal
   return { ...call, name, arguments: arguments_, argumentsText: same ? call.argumentsText : JSON.stringify(arguments_) };
 }
 
+/**
+ * A built-in model's turn with its calls mapped: native tool calls, and in react mode the Action line of the text
+ * (the thought kept, the input rewritten only when the call changed).
+ */
 function mapAssistant(message: AssistantMessage, map: (call: ToolCall) => ToolCall): AssistantMessage {
-  return { ...message, toolCalls: message.toolCalls.map(map) };
+  return { ...message, content: mapReactAction(message.content, map), toolCalls: message.toolCalls.map(map) };
+}
+
+function mapReactAction(text: string, map: (call: ToolCall) => ToolCall): string {
+  const step = parseReactStep(text);
+  if (step?.type !== 'action') return text;
+  const call = createToolCall('react', step.action, step.actionInputText);
+  const mapped = map(call);
+  if (mapped === call || (mapped.name === call.name && mapped.argumentsText === call.argumentsText)) return text;
+  return formatReactStep({ thought: step.thought, action: mapped.name, actionInput: mapped.argumentsText });
 }
 
 export const schemaDriftTransform: TaskTransform = {
   id: 'drift',
-  version: '1',
+  // 2: the Finish tool is left as it is.
+  version: '2',
   description: 'schema drift (DynamicToolBench): the model sees the old tools, the environment enforces drifted ones and answers old calls like a strict server',
   modes: ['calls', 'react'],
   knobs: [
@@ -69,7 +87,7 @@ export const schemaDriftTransform: TaskTransform = {
   apply(task: Task, rng: Rng, knobs: JsonObject) {
     const operator = parseDriftOperatorId(String(knobs.op));
     const seed = rng.int(0, 2 ** 30 - 1);
-    const drifted = driftTools(task.tools, operator, seed, { probability: Number(knobs.probability) });
+    const drifted = driftTools(task.tools, operator, seed, { probability: Number(knobs.probability), untouched: [reactFinishAction] });
     // task.tools stays the old schema: that is what the model was documented.
     return { task, changes: { operator, seed, probability: drifted.probability, tools: drifted.tools, log: drifted.log } as unknown as JsonObject };
   },

@@ -129,15 +129,15 @@ describe('transform drift', () => {
   test('nestful, drift:op=endpoint,probability=0.4 with replayed old gold: hand-checked flips, Wilson intervals and McNemar p', async () => {
     const suite = getSuite('nestful');
     const params = resolveKnobs(suite.id, suite.knobs, {});
-    const baseline = await generateTasks(suite, { seed: 3, count: 6, params, validate: false });
-    const drifted = applyTransforms(baseline, [parseTransformRequest('drift:op=endpoint,probability=0.4')], 3);
+    const baseline = await generateTasks(suite, { seed: 10, count: 6, params, validate: false });
+    const drifted = applyTransforms(baseline, [parseTransformRequest('drift:op=endpoint,probability=0.4')], 10);
     const store = openResultsStore(':memory:');
     try {
-      const base = await runEvaluation({ suite, tasks: baseline, modelRef: 'builtin/oracle', mode: 'calls', seed: 3, params, store, concurrency: 1 });
+      const base = await runEvaluation({ suite, tasks: baseline, modelRef: 'builtin/oracle', mode: 'calls', seed: 10, params, store, concurrency: 1 });
       const same = replayFile(store, base.runId, (id) => id, 'nestful-same.jsonl');
       const moved = replayFile(store, base.runId, (id) => `${id}~drift`, 'nestful-moved.jsonl');
-      const replayBase = await runEvaluation({ suite, tasks: baseline, modelRef: `replay/${same}`, mode: 'calls', seed: 3, params, store, concurrency: 1 });
-      const replayDrift = await runEvaluation({ suite, tasks: drifted, modelRef: `replay/${moved}`, mode: 'calls', seed: 3, params, store, concurrency: 1 });
+      const replayBase = await runEvaluation({ suite, tasks: baseline, modelRef: `replay/${same}`, mode: 'calls', seed: 10, params, store, concurrency: 1 });
+      const replayDrift = await runEvaluation({ suite, tasks: drifted, modelRef: `replay/${moved}`, mode: 'calls', seed: 10, params, store, concurrency: 1 });
       assert.equal(replayBase.passRate, 1);
       // By hand from the change log: a task fails when one of its gold calls names a tool that moved.
       const movedTasks = drifted.filter((task) => {
