@@ -16,6 +16,7 @@ import { registerServeCommand } from './commands/serve.ts';
 import { registerSuitesCommand } from './commands/suites.ts';
 import { registerSweepCommand } from './commands/sweep.ts';
 import { registerViewCommand } from './commands/view.ts';
+import { registerWorkerCommand } from './commands/worker.ts';
 import { toolforgeVersion } from './toolforge-version.ts';
 
 /** Exit codes: 0 success, 2 a ToolForgeError or usage error (the message says the fix), 1 a bug or crash, 130 interrupted. */
@@ -52,6 +53,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerDeleteCommand(program, io);
   registerDataCommand(program, io);
   registerServeCommand(program, io);
+  registerWorkerCommand(program, io, argv, outcome);
   // Subcommands inherit the output routing and the exit override; they are set on each explicitly.
   for (const command of program.commands) {
     command.configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) }).exitOverride();

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
-import { defaultResultsPath } from '../store/index.ts';
+import { defaultResultsPath, isPostgresLocation } from '../store/index.ts';
 
 /**
  * Commander argument parsers. A thrown InvalidArgumentError becomes
@@ -34,7 +34,9 @@ export function collectSetting(value: string, previous: Record<string, string> =
   return { ...previous, [value.slice(0, equals).trim()]: value.slice(equals + 1) };
 }
 
+/** A SQLite path is resolved against the working folder; a postgres:// address is kept as given. */
 export function resolveDatabasePath(database: string | undefined, cwd: string): string {
+  if (database !== undefined && isPostgresLocation(database)) return database;
   return resolve(cwd, database ?? defaultResultsPath);
 }
 

@@ -80,6 +80,11 @@ export type RunOptions = ExecutionOptions & {
   allowMissingOutputs?: boolean;
   /** Keep every model call's raw vendor request and response with its episode. */
   keepRaw?: boolean;
+  /**
+   * Record the run and queue its episodes without running any (`run --workers-only`): `toolforge worker` processes
+   * on any number of machines then claim and run them (run-worker.ts).
+   */
+  workersOnly?: boolean;
 };
 
 export type ResumeOptions = ExecutionOptions & {
@@ -119,30 +124,46 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
       id: runId, suite: { id: suite.id, version: suite.version }, model: options.modelRef, baseUrl, mode, trials, concurrency,
       seed: options.seed, params: options.params, settings, provenance,
     }, tasks);
-    await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
+    if (options.workersOnly) {
+      const queued = store.enqueueEpisodes(runId);
+      options.onProgress?.({ type: 'run-start', runId, plannedEpisodes: queued.pending, alreadyScoredEpisodes: 0, totalEpisodes: tasks.length * trials });
+    } else {
+      await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
+    }
     return summarizeRun(store, runId, suite, tasks);
   });
 }
 
 export async function resumeEvaluation(options: ResumeOptions): Promise<RunSummary> {
   return withStore(options, async (store) => {
-    const run = store.getRun(options.runId);
-    const suite = options.suite ?? getSuite(run.suite.id);
-    if (suite.version !== run.suite.version) {
-      throw new ConfigError('config.invalid', `run '${run.id}' was made with suite ${run.suite.id} version ${run.suite.version}, but this ToolForge has version ${suite.version}; resuming would mix two gradings`, {
-        fix: `start a new run, or resume with the ToolForge version the run was made with (${run.provenance.toolforgeVersion}${run.provenance.git ? `, commit ${run.provenance.git.commit}` : ''})`,
-      });
-    }
-    const concurrency = options.concurrency ?? run.concurrency;
-    checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
-    checkExecutionOptions(options);
-    const tasks = store.listTasks(run.id);
-    const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
-    const model = options.agent ?? cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env, retry: options.retry }), baseUrl, options);
+    const { run, suite, tasks, model, baseUrl, concurrency } = openStoredRun(store, options);
     store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
     await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
     return summarizeRun(store, run.id, suite, tasks);
   });
+}
+
+/**
+ * What continuing a stored run needs (a resume, or a worker of a team run): the run, its registered suite at the
+ * run's version, its tasks and its model, with the execution options checked.
+ */
+export function openStoredRun(store: ResultsStore, options: ResumeOptions): {
+  run: StoredRun; suite: Suite; tasks: Task[]; model: ModelSource; baseUrl: string | undefined; concurrency: number;
+} {
+  const run = store.getRun(options.runId);
+  const suite = options.suite ?? getSuite(run.suite.id);
+  if (suite.version !== run.suite.version) {
+    throw new ConfigError('config.invalid', `run '${run.id}' was made with suite ${run.suite.id} version ${run.suite.version}, but this ToolForge has version ${suite.version}; continuing it would mix two gradings`, {
+      fix: `start a new run, or continue it with the ToolForge version the run was made with (${run.provenance.toolforgeVersion}${run.provenance.git ? `, commit ${run.provenance.git.commit}` : ''})`,
+    });
+  }
+  const concurrency = options.concurrency ?? run.concurrency;
+  checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
+  checkExecutionOptions(options);
+  const tasks = store.listTasks(run.id);
+  const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
+  const model = options.agent ?? cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env, retry: options.retry }), baseUrl, options);
+  return { run, suite, tasks, model, baseUrl, concurrency };
 }
 
 /** Built-in and replay models cost nothing to call again: only provider models go through the cache. */
@@ -153,7 +174,7 @@ function cached(model: ModelSource, baseUrl: string | undefined, options: Execut
   return withResponseCache(model, { ...options.responseCache, endpoint: baseUrl });
 }
 
-async function withStore<T>(options: ExecutionOptions, use: (store: ResultsStore) => Promise<T>): Promise<T> {
+export async function withStore<T>(options: ExecutionOptions, use: (store: ResultsStore) => Promise<T>): Promise<T> {
   if (options.store) return use(options.store);
   const store = openResultsStore(options.dbPath ?? defaultResultsPath);
   try {
@@ -320,7 +341,7 @@ function episodeKey(taskId: string, trial: number): string {
   return `${taskId}\u0000${trial}`;
 }
 
-type AttemptInput = {
+export type AttemptInput = {
   run: StoredRun;
   suite: Suite;
   task: Task;
@@ -334,7 +355,7 @@ type AttemptInput = {
 };
 
 /** One episode with retries: a record to commit, or undefined when the run was cancelled meanwhile. */
-async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord | undefined> {
+export async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord | undefined> {
   const { run, suite, task, trial, retry, signal } = input;
   const mode = episodeMode(run.mode, task);
   const startedAt = new Date();

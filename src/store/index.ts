@@ -8,3 +8,4 @@ export type { RunExport } from './run-jsonl.ts';
 export { episodeRecordSchema, exportLineSchema, provenanceSchema, storedRunSchema } from './record-schemas.ts';
 export type { EpisodeOutcome, EpisodePage, EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
 export { compressionThresholdBytes } from './transcript-encoding.ts';
+export { withoutPassword } from './postgres/synchronous-postgres.ts';

@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, errorMessage } from '../core/errors.ts';
+import { defaultResultsPath, isPostgresLocation } from './results-store.ts';
 
 export type ResponseCacheStore = {
   readonly path: string;
@@ -17,6 +18,8 @@ export type ResponseCacheStore = {
 
 /** The default cache file for a results database. */
 export function responseCachePathFor(resultsPath: string): string {
+  // A PostgreSQL results database has no folder: the cache stays a local file in the default folder.
+  if (isPostgresLocation(resultsPath)) return resolve(dirname(defaultResultsPath), 'response-cache.db');
   return join(dirname(resolve(resultsPath)), 'response-cache.db');
 }
 

@@ -61,8 +61,8 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
         retries = CASE WHEN episodes.retries IS NULL THEN excluded.retries WHEN excluded.retries IS NULL THEN episodes.retries
           ELSE ${mergedRetries(connection)} END
       WHERE episodes.status <> 'scored'`,
-    // Saving an episode ends its work-queue lease (a no-op for runs without workers).
-    finishQueued: 'UPDATE episode_queue SET done = 1, worker = NULL, lease_expires_at = NULL WHERE run_id = @run_id AND task_id = @task_id AND trial = @trial',
+    // Saving an episode ends its work-queue lease (a no-op for runs without workers); the row keeps who held it last.
+    finishQueued: 'UPDATE episode_queue SET done = 1, lease_expires_at = NULL WHERE run_id = @run_id AND task_id = @task_id AND trial = @trial',
     listEpisodes: `SELECT e.* ${episodeJoin}
       WHERE e.run_id = @run_id AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`,
     countEpisodes: 'SELECT status, COUNT(*) AS count FROM episodes WHERE run_id = @run_id GROUP BY status',

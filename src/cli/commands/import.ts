@@ -3,7 +3,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
-import { openResultsStore, parseRunExport } from '../../store/index.ts';
+import { isPostgresLocation, openResultsStore, parseRunExport } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 
@@ -27,7 +27,7 @@ export function registerImportCommand(program: Command, io: CliIo): void {
       // Validate before touching the database: a bad file must not leave an empty results file behind.
       parseRunExport(text, path);
       const databasePath = resolveDatabasePath(options.db, io.cwd);
-      const existed = existsSync(databasePath);
+      const existed = isPostgresLocation(databasePath) || existsSync(databasePath);
       const store = openResultsStore(databasePath);
       let imported = false;
       try {

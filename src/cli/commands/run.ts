@@ -26,7 +26,7 @@ import { collectSetting, collectTransform, collectValues, once, parseFiniteNumbe
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTasks } from '../../runner/select-tasks.ts';
 import { formatPercent } from '../../report/format-figure.ts';
-import { openResultsStore } from '../../store/index.ts';
+import { openResultsStore, withoutPassword } from '../../store/index.ts';
 import { readEvalSetFile } from '../../runner/eval-set-config.ts';
 import { runEvalSet } from '../../runner/run-eval-set.ts';
 import { renderStoredReport } from './report.ts';
@@ -76,6 +76,7 @@ type RunFlags = {
   baseline?: boolean;
   keepRaw?: boolean;
   agentCommand?: string;
+  workersOnly?: boolean;
 };
 
 /** Set by a run that ends without an error but not well (interrupted, nothing scored, under --fail-under). */
@@ -123,6 +124,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--keep-raw', 'store every model call\'s raw vendor request and response with its episode')
     .option('--config <file>', 'run an eval set: models x suites x knob grids x modes x transforms from a JSON/YAML file, as one group; the same file again continues it', once('--config', parseText))
     .option('--agent-command <cmd>', 'evaluate an external agent instead of --model: run this shell command per episode, with TOOLFORGE_MCP_URL (an MCP endpoint serving the episode) in its environment and the request on stdin (model mcp/<command name>)', once('--agent-command', parseText))
+    .option('--workers-only', "record the run and queue its episodes without running them: 'toolforge worker --run <id>' processes (any number, any machine sharing the --db) run them")
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
       const cliArgs = [...argv];
@@ -139,6 +141,10 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
       } finally {
         cache?.store.close();
       }
+      if (flags.workersOnly) {
+        printQueuedRun(summary, flags, io);
+        return;
+      }
       if (cache) {
         const { hits, misses, uncacheable } = cache.option.counters;
         io.stderr(`response cache ${cache.store.path}: ${hits} requests answered from the cache, ${misses} sent and stored${uncacheable > 0 ? `, ${uncacheable} sent uncached (temperature is not 0; --cache all caches them too)` : ''}\n`);
@@ -150,7 +156,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
 
 /** `run --config <file>`: an eval set, reported side by side (models x suites) when it ends. */
 async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<number> {
-  const clashing = (['model', 'agentCommand', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'resume', 'rerunFailed', 'transform', 'taskId', 'limit', 'baseUrl', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel'] as const)
+  const clashing = (['model', 'agentCommand', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'resume', 'rerunFailed', 'transform', 'taskId', 'limit', 'baseUrl', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'workersOnly'] as const)
     .filter((name) => flags[name] !== undefined);
   if (suiteId !== undefined || clashing.length > 0) {
     const names = [...(suiteId !== undefined ? [`the suite '${suiteId}'`] : []), ...clashing.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`)].join(', ');
@@ -192,6 +198,17 @@ function openCache(flags: RunFlags, io: CliIo): { store: ResponseCacheStore; opt
   const path = flags.cacheDb ? resolve(io.cwd, flags.cacheDb) : responseCachePathFor(resolveDatabasePath(flags.db, io.cwd));
   const store = openResponseCache(path);
   return { store, option: { storage: store, policy: flags.cache, counters: { hits: 0, misses: 0, uncacheable: 0 } } };
+}
+
+/** `run --workers-only`: what was queued, and the command that runs it. */
+function printQueuedRun(summary: RunSummary, flags: RunFlags, io: CliIo): void {
+  const database = flags.db ? ` --db ${flags.db}` : '';
+  if (flags.json) {
+    io.stdout(`${JSON.stringify({ runId: summary.runId, queuedEpisodes: summary.missingEpisodes, status: 'queued' })}\n`);
+    return;
+  }
+  io.stdout(`run ${summary.runId} queued ${summary.missingEpisodes} episodes; run them with (on any number of machines sharing the database):\n`
+    + `  toolforge worker --run ${summary.runId}${database}\n`);
 }
 
 /** A run's summary; with --baseline, the linked baseline run and the paired report too. */
@@ -264,13 +281,14 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       suite, tasks: selected, modelRef, ...(agent ? { agent } : {}), baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache,
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
-      seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false, ...executionFlags(flags),
+      seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false, workersOnly: flags.workersOnly ?? false, ...executionFlags(flags),
       onProgress: (event) => {
         if (event.type === 'run-start') startedRunId = event.runId;
         progress.listener(event);
       },
     });
     if (baselineTasks === undefined) return await runTasks(tasks);
+    if (flags.workersOnly) throw new ConfigError('config.invalid', '--baseline pairs two runs as they end, so it cannot be planned for workers', { fix: 'run the baseline and the transformed tasks as two --workers-only runs, or drop --workers-only' });
     const baseline = await runTasks(baselineTasks);
     if (baseline.status === 'cancelled') return baseline;
     progress = createProgressDisplay(io);
@@ -311,7 +329,7 @@ function readFailedTasks(runReference: string, suiteId: string | undefined, flag
 }
 
 async function resume(suiteId: string | undefined, runReference: string, flags: RunFlags, io: CliIo, cliArgs: string[], responseCache?: CacheOption): Promise<RunSummary> {
-  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed', 'transform', 'baseline', 'keepRaw'] as const)
+  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed', 'transform', 'baseline', 'keepRaw', 'workersOnly'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
@@ -355,7 +373,7 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
  * The first Ctrl-C stops the run cleanly (finished episodes are kept, the run is marked cancelled and can be
  * resumed); a second one ends the process at once (Node's default, restored after the first).
  */
-function listenForInterrupt(): { signal: AbortSignal; dispose(): void } {
+export function listenForInterrupt(): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const onInterrupt = (): void => controller.abort(new Error('interrupted'));
   process.once('SIGINT', onInterrupt);
@@ -421,7 +439,7 @@ function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
 }
 
 /** How requests are retried and episodes timed: may differ between a run and its resumption. */
-function executionFlags(flags: RunFlags): Pick<RunOptions, 'retry' | 'episodeTimeoutMs'> {
+export function executionFlags(flags: Pick<RunFlags, 'maxRetries' | 'maxRetryWait' | 'requestTimeout' | 'episodeTimeout'>): Pick<RunOptions, 'retry' | 'episodeTimeoutMs'> {
   const retry: RunOptions['retry'] = {};
   if (flags.maxRetries !== undefined) retry.maxRetries = flags.maxRetries;
   if (flags.maxRetryWait !== undefined) retry.maxTotalWaitMs = flags.maxRetryWait;
@@ -451,6 +469,6 @@ function printSummary(summary: RunResult, flags: RunFlags, io: CliIo): void {
     summary.paired ? `\n${titledTransformPairs([summary.paired])}\n` : '',
     summary.status === 'cancelled' ? 'interrupted: finished episodes are stored.\n' : '',
     unfinished > 0 ? `${unfinished} episodes not scored; finish them with: toolforge run --resume ${summary.runId}${database}\n` : '',
-    `\nstored in ${resolveDatabasePath(flags.db, io.cwd)}; full report: toolforge report ${summary.runId} --format html --out report.html${database}\n`,
+    `\nstored in ${withoutPassword(resolveDatabasePath(flags.db, io.cwd))}; full report: toolforge report ${summary.runId} --format html --out report.html${database}\n`,
   ].join(''));
 }

@@ -4,6 +4,7 @@ import { ConfigError } from '../../core/errors.ts';
 import { textTable } from '../../report/text-table.ts';
 import { formatPercent } from '../../report/format-figure.ts';
 import type { StoredRun } from '../../store/index.ts';
+import { isPostgresLocation } from '../../store/index.ts';
 import { listSuites } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
@@ -27,7 +28,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         throw new ConfigError('config.invalid', `unknown run status '${flags.status}'`, { fix: `use --status ${runStatuses.join('|')}` });
       }
       const path = resolveDatabasePath(flags.db, io.cwd);
-      if (!existsSync(path)) {
+      if (!isPostgresLocation(path) && !existsSync(path)) {
         io.stdout(flags.json ? '[]\n' : `no results database at ${path} yet; start a run with: toolforge run funcgen --model builtin/planner\n`);
         return;
       }

@@ -5,12 +5,12 @@
  */
 import type { OpenStoreOptions, SqlConnection, SqlParameters, SqlValue } from '../sql-connection.ts';
 import { checkSchema, migrateSchema } from '../store-schema.ts';
-import { connectSynchronousPostgres, redact } from './synchronous-postgres.ts';
+import { connectSynchronousPostgres, withoutPassword } from './synchronous-postgres.ts';
 import type { SynchronousPostgres } from './synchronous-postgres.ts';
 
 export function openPostgresConnection(connectionString: string, options: OpenStoreOptions = {}): SqlConnection {
   const client = connectSynchronousPostgres(connectionString);
-  const connection = postgresConnection(client, redact(connectionString));
+  const connection = postgresConnection(client, withoutPassword(connectionString));
   try {
     if (options.readOnly === true) {
       if (checkSchema(connection) === 'older') migrateSchema(connection);

@@ -50,7 +50,7 @@ export function connectSynchronousPostgres(connectionString: string, options: Sy
     if (Atomics.wait(flag, 0, 0, requestTimeoutMs) === 'timed-out') {
       closed = true;
       void worker.terminate();
-      throw new PostgresError(`PostgreSQL did not answer within ${requestTimeoutMs} ms (${redact(connectionString)})`, {
+      throw new PostgresError(`PostgreSQL did not answer within ${requestTimeoutMs} ms (${withoutPassword(connectionString)})`, {
         fix: 'check that the server is running and reachable, and that no other session holds a lock on the tables',
       });
     }
@@ -78,12 +78,12 @@ export function connectSynchronousPostgres(connectionString: string, options: Sy
 }
 
 /** A connection string with its password replaced, for messages. */
-export function redact(connectionString: string): string {
+export function withoutPassword(connectionString: string): string {
   return connectionString.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
 }
 
 function describeFailure(connectionString: string, error: { message: string; code?: string; detail?: string }): ToolForgeError {
-  const where = redact(connectionString);
+  const where = withoutPassword(connectionString);
   const text = error.detail ? `${error.message} (${error.detail})` : error.message;
   if (error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'ETIMEDOUT' || /connect|timeout/i.test(error.message) && !error.code?.match(/^[0-9A-Z]{5}$/)) {
     return new ConfigError('store.unreachable', `cannot connect to PostgreSQL at ${where}: ${text}`, {

@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { renderRunTable } from '../../report/render-table.ts';
+import { summaryObject } from '../../report/run-report.ts';
+import { runWorker } from '../../runner/run-worker.ts';
+import type { CliIo } from '../cli-io.ts';
+import { once, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { createProgressDisplay } from '../progress-display.ts';
+import { executionFlags, listenForInterrupt, runExitCodes } from './run.ts';
+import type { RunOutcome } from './run.ts';
+
+type WorkerFlags = {
+  run: string;
+  db?: string;
+  concurrency?: number;
+  lease?: number;
+  workerId?: string;
+  baseUrl?: string;
+  maxRetries?: number;
+  maxRetryWait?: number;
+  requestTimeout?: number;
+  episodeTimeout?: number;
+  json?: boolean;
+};
+
+export function registerWorkerCommand(program: Command, io: CliIo, argv: readonly string[], outcome: RunOutcome): void {
+  program
+    .command('worker')
+    .description("run a stored run's queued episodes alongside other workers sharing the database (a team run: 'run --workers-only' queues one); a killed worker's episodes are claimed by the others when its leases expire")
+    .requiredOption('--run <id>', 'the run to work on', once('--run', parseText))
+    .option('--db <url|file>', 'the shared results database: postgres://user:password@host:port/database (or a SQLite file on this machine)', once('--db', parseText))
+    .option('--concurrency <n>', "episodes this worker runs at once (default: the run's)", once('--concurrency', parsePositiveInteger))
+    .option('--lease <ms>', 'how long a claimed episode stays this worker\'s without renewal (default 60000)', once('--lease', parsePositiveInteger))
+    .option('--worker-id <name>', 'the name on this worker\'s leases (default: host, pid and a random suffix)', once('--worker-id', parseText))
+    .option('--base-url <url>', "the model's endpoint as this machine reaches it (default: the run's)", once('--base-url', parseHttpUrl))
+    .option('--max-retries <n>', 'retries per model request (default 6)', once('--max-retries', parseNonNegativeInteger))
+    .option('--max-retry-wait <ms>', 'time this worker may lose to retried requests (default 1800000)', once('--max-retry-wait', parseNonNegativeInteger))
+    .option('--request-timeout <ms>', 'timeout of each model request (default 120000)', once('--request-timeout', parsePositiveInteger))
+    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks'", once('--episode-timeout', parsePositiveInteger))
+    .option('--json', 'print one JSON summary object on stdout and nothing else')
+    .action(async (flags: WorkerFlags) => {
+      const progress = createProgressDisplay(io);
+      const interrupt = listenForInterrupt();
+      try {
+        const summary = await runWorker({
+          runId: flags.run, dbPath: resolveDatabasePath(flags.db, io.cwd), concurrency: flags.concurrency, leaseMs: flags.lease, workerId: flags.workerId,
+          baseUrl: flags.baseUrl, env: io.env, signal: interrupt.signal, cliArgs: [...argv], onProgress: progress.listener, ...executionFlags(flags),
+        });
+        progress.stop();
+        if (flags.json) {
+          io.stdout(`${JSON.stringify({ ...summaryObject(summary), workerId: summary.workerId, episodesRun: summary.episodesRun })}\n`);
+        } else {
+          io.stdout(`${renderRunTable(summary)}\nworker ${summary.workerId} ran ${summary.episodesRun} episodes of run ${summary.runId}`
+            + `${summary.status === 'finished' ? '; the run is finished' : '; other workers hold the rest'}\n`);
+        }
+        if (interrupt.signal.aborted) outcome.exitCode = runExitCodes.interrupted;
+      } finally {
+        interrupt.dispose();
+        progress.stop();
+      }
+    });
+}

@@ -1,0 +1,101 @@
+/**
+ * A worker of a team run: claims the run's queued episodes from the shared store (usually PostgreSQL), one
+ * lease at a time per lane, runs each exactly as a single-process run would (attemptEpisode), and commits it
+ * at once, which ends its lease. Leases are renewed while the worker lives; a killed worker's leases expire
+ * and its episodes are claimed by the others. Any number of workers on any number of machines may serve one run;
+ * the one that sees the queue empty marks the run finished.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigError } from '../core/errors.ts';
+import type { Task } from '../core/task.ts';
+import type { ResultsStore } from '../store/results-store.ts';
+import { forEachWithConcurrency } from './bounded-concurrency.ts';
+import { createLazySandbox } from './lazy-sandbox.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+import { defaultRetryPolicy } from './retry-policy.ts';
+import { attemptEpisode, openStoredRun, withStore } from './run-evaluation.ts';
+import type { ResumeOptions } from './run-evaluation.ts';
+import type { RunProgressListener } from './run-progress.ts';
+import type { RunSummary } from './summarize-run.ts';
+import { summarizeRun } from './summarize-run.ts';
+
+export type WorkerOptions = ResumeOptions & {
+  /** Names this worker's leases (default: host name, process id and a random suffix). */
+  workerId?: string;
+  /** How long a claim holds without renewal (default 60 s): a killed worker's episodes wait this long. */
+  leaseMs?: number;
+  /** How often a lane with nothing to claim looks again while other workers hold leases (default 1 s). */
+  pollMs?: number;
+};
+
+export type WorkerSummary = RunSummary & { workerId: string; episodesRun: number; duplicateSaves: number };
+
+export const defaultLeaseMs = 60_000;
+
+export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> {
+  const leaseMs = options.leaseMs ?? defaultLeaseMs;
+  const pollMs = options.pollMs ?? Math.min(1000, Math.max(10, Math.floor(leaseMs / 4)));
+  if (!Number.isInteger(leaseMs) || leaseMs < 100) {
+    throw new ConfigError('config.invalid', `the lease must be an integer of at least 100 ms, got ${leaseMs}`, { fix: 'pass --lease <ms> with ms >= 100 (longer than a store round trip; default 60000)' });
+  }
+  const workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  return withStore(options, async (store) => {
+    const { run, suite, tasks, model, concurrency } = openStoredRun(store, options);
+    const byId = new Map<string, Task>(tasks.map((task) => [task.id, task]));
+    const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+    const emit: RunProgressListener = options.onProgress ?? (() => {});
+    const signal = options.signal ?? new AbortController().signal;
+    const queued = store.enqueueEpisodes(run.id);
+    emit({ type: 'run-start', runId: run.id, plannedEpisodes: queued.pending + queued.leased, alreadyScoredEpisodes: queued.done, totalEpisodes: tasks.length * run.trials });
+    const sandbox = createLazySandbox(Math.min(concurrency, 2));
+    // Renewal keeps a live worker's leases from expiring however long its episodes take.
+    const renewal = setInterval(() => store.renewLeases(run.id, workerId, leaseMs), Math.max(50, Math.floor(leaseMs / 3)));
+    renewal.unref();
+    let episodesRun = 0;
+    let duplicateSaves = 0;
+    const lane = async (): Promise<void> => {
+      while (!signal.aborted) {
+        const claim = store.claimEpisode(run.id, workerId, leaseMs);
+        if (!claim) {
+          const counts = store.queueCounts(run.id);
+          if (counts.pending === 0 && counts.leased === 0) return;
+          // Other workers hold the rest: wait for them to finish, or for a dead one's leases to expire.
+          await sleep(pollMs, undefined, { signal }).catch(() => undefined);
+          continue;
+        }
+        const task = byId.get(claim.taskId);
+        if (!task) throw new ConfigError('store.invalid', `run '${run.id}' queues task '${claim.taskId}', which is not among its tasks`, { fix: 'the run was changed by hand: delete it and start it again' });
+        const episode = await attemptEpisode({
+          run, suite, task, trial: claim.trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get(),
+        });
+        // Interrupted: the lease lapses and another worker (or a later one) runs the episode.
+        if (!episode) return;
+        if (!store.saveEpisode(episode)) duplicateSaves += 1;
+        episodesRun += 1;
+        emit({
+          type: 'episode-end', runId: run.id, taskId: task.id, trial: claim.trial, status: episode.status, passed: episode.score?.passed ?? null,
+          attempts: episode.attempts, completedEpisodes: episodesRun, plannedEpisodes: queued.pending,
+        });
+      }
+    };
+    try {
+      await forEachWithConcurrency(Array.from({ length: concurrency }, (_, index) => index), concurrency, lane);
+    } finally {
+      clearInterval(renewal);
+      await sandbox.dispose();
+    }
+    const counts = store.queueCounts(run.id);
+    const finished = counts.pending === 0 && counts.leased === 0;
+    if (finished) store.setRunStatus(run.id, 'finished');
+    emit({ type: 'run-end', runId: run.id, status: signal.aborted ? 'cancelled' : finished ? 'finished' : 'running' });
+    return { ...summarizeRun(store, run.id, suite, tasks), workerId, episodesRun, duplicateSaves };
+  });
+}
+
+/** For the CLI and tests: the queue of a stored run (pending, leased, done). */
+export function describeQueue(store: ResultsStore, runId: string): string {
+  const { pending, leased, done } = store.queueCounts(runId);
+  return `${done} done, ${leased} leased, ${pending} pending`;
+}
