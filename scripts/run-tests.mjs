@@ -1,4 +1,5 @@
-// Node 20's test runner does not expand globs, so the file list is built here.
+// Node 20's test runner does not expand globs, so the file list is built here. Tests live under test/ only,
+// mirroring src/ (src/agents/x.ts is tested by test/agents/*.test.ts); a *.test.ts under src/ is an error.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -21,8 +22,13 @@ function collectSources(directory) {
   });
 }
 
+const misplaced = collect('src');
+if (misplaced.length > 0) {
+  console.error(`tests live under test/ (mirroring src/), not under src/: move ${misplaced.join(', ')}`);
+  process.exit(1);
+}
 const filter = process.argv.slice(2);
-const files = ['src', 'test'].flatMap((root) => collect(root)).sort()
+const files = collect('test').sort()
   .filter((file) => filter.length === 0 || filter.some((part) => file.includes(part)));
 if (files.length === 0) {
   console.error('no test files matched');

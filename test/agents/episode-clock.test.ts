@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startEpisodeClock } from './episode-clock.ts';
+import { startEpisodeClock } from '../../src/agents/episode-clock.ts';
 
 function aborted(signal: AbortSignal): Promise<unknown> {
   return new Promise((resolve) => {

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { capText, fullTextLength, isCutText, textCaps } from './cap-text.ts';
+import { capText, fullTextLength, isCutText, textCaps } from '../../src/core/cap-text.ts';
 
 describe('capText', () => {
   test('text within the cap is returned as is', () => {

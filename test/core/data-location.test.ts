@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixturePath } from '../../test/require-data.ts';
-import { cacheDataDirectory, dataRoots, dataWriteDirectory, locateDataset, missingDataError, repositoryRoot } from './data-location.ts';
-import { ConfigError } from './errors.ts';
+import { fixturePath } from '../require-data.ts';
+import { cacheDataDirectory, dataRoots, dataWriteDirectory, locateDataset, missingDataError, repositoryRoot } from '../../src/core/data-location.ts';
+import { ConfigError } from '../../src/core/errors.ts';
 
 describe('data location', () => {
   test('$TOOLFORGE_DATA is the only root when set; $TOOLFORGE_SHARED_DATA is its alias; it wins over the alias', () => {

@@ -6,11 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixturePath, requireData } from '../../test/require-data.ts';
-import { locateDataset } from '../core/data-location.ts';
-import { ConfigError } from '../core/errors.ts';
-import type { Dataset } from './index.ts';
-import { datasets, fetchDataset, findDataset, sha256Of, upstreamFileUrl, verifyDataset } from './index.ts';
+import { fixturePath, requireData } from '../require-data.ts';
+import { locateDataset } from '../../src/core/data-location.ts';
+import { ConfigError } from '../../src/core/errors.ts';
+import type { Dataset } from '../../src/datasets/index.ts';
+import { datasets, fetchDataset, findDataset, sha256Of, upstreamFileUrl, verifyDataset } from '../../src/datasets/index.ts';
 
 /** A pinned manifest of our own fixture files, served by a 127.0.0.1 server laid out like raw.githubusercontent.com. */
 const fixtureFiles = ['nestful/samples.json', 'wapiibench/openapi/real_world_specs/notes.yaml', 'stabletoolbench/solvable_queries/test_instruction/G1_instruction.json'];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { failureCodes } from '../core/failure.ts';
-import { failureBreakdown } from './failure-breakdown.ts';
+import { failureCodes } from '../../src/core/failure.ts';
+import { failureBreakdown } from '../../src/metrics/failure-breakdown.ts';
 
 test('failureBreakdown counts failed scores by their main failure code, every code present', () => {
   const counts = failureBreakdown([

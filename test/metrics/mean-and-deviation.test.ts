@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { meanAndDeviation } from './mean-and-deviation.ts';
+import { meanAndDeviation } from '../../src/metrics/mean-and-deviation.ts';
 
 test('meanAndDeviation uses the sample (n - 1) standard deviation', () => {
   // mean 5, squared deviations 9+1+1+9 = 20, 20/3 -> sqrt = 2.5819888974716

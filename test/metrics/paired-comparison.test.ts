@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pairedComparison, signTestPValue } from './paired-comparison.ts';
+import { pairedComparison, signTestPValue } from '../../src/metrics/paired-comparison.ts';
 
 test('signTestPValue is the exact two-sided binomial tail', () => {
   // 8 improved, 2 worsened: 2 * (C(10,0) + C(10,1) + C(10,2)) / 2^10 = 2 * 56 / 1024

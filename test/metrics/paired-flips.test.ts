@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mcnemarExactPValue } from './mcnemar-test.ts';
-import { pairedFlips, pairedFlipsByTreatment } from './paired-flips.ts';
+import { mcnemarExactPValue } from '../../src/metrics/mcnemar-test.ts';
+import { pairedFlips, pairedFlipsByTreatment } from '../../src/metrics/paired-flips.ts';
 
 describe('exact McNemar test', () => {
   test('hand-computed binomial tails', () => {

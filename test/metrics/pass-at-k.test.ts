@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { meanPassAtK, meanPassHatK, passAtK, passHatK } from './pass-at-k.ts';
+import { meanPassAtK, meanPassHatK, passAtK, passHatK } from '../../src/metrics/pass-at-k.ts';
 
 const close = (actual: number | undefined, expected: number): void => {
   assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-12, `${actual} != ${expected}`);

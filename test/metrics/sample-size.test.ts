@@ -1,9 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rng } from '../core/rng.ts';
-import { normalQuantile } from './normal-quantile.ts';
-import { pairedSampleSize } from './paired-sample-size.ts';
-import { latencyPercentiles, percentile } from './percentile.ts';
+import { Rng } from '../../src/core/rng.ts';
+import { normalQuantile } from '../../src/metrics/normal-quantile.ts';
+import { pairedSampleSize } from '../../src/metrics/paired-sample-size.ts';
+import { latencyPercentiles, percentile } from '../../src/metrics/percentile.ts';
 
 describe('normal quantile', () => {
   test('matches tabulated values', () => {

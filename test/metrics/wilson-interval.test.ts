@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { wilsonInterval } from './wilson-interval.ts';
+import { wilsonInterval } from '../../src/metrics/wilson-interval.ts';
 
 const round = (values: [number, number]): number[] => values.map((value) => Math.round(value * 1e4) / 1e4);
 

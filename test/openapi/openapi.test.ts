@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../core/errors.ts';
-import { Rng } from '../core/rng.ts';
+import { ConfigError } from '../../src/core/errors.ts';
+import { Rng } from '../../src/core/rng.ts';
 import {
   createSchemaValidator, extractPathParameters, findOperation, isLegalArgument, loadOpenApiFile, loadOpenApiObject,
   matchUrlToPaths, sampleSchemaValue,
-} from './index.ts';
+} from '../../src/openapi/index.ts';
 
 const petstore = {
   openapi: '3.0.3',

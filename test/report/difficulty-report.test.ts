@@ -3,20 +3,20 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SweepResult } from '../runner/run-sweep.ts';
-import { runSweep } from '../runner/run-sweep.ts';
-import { sweepMembershipOf } from '../runner/sweep-membership.ts';
-import type { ResultsStore } from '../store/results-store.ts';
-import { openResultsStore } from '../store/results-store.ts';
-import { getSuite } from '../suites/registry.ts';
-import type { DifficultyCurve } from './difficulty-curves.ts';
-import { loadRunReport } from './load-run-report.ts';
-import { analyzeReports } from './report-analysis.ts';
-import { renderHtml } from './render-html.ts';
-import { renderReportJson } from './render-json.ts';
-import { renderTable } from './render-table.ts';
-import type { ReportJson } from './render-json.ts';
-import { compareWithFirstRuns } from './run-comparisons.ts';
+import type { SweepResult } from '../../src/runner/run-sweep.ts';
+import { runSweep } from '../../src/runner/run-sweep.ts';
+import { sweepMembershipOf } from '../../src/runner/sweep-membership.ts';
+import type { ResultsStore } from '../../src/store/results-store.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { getSuite } from '../../src/suites/registry.ts';
+import type { DifficultyCurve } from '../../src/report/difficulty-curves.ts';
+import { loadRunReport } from '../../src/report/load-run-report.ts';
+import { analyzeReports } from '../../src/report/report-analysis.ts';
+import { renderHtml } from '../../src/report/render-html.ts';
+import { renderReportJson } from '../../src/report/render-json.ts';
+import { renderTable } from '../../src/report/render-table.ts';
+import type { ReportJson } from '../../src/report/render-json.ts';
+import { compareWithFirstRuns } from '../../src/report/run-comparisons.ts';
 
 /**
  * A funcgen sweep over core x depth with builtin/planner and builtin/noisy (p = 0.1), through the

@@ -1,12 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EpisodeRecord } from '../core/episode.ts';
-import type { Score } from '../core/score.ts';
-import { difficultyCurves } from './difficulty-curves.ts';
-import { leaderboard } from './leaderboard.ts';
-import { defaultPrices, priceOf } from './model-prices.ts';
-import { runCosts } from './run-costs.ts';
-import type { RunReport } from './run-report.ts';
+import type { EpisodeRecord } from '../../src/core/episode.ts';
+import type { Score } from '../../src/core/score.ts';
+import { difficultyCurves } from '../../src/report/difficulty-curves.ts';
+import { leaderboard } from '../../src/report/leaderboard.ts';
+import { defaultPrices, priceOf } from '../../src/report/model-prices.ts';
+import { runCosts } from '../../src/report/run-costs.ts';
+import type { RunReport } from '../../src/report/run-report.ts';
 
 const pass: Score = { value: 1, passed: true, reason: 'ok' };
 const wrong: Score = { value: 0, passed: false, reason: 'wrong', failure: 'result.wrong' };

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateTasks } from '../runner/generate-tasks.ts';
-import { runEvaluation } from '../runner/run-evaluation.ts';
-import { resolveKnobs } from '../suites/knob.ts';
-import { getSuite } from '../suites/registry.ts';
-import type { ReportServer } from './report-server.ts';
-import { startReportServer } from './report-server.ts';
+import { generateTasks } from '../../src/runner/generate-tasks.ts';
+import { runEvaluation } from '../../src/runner/run-evaluation.ts';
+import { resolveKnobs } from '../../src/suites/knob.ts';
+import { getSuite } from '../../src/suites/registry.ts';
+import type { ReportServer } from '../../src/report/report-server.ts';
+import { startReportServer } from '../../src/report/report-server.ts';
 
 let server: ReportServer;
 let runId = '';

@@ -1,16 +1,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EpisodeRecord } from '../core/episode.ts';
-import type { Score } from '../core/score.ts';
-import type { RunReport } from './run-report.ts';
-import { summaryObject } from './run-report.ts';
-import { taskResults } from './task-results.ts';
-import { renderTable } from './render-table.ts';
-import { renderJson } from './render-json.ts';
-import { csvField, renderCsv } from './render-csv.ts';
-import { escapeHtml, renderHtml } from './render-html.ts';
-import { textTable } from './text-table.ts';
-import { formatNumber } from './format-figure.ts';
+import type { EpisodeRecord } from '../../src/core/episode.ts';
+import type { Score } from '../../src/core/score.ts';
+import type { RunReport } from '../../src/report/run-report.ts';
+import { summaryObject } from '../../src/report/run-report.ts';
+import { taskResults } from '../../src/report/task-results.ts';
+import { renderTable } from '../../src/report/render-table.ts';
+import { renderJson } from '../../src/report/render-json.ts';
+import { csvField, renderCsv } from '../../src/report/render-csv.ts';
+import { escapeHtml, renderHtml } from '../../src/report/render-html.ts';
+import { textTable } from '../../src/report/text-table.ts';
+import { formatNumber } from '../../src/report/format-figure.ts';
 
 function episode(taskId: string, trial: number, score: Score | null, status: EpisodeRecord['status'] = 'scored'): EpisodeRecord {
   return {

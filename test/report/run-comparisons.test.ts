@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateTasks } from '../runner/generate-tasks.ts';
-import { runEvaluation } from '../runner/run-evaluation.ts';
-import { openResultsStore } from '../store/results-store.ts';
-import { resolveKnobs } from '../suites/knob.ts';
-import { getSuite } from '../suites/registry.ts';
-import { compareWithFirstRuns, comparisonTable } from './run-comparisons.ts';
+import { generateTasks } from '../../src/runner/generate-tasks.ts';
+import { runEvaluation } from '../../src/runner/run-evaluation.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { resolveKnobs } from '../../src/suites/knob.ts';
+import { getSuite } from '../../src/suites/registry.ts';
+import { compareWithFirstRuns, comparisonTable } from '../../src/report/run-comparisons.ts';
 
 test('later runs are paired with the first run of their suite, on identical tasks only', async () => {
   const dbPath = join(mkdtempSync(join(tmpdir(), 'toolforge-compare-')), 'results.db');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError } from '../core/errors.ts';
-import { flattenBindings } from './bindings.ts';
+import { ConfigError } from '../../src/core/errors.ts';
+import { flattenBindings } from '../../src/sandbox/bindings.ts';
 
 test('functions, { call, returns } and namespaces flatten to one entry per callable path', () => {
   const create = async () => ({ id: 1 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rewriteStaticImports, wrapProgram } from './program-source.ts';
+import { rewriteStaticImports, wrapProgram } from '../../src/sandbox/program-source.ts';
 
 test('static imports become require calls on the same line', () => {
   const code = [

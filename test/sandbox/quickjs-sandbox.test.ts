@@ -1,4 +1,4 @@
-import { registerSandboxConformance } from '../../test/conformance/sandbox.cases.ts';
-import { createSandbox } from './index.ts';
+import { registerSandboxConformance } from '../conformance/sandbox.cases.ts';
+import { createSandbox } from '../../src/sandbox/index.ts';
 
 registerSandboxConformance('QuickJS (worker pool)', (options) => createSandbox(options));

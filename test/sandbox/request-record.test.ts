@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFormBody as parseFormBodyRaw, recordRequest as recordRequestRaw, type WireRequest } from './request-record.ts';
+import { parseFormBody as parseFormBodyRaw, recordRequest as recordRequestRaw, type WireRequest } from '../../src/sandbox/request-record.ts';
 
 // Decoded objects have null prototypes; the main thread receives them as plain objects (structured clone).
 const recordRequest = (request: WireRequest): ReturnType<typeof recordRequestRaw> => structuredClone(recordRequestRaw(request));

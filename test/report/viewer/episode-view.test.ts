@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EpisodeRecord } from '../../core/episode.ts';
-import { collectComparisons, failingMessageIndex, renderEpisode } from './episode-view.ts';
+import type { EpisodeRecord } from '../../../src/core/episode.ts';
+import { collectComparisons, failingMessageIndex, renderEpisode } from '../../../src/report/viewer/episode-view.ts';
 
 const base: EpisodeRecord = {
   schemaVersion: 1, runId: 'r', taskId: 't', model: 'm', mode: 'calls', trial: 0, status: 'scored', termination: 'final-answer',

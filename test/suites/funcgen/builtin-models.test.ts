@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runEvaluation } from '../../runner/run-evaluation.ts';
-import type { Mode } from '../../core/mode.ts';
-import type { Task } from '../../core/task.ts';
+import { runEvaluation } from '../../../src/runner/run-evaluation.ts';
+import type { Mode } from '../../../src/core/mode.ts';
+import type { Task } from '../../../src/core/task.ts';
 import { runBuiltinEpisode } from './episode-harness.ts';
-import { funcgenSuite } from './index.ts';
-import { paperKnobGrid } from './paper-grid.ts';
-import { planFuncgenTask } from './planner-policy.ts';
-import { generateFuncgenTask } from './task-generator.ts';
+import { funcgenSuite } from '../../../src/suites/funcgen/index.ts';
+import { paperKnobGrid } from '../../../src/suites/funcgen/paper-grid.ts';
+import { planFuncgenTask } from '../../../src/suites/funcgen/planner-policy.ts';
+import { generateFuncgenTask } from '../../../src/suites/funcgen/task-generator.ts';
 
 /**
  * Agent runs use one task per setting of the paper grid (230 tasks: every core size, depth and

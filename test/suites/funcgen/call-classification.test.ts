@@ -1,15 +1,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JsonObject } from '../../core/json.ts';
-import type { AssistantMessage } from '../../core/message.ts';
-import type { Task } from '../../core/task.ts';
-import { createToolCall } from '../../core/tool.ts';
-import type { GenerateResult, LanguageModel } from '../../models/spec.ts';
-import { wrongOutput } from './environment.ts';
+import type { JsonObject } from '../../../src/core/json.ts';
+import type { AssistantMessage } from '../../../src/core/message.ts';
+import type { Task } from '../../../src/core/task.ts';
+import { createToolCall } from '../../../src/core/tool.ts';
+import type { GenerateResult, LanguageModel } from '../../../src/models/spec.ts';
+import { wrongOutput } from '../../../src/suites/funcgen/environment.ts';
 import { runFuncgenEpisode } from './episode-harness.ts';
-import type { FuncgenExpected, FuncgenFunction, FuncgenVariable } from './funcgen-task.ts';
-import { funcgenPrompt } from './prompt.ts';
-import { funcgenToolSpec, generateFuncgenTask } from './task-generator.ts';
+import type { FuncgenExpected, FuncgenFunction, FuncgenVariable } from '../../../src/suites/funcgen/funcgen-task.ts';
+import { funcgenPrompt } from '../../../src/suites/funcgen/prompt.ts';
+import { funcgenToolSpec, generateFuncgenTask } from '../../../src/suites/funcgen/task-generator.ts';
 
 /**
  * A hand-built task, small enough to classify every call by hand:

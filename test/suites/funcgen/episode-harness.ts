@@ -2,14 +2,14 @@
  * Test support: one funcgen episode through the real pieces (agent + environment + scorer), without
  * the runner, for any LanguageModel.
  */
-import { createGenericAgent } from '../../agents/registry.ts';
-import type { Mode } from '../../core/mode.ts';
-import type { Score } from '../../core/score.ts';
-import type { Task } from '../../core/task.ts';
-import type { AgentOutcome } from '../../agents/spec.ts';
-import type { LanguageModel } from '../../models/spec.ts';
-import type { FuncgenState } from './environment.ts';
-import { funcgenSuite } from './index.ts';
+import { createGenericAgent } from '../../../src/agents/registry.ts';
+import type { Mode } from '../../../src/core/mode.ts';
+import type { Score } from '../../../src/core/score.ts';
+import type { Task } from '../../../src/core/task.ts';
+import type { AgentOutcome } from '../../../src/agents/spec.ts';
+import type { LanguageModel } from '../../../src/models/spec.ts';
+import type { FuncgenState } from '../../../src/suites/funcgen/environment.ts';
+import { funcgenSuite } from '../../../src/suites/funcgen/index.ts';
 
 export type EpisodeRun = { outcome: AgentOutcome; state: FuncgenState; score: Score };
 

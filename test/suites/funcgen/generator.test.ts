@@ -1,21 +1,21 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { ConfigError } from '../../core/errors.ts';
-import { canonicalJson } from '../../core/json.ts';
-import { Rng } from '../../core/rng.ts';
-import { taskSchema } from '../../core/task.ts';
-import { resolveKnobs } from '../knob.ts';
-import { describeFunction, parseFunctionDescription } from './function-description.ts';
-import type { FuncgenExpected } from './funcgen-task.ts';
-import { readFuncgenTask } from './funcgen-task.ts';
-import { longestPaths, topologicalOrder } from './graph.ts';
-import { createNameSource } from './naming.ts';
-import { funcgenSuite } from './index.ts';
-import { parseFuncgenParams } from './knobs.ts';
-import type { FuncgenParams } from './knobs.ts';
-import { paperKnobGrid } from './paper-grid.ts';
-import { generateFuncgenTask } from './task-generator.ts';
+import { ConfigError } from '../../../src/core/errors.ts';
+import { canonicalJson } from '../../../src/core/json.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { taskSchema } from '../../../src/core/task.ts';
+import { resolveKnobs } from '../../../src/suites/knob.ts';
+import { describeFunction, parseFunctionDescription } from '../../../src/suites/funcgen/function-description.ts';
+import type { FuncgenExpected } from '../../../src/suites/funcgen/funcgen-task.ts';
+import { readFuncgenTask } from '../../../src/suites/funcgen/funcgen-task.ts';
+import { longestPaths, topologicalOrder } from '../../../src/suites/funcgen/graph.ts';
+import { createNameSource } from '../../../src/suites/funcgen/naming.ts';
+import { funcgenSuite } from '../../../src/suites/funcgen/index.ts';
+import { parseFuncgenParams } from '../../../src/suites/funcgen/knobs.ts';
+import type { FuncgenParams } from '../../../src/suites/funcgen/knobs.ts';
+import { paperKnobGrid } from '../../../src/suites/funcgen/paper-grid.ts';
+import { generateFuncgenTask } from '../../../src/suites/funcgen/task-generator.ts';
 
 const defaults = parseFuncgenParams(resolveKnobs('funcgen', funcgenSuite.knobs, {}));
 

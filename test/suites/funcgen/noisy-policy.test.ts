@@ -1,11 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError } from '../../core/errors.ts';
-import type { Task } from '../../core/task.ts';
-import { resolveModelSource } from '../../runner/resolve-model-source.ts';
+import { ConfigError } from '../../../src/core/errors.ts';
+import type { Task } from '../../../src/core/task.ts';
+import { resolveModelSource } from '../../../src/runner/resolve-model-source.ts';
 import { runFuncgenEpisode } from './episode-harness.ts';
-import { funcgenSuite } from './index.ts';
-import { generateFuncgenTask } from './task-generator.ts';
+import { funcgenSuite } from '../../../src/suites/funcgen/index.ts';
+import { generateFuncgenTask } from '../../../src/suites/funcgen/task-generator.ts';
 
 const tasks: Task[] = Array.from({ length: 12 }, (_, index) => generateFuncgenTask({ seed: 3, index, params: { core: 6, depth: 3, connected: 2, disconnected: 2, restate: false } }));
 

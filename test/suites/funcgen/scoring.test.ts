@@ -1,21 +1,21 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError } from '../../core/errors.ts';
-import type { JsonObject } from '../../core/json.ts';
-import type { AssistantMessage } from '../../core/message.ts';
-import type { Score } from '../../core/score.ts';
-import type { Task } from '../../core/task.ts';
-import type { ToolResult } from '../../core/tool.ts';
-import { createToolCall } from '../../core/tool.ts';
-import { createScriptedModel } from '../../models/builtin/scripted-model.ts';
-import type { GenerateResult, LanguageModel } from '../../models/spec.ts';
-import { wrongOutput } from './environment.ts';
+import { ConfigError } from '../../../src/core/errors.ts';
+import type { JsonObject } from '../../../src/core/json.ts';
+import type { AssistantMessage } from '../../../src/core/message.ts';
+import type { Score } from '../../../src/core/score.ts';
+import type { Task } from '../../../src/core/task.ts';
+import type { ToolResult } from '../../../src/core/tool.ts';
+import { createToolCall } from '../../../src/core/tool.ts';
+import { createScriptedModel } from '../../../src/models/builtin/scripted-model.ts';
+import type { GenerateResult, LanguageModel } from '../../../src/models/spec.ts';
+import { wrongOutput } from '../../../src/suites/funcgen/environment.ts';
 import { runFuncgenEpisode } from './episode-harness.ts';
-import type { FuncgenFunction } from './funcgen-task.ts';
-import { readFuncgenTask } from './funcgen-task.ts';
-import { funcgenSuite } from './index.ts';
-import { lastInteger } from './scorer.ts';
-import { generateFuncgenTask } from './task-generator.ts';
+import type { FuncgenFunction } from '../../../src/suites/funcgen/funcgen-task.ts';
+import { readFuncgenTask } from '../../../src/suites/funcgen/funcgen-task.ts';
+import { funcgenSuite } from '../../../src/suites/funcgen/index.ts';
+import { lastInteger } from '../../../src/suites/funcgen/scorer.ts';
+import { generateFuncgenTask } from '../../../src/suites/funcgen/task-generator.ts';
 
 /** A model that replays fixed assistant turns (raw, so argument text can be malformed). */
 function replayingModel(turns: AssistantMessage[]): LanguageModel {

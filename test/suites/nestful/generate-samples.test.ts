@@ -1,12 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError } from '../../core/errors.ts';
-import { canonicalJson } from '../../core/json.ts';
-import { Rng } from '../../core/rng.ts';
-import { analyzeCallGraph } from './call-graph.ts';
-import { generateSample, generatorOperations } from './generate-samples.ts';
-import { mathOperations } from './math-operations.ts';
-import { checkExecutable } from './score-predictions.ts';
+import { ConfigError } from '../../../src/core/errors.ts';
+import { canonicalJson } from '../../../src/core/json.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { analyzeCallGraph } from '../../../src/suites/nestful/call-graph.ts';
+import { generateSample, generatorOperations } from '../../../src/suites/nestful/generate-samples.ts';
+import { mathOperations } from '../../../src/suites/nestful/math-operations.ts';
+import { checkExecutable } from '../../../src/suites/nestful/score-predictions.ts';
 
 describe('generator', () => {
   test('same seed and knobs give identical bytes; another seed differs', () => {

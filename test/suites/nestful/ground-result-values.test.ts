@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { groundResultValues } from './ground-result-values.ts';
-import type { ExecutedCall } from './ground-result-values.ts';
+import { groundResultValues } from '../../../src/suites/nestful/ground-result-values.ts';
+import type { ExecutedCall } from '../../../src/suites/nestful/ground-result-values.ts';
 
 const calls: ExecutedCall[] = [
   { name: 'multiply', label: '$var_1', arguments: { arg_0: 150, arg_1: 2 }, result: 300, output: 'result' },

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../core/errors.ts';
-import { datasetPath } from '../../core/data-location.ts';
-import { importNestfulSamples } from './import-samples.ts';
-import { scoreNestfulPredictions } from './score-predictions.ts';
-import { requireData } from '../../../test/require-data.ts';
+import { ConfigError } from '../../../src/core/errors.ts';
+import { datasetPath } from '../../../src/core/data-location.ts';
+import { importNestfulSamples } from '../../../src/suites/nestful/import-samples.ts';
+import { scoreNestfulPredictions } from '../../../src/suites/nestful/score-predictions.ts';
+import { requireData } from '../../require-data.ts';
 
 const dataFiles = [
   'src/icl_examples.json',

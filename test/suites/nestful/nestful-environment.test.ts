@@ -1,10 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createToolCall } from '../../core/tool.ts';
-import { analyzeCallGraph } from './call-graph.ts';
-import { createNestfulEnvironment, loggedCalls } from './nestful-environment.ts';
-import type { NestfulTool } from './nestful-sample.ts';
-import { toToolSpec } from './nestful-sample.ts';
+import { createToolCall } from '../../../src/core/tool.ts';
+import { analyzeCallGraph } from '../../../src/suites/nestful/call-graph.ts';
+import { createNestfulEnvironment, loggedCalls } from '../../../src/suites/nestful/nestful-environment.ts';
+import type { NestfulTool } from '../../../src/suites/nestful/nestful-sample.ts';
+import { toToolSpec } from '../../../src/suites/nestful/nestful-sample.ts';
 
 const binary = (name: string): NestfulTool => ({
   name, description: name,

@@ -1,20 +1,20 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError } from '../../core/errors.ts';
-import { canonicalJson } from '../../core/json.ts';
-import type { Mode } from '../../core/mode.ts';
-import type { Task } from '../../core/task.ts';
-import type { Policy } from '../../models/builtin/scripted-model.ts';
-import { createScriptedModel } from '../../models/builtin/scripted-model.ts';
-import type { ModelSource } from '../../models/spec.ts';
-import { generateTasks } from '../../runner/generate-tasks.ts';
-import { resolveModelSource } from '../../runner/resolve-model-source.ts';
-import { runEpisode } from '../../runner/run-episode.ts';
-import { resolveKnobs } from '../knob.ts';
-import { getSuite } from '../registry.ts';
-import type { ScoredEpisode } from '../spec.ts';
-import { nestfulSuite } from './nestful-suite.ts';
-import { fixturePath, requireData } from '../../../test/require-data.ts';
+import { ConfigError } from '../../../src/core/errors.ts';
+import { canonicalJson } from '../../../src/core/json.ts';
+import type { Mode } from '../../../src/core/mode.ts';
+import type { Task } from '../../../src/core/task.ts';
+import type { Policy } from '../../../src/models/builtin/scripted-model.ts';
+import { createScriptedModel } from '../../../src/models/builtin/scripted-model.ts';
+import type { ModelSource } from '../../../src/models/spec.ts';
+import { generateTasks } from '../../../src/runner/generate-tasks.ts';
+import { resolveModelSource } from '../../../src/runner/resolve-model-source.ts';
+import { runEpisode } from '../../../src/runner/run-episode.ts';
+import { resolveKnobs } from '../../../src/suites/knob.ts';
+import { getSuite } from '../../../src/suites/registry.ts';
+import type { ScoredEpisode } from '../../../src/suites/spec.ts';
+import { nestfulSuite } from '../../../src/suites/nestful/nestful-suite.ts';
+import { fixturePath, requireData } from '../../require-data.ts';
 
 const knobs = (raw: Record<string, string> = {}) => resolveKnobs('nestful', nestfulSuite.knobs, raw);
 

@@ -6,17 +6,17 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JsonValue } from '../../core/json.ts';
-import { Rng } from '../../core/rng.ts';
-import { datasetPath } from '../../core/data-location.ts';
-import { requireData } from '../../../test/require-data.ts';
-import { generateSample } from './generate-samples.ts';
-import { importNestfulSamples } from './import-samples.ts';
-import type { PythonNumber } from './math-operations.ts';
-import { mathOperationsByName, OperationError, runMathOperation } from './math-operations.ts';
-import type { NestfulSample, NestfulTool } from './nestful-sample.ts';
-import { parseCallList } from './parse-call-list.ts';
-import { checkExecutable, scoreNestfulPredictions } from './score-predictions.ts';
+import type { JsonValue } from '../../../src/core/json.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { datasetPath } from '../../../src/core/data-location.ts';
+import { requireData } from '../../require-data.ts';
+import { generateSample } from '../../../src/suites/nestful/generate-samples.ts';
+import { importNestfulSamples } from '../../../src/suites/nestful/import-samples.ts';
+import type { PythonNumber } from '../../../src/suites/nestful/math-operations.ts';
+import { mathOperationsByName, OperationError, runMathOperation } from '../../../src/suites/nestful/math-operations.ts';
+import type { NestfulSample, NestfulTool } from '../../../src/suites/nestful/nestful-sample.ts';
+import { parseCallList } from '../../../src/suites/nestful/parse-call-list.ts';
+import { checkExecutable, scoreNestfulPredictions } from '../../../src/suites/nestful/score-predictions.ts';
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 

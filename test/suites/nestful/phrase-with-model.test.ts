@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { keepsEveryNumber } from './phrase-with-model.ts';
+import { keepsEveryNumber } from '../../../src/suites/nestful/phrase-with-model.ts';
 
 test('a rephrasing is kept only when every number of the question survives', () => {
   const question = 'Add 12 and 3.5, then multiply the result by 1,000 and subtract -4.';

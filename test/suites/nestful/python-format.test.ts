@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isFloatLiteral, parseLenientJson } from './lenient-json.ts';
-import { pythonFloatDecimals, pythonFloatRepr, pythonJsonDumps, pythonRepr, pythonRound, pythonStr } from './python-format.ts';
+import { isFloatLiteral, parseLenientJson } from '../../../src/suites/nestful/lenient-json.ts';
+import { pythonFloatDecimals, pythonFloatRepr, pythonJsonDumps, pythonRepr, pythonRound, pythonStr } from '../../../src/suites/nestful/python-format.ts';
 
 describe('python float repr', () => {
   test('matches repr(float) in fixed and scientific ranges', () => {

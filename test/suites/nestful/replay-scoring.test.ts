@@ -3,15 +3,15 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createModelSource } from '../../models/registry.ts';
-import { generateTasks } from '../../runner/generate-tasks.ts';
-import { runEpisode } from '../../runner/run-episode.ts';
-import { resolveKnobs } from '../knob.ts';
-import type { ScoredEpisode } from '../spec.ts';
-import { importNestfulSamples } from './import-samples.ts';
-import { nestfulSuite } from './nestful-suite.ts';
-import { scoreNestfulPredictions } from './score-predictions.ts';
-import { fixturePath } from '../../../test/require-data.ts';
+import { createModelSource } from '../../../src/models/registry.ts';
+import { generateTasks } from '../../../src/runner/generate-tasks.ts';
+import { runEpisode } from '../../../src/runner/run-episode.ts';
+import { resolveKnobs } from '../../../src/suites/knob.ts';
+import type { ScoredEpisode } from '../../../src/suites/spec.ts';
+import { importNestfulSamples } from '../../../src/suites/nestful/import-samples.ts';
+import { nestfulSuite } from '../../../src/suites/nestful/nestful-suite.ts';
+import { scoreNestfulPredictions } from '../../../src/suites/nestful/score-predictions.ts';
+import { fixturePath } from '../../require-data.ts';
 
 test('replayed raw outputs (keyed by sample_id) score exactly like scoreNestfulPredictions', async () => {
   const samples = importNestfulSamples(fixturePath('nestful', 'samples.json'));

@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { NestfulReference } from './evaluate-sample.ts';
-import { alignByName, evaluatePrediction, partialAccuracy } from './evaluate-sample.ts';
-import { importNestfulSamples } from './import-samples.ts';
-import { aggregateEvaluations, flattenMetrics, macroF1 } from './nestful-metrics.ts';
-import type { NestfulSample, NestfulTool } from './nestful-sample.ts';
-import { parseCallList } from './parse-call-list.ts';
-import { scoreNestfulPredictions } from './score-predictions.ts';
-import { fixturePath } from '../../../test/require-data.ts';
+import type { NestfulReference } from '../../../src/suites/nestful/evaluate-sample.ts';
+import { alignByName, evaluatePrediction, partialAccuracy } from '../../../src/suites/nestful/evaluate-sample.ts';
+import { importNestfulSamples } from '../../../src/suites/nestful/import-samples.ts';
+import { aggregateEvaluations, flattenMetrics, macroF1 } from '../../../src/suites/nestful/nestful-metrics.ts';
+import type { NestfulSample, NestfulTool } from '../../../src/suites/nestful/nestful-sample.ts';
+import { parseCallList } from '../../../src/suites/nestful/parse-call-list.ts';
+import { scoreNestfulPredictions } from '../../../src/suites/nestful/score-predictions.ts';
+import { fixturePath } from '../../require-data.ts';
 
 const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 

@@ -1,12 +1,12 @@
 /** The generator/evaluator negotiation with scripted language models. */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rng } from '../../core/rng.ts';
-import { emptyUsage } from '../../core/usage.ts';
-import type { GenerateRequest, LanguageModel } from '../../models/spec.ts';
-import { translateWithAgents } from './agent-translation.ts';
-import { OccurrenceBook } from './occurrence-book.ts';
-import { statefulScenarios } from './stateful-scenarios.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { emptyUsage } from '../../../src/core/usage.ts';
+import type { GenerateRequest, LanguageModel } from '../../../src/models/spec.ts';
+import { translateWithAgents } from '../../../src/suites/stateful/agent-translation.ts';
+import { OccurrenceBook } from '../../../src/suites/stateful/occurrence-book.ts';
+import { statefulScenarios } from '../../../src/suites/stateful/stateful-scenarios.ts';
 
 function scripted(replies: string[], seen: string[] = []): LanguageModel {
   let index = 0;

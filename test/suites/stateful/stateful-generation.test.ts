@@ -5,13 +5,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalJson } from '../../core/json.ts';
-import { Rng } from '../../core/rng.ts';
-import { createSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { generateStatefulTasks, statefulPrompt, type StatefulTaskData } from './generate-stateful-tasks.ts';
-import { evaluateProgram } from './oracle.ts';
-import { scenarioIds, type ScenarioId } from './stateful-backend.ts';
-import { statefulScenarios } from './stateful-scenarios.ts';
+import { canonicalJson } from '../../../src/core/json.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { generateStatefulTasks, statefulPrompt, type StatefulTaskData } from '../../../src/suites/stateful/generate-stateful-tasks.ts';
+import { evaluateProgram } from '../../../src/suites/stateful/oracle.ts';
+import { scenarioIds, type ScenarioId } from '../../../src/suites/stateful/stateful-backend.ts';
+import { statefulScenarios } from '../../../src/suites/stateful/stateful-scenarios.ts';
 
 let sandbox: Sandbox;
 before(() => {

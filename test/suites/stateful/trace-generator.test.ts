@@ -4,14 +4,14 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rng } from '../../core/rng.ts';
-import { OccurrenceBook, pairKey } from './occurrence-book.ts';
-import { flipConstant } from './program-generator.ts';
-import { adjacentTransitionCoverage, coverageCurve, dataFlowStatistics } from './program-statistics.ts';
-import { scenarioIds } from './stateful-backend.ts';
-import { statefulScenarios } from './stateful-scenarios.ts';
-import { candidatePairs, chooseCandidate } from './trace-generator.ts';
-import type { Candidate } from './trace-model.ts';
+import { Rng } from '../../../src/core/rng.ts';
+import { OccurrenceBook, pairKey } from '../../../src/suites/stateful/occurrence-book.ts';
+import { flipConstant } from '../../../src/suites/stateful/program-generator.ts';
+import { adjacentTransitionCoverage, coverageCurve, dataFlowStatistics } from '../../../src/suites/stateful/program-statistics.ts';
+import { scenarioIds } from '../../../src/suites/stateful/stateful-backend.ts';
+import { statefulScenarios } from '../../../src/suites/stateful/stateful-scenarios.ts';
+import { candidatePairs, chooseCandidate } from '../../../src/suites/stateful/trace-generator.ts';
+import type { Candidate } from '../../../src/suites/stateful/trace-model.ts';
 
 function candidate(transition: string, consumes: string[]): Candidate<unknown> {
   return { transition, isApiCall: true, consumes, parameterKey: transition, apply: () => ({ statements: [], produces: [] }) };
@@ -129,7 +129,7 @@ describe('coverage guidance beats the ablation (paper Fig. 3)', () => {
 
 describe('error types', () => {
   test('a task takes its most basic failure over all test cases; the distribution counts tasks', async () => {
-    const { errorTypeDistribution, taskOutcome } = await import('./error-types.ts');
+    const { errorTypeDistribution, taskOutcome } = await import('../../../src/suites/stateful/error-types.ts');
     assert.equal(taskOutcome(['passed', 'passed']), 'passed');
     assert.equal(taskOutcome(['wrong-state', 'runtime-error']), 'runtime-error');
     assert.equal(taskOutcome(['passed', 'wrong-result']), 'wrong-result');

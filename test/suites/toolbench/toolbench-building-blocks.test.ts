@@ -3,17 +3,17 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hasDataset } from '../../core/data-location.ts';
-import { evaluatorRequest, evaluatorTemplatePath, loadEvaluatorPrompts, parseEvaluatorTemplate } from './evaluator-prompts.ts';
-import { createFileResponseCache, createMemoryResponseCache } from './response-cache.ts';
-import type { AnswerStatus, Judge } from './solvable-pass-rate.ts';
-import { judgeAnswer, parseAnswerStatus, solvablePassRate } from './solvable-pass-rate.ts';
-import type { StableApi } from './stabletoolbench-data.ts';
-import { importSolvableQueries, queryGroups, solvableQueriesPath } from './stabletoolbench-data.ts';
-import { simulateResponse } from './template-simulator.ts';
-import { exposeApi, exposeApis, finishToolName, truncateObservation } from './tool-exposure.ts';
-import { changeName, functionName, standardizeCategory, standardizeName } from './tool-naming.ts';
-import { createVirtualApi, toolInputParseError } from './virtual-api.ts';
+import { hasDataset } from '../../../src/core/data-location.ts';
+import { evaluatorRequest, evaluatorTemplatePath, loadEvaluatorPrompts, parseEvaluatorTemplate } from '../../../src/suites/toolbench/evaluator-prompts.ts';
+import { createFileResponseCache, createMemoryResponseCache } from '../../../src/suites/toolbench/response-cache.ts';
+import type { AnswerStatus, Judge } from '../../../src/suites/toolbench/solvable-pass-rate.ts';
+import { judgeAnswer, parseAnswerStatus, solvablePassRate } from '../../../src/suites/toolbench/solvable-pass-rate.ts';
+import type { StableApi } from '../../../src/suites/toolbench/stabletoolbench-data.ts';
+import { importSolvableQueries, queryGroups, solvableQueriesPath } from '../../../src/suites/toolbench/stabletoolbench-data.ts';
+import { simulateResponse } from '../../../src/suites/toolbench/template-simulator.ts';
+import { exposeApi, exposeApis, finishToolName, truncateObservation } from '../../../src/suites/toolbench/tool-exposure.ts';
+import { changeName, functionName, standardizeCategory, standardizeName } from '../../../src/suites/toolbench/tool-naming.ts';
+import { createVirtualApi, toolInputParseError } from '../../../src/suites/toolbench/virtual-api.ts';
 
 const hasQueries = hasDataset('stabletoolbench', 'solvable_queries', 'test_instruction', 'G1_instruction.json');
 
@@ -160,8 +160,8 @@ describe('Solvable Pass Rate and the evaluator', () => {
 
 describe('toolbench environment', () => {
   test('calls answered by the virtual API with status codes; Finish records the answer; unknown names get status 1', async () => {
-    const { createToolbenchEnvironment, relevantApiCalls } = await import('./toolbench-environment.ts');
-    const { createToolCall } = await import('../../core/tool.ts');
+    const { createToolbenchEnvironment, relevantApiCalls } = await import('../../../src/suites/toolbench/toolbench-environment.ts');
+    const { createToolCall } = await import('../../../src/core/tool.ts');
     const environment = createToolbenchEnvironment([api], createVirtualApi({ cache: createMemoryResponseCache(), seed: 5 }));
     const signal = new AbortController().signal;
     assert.deepEqual(environment.listTools().map((tool) => tool.name), ['transfermarkt_search_for_theclique', 'Finish']);
@@ -181,8 +181,8 @@ describe('toolbench environment', () => {
   });
 
   test('the oracle chain of every solvable query finishes with every call answered', { skip: !hasQueries && 'needs ../shared/data/stabletoolbench (not in a clone)' }, async () => {
-    const { createToolbenchEnvironment, relevantApiCalls } = await import('./toolbench-environment.ts');
-    const { createToolCall } = await import('../../core/tool.ts');
+    const { createToolbenchEnvironment, relevantApiCalls } = await import('../../../src/suites/toolbench/toolbench-environment.ts');
+    const { createToolCall } = await import('../../../src/core/tool.ts');
     const signal = new AbortController().signal;
     const virtualApi = createVirtualApi({ cache: createMemoryResponseCache(), seed: 1 });
     let queries = 0;

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RecordedRequest } from '../../sandbox/spec.ts';
-import { captureRequestConfig } from './capture-request.ts';
+import type { RecordedRequest } from '../../../src/sandbox/spec.ts';
+import { captureRequestConfig } from '../../../src/suites/webapi/capture-request.ts';
 
 function recorded(overrides: Partial<RecordedRequest>): RecordedRequest {
   return { client: 'axios', method: 'post', url: 'https://x.test/a', headers: { Accept: 'application/json, text/plain, */*' }, params: {}, bodyType: 'none', ...overrides };

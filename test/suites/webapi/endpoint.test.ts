@@ -9,12 +9,12 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createModelSource } from '../../models/registry.ts';
-import { createLazySandbox } from '../../runner/lazy-sandbox.ts';
-import { runEpisode } from '../../runner/run-episode.ts';
-import { resolveKnobs } from '../knob.ts';
-import { webapiSuite } from './index.ts';
-import { fixturePath } from '../../../test/require-data.ts';
+import { createModelSource } from '../../../src/models/registry.ts';
+import { createLazySandbox } from '../../../src/runner/lazy-sandbox.ts';
+import { runEpisode } from '../../../src/runner/run-episode.ts';
+import { resolveKnobs } from '../../../src/suites/knob.ts';
+import { webapiSuite } from '../../../src/suites/webapi/index.ts';
+import { fixturePath } from '../../require-data.ts';
 
 
 /** One sandbox pool for every episode here, as a run has. */

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assembleProgram, extractAxiosCall, fencedCode } from './extract-code.ts';
-import { programOf } from './run-program.ts';
+import { assembleProgram, extractAxiosCall, fencedCode } from '../../../src/suites/webapi/extract-code.ts';
+import { programOf } from '../../../src/suites/webapi/run-program.ts';
 
 const fullStarter = "// List users.\nconst axios = require('axios');\n\naxios.";
 const argumentStarter = "// List users.\nconst axios = require('axios');\n\naxios.get('https://x.test/users',";

@@ -9,17 +9,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Score } from '../../core/score.ts';
-import type { Task } from '../../core/task.ts';
-import { createSandbox } from '../../sandbox/index.ts';
-import type { RecordedRequest } from '../../sandbox/spec.ts';
-import type { ArgumentVerdict } from './compare-request.ts';
-import { programOutcomeOf, webapiProgramHost } from './run-program.ts';
-import type { SampleStatistics } from './sample-statistics.ts';
-import { scoreWebapiOutcome, scoreWebapiRequest } from './score-request.ts';
-import { computeWebapiMetrics } from './webapi-metrics.ts';
-import { buildWebapiTask } from './webapi-task.ts';
-import type { RequestConfig } from './request-config.ts';
+import type { Score } from '../../../src/core/score.ts';
+import type { Task } from '../../../src/core/task.ts';
+import { createSandbox } from '../../../src/sandbox/index.ts';
+import type { RecordedRequest } from '../../../src/sandbox/spec.ts';
+import type { ArgumentVerdict } from '../../../src/suites/webapi/compare-request.ts';
+import { programOutcomeOf, webapiProgramHost } from '../../../src/suites/webapi/run-program.ts';
+import type { SampleStatistics } from '../../../src/suites/webapi/sample-statistics.ts';
+import { scoreWebapiOutcome, scoreWebapiRequest } from '../../../src/suites/webapi/score-request.ts';
+import { computeWebapiMetrics } from '../../../src/suites/webapi/webapi-metrics.ts';
+import { buildWebapiTask } from '../../../src/suites/webapi/webapi-task.ts';
+import type { RequestConfig } from '../../../src/suites/webapi/request-config.ts';
 
 const spec = {
   openapi: '3.0.3',

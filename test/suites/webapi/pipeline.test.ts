@@ -8,19 +8,19 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { canonicalJson } from '../../core/json.ts';
-import { datasetPath } from '../../core/data-location.ts';
-import type { Task } from '../../core/task.ts';
-import { createModelSource } from '../../models/registry.ts';
-import type { ModelSource } from '../../models/spec.ts';
-import { generateTasks } from '../../runner/generate-tasks.ts';
-import { resolveModelSource } from '../../runner/resolve-model-source.ts';
-import { createLazySandbox } from '../../runner/lazy-sandbox.ts';
-import { runEpisode } from '../../runner/run-episode.ts';
-import { resolveKnobs } from '../knob.ts';
-import type { ScoredEpisode } from '../spec.ts';
-import { webapiSuite } from './index.ts';
-import { fixturePath, requireData } from '../../../test/require-data.ts';
+import { canonicalJson } from '../../../src/core/json.ts';
+import { datasetPath } from '../../../src/core/data-location.ts';
+import type { Task } from '../../../src/core/task.ts';
+import { createModelSource } from '../../../src/models/registry.ts';
+import type { ModelSource } from '../../../src/models/spec.ts';
+import { generateTasks } from '../../../src/runner/generate-tasks.ts';
+import { resolveModelSource } from '../../../src/runner/resolve-model-source.ts';
+import { createLazySandbox } from '../../../src/runner/lazy-sandbox.ts';
+import { runEpisode } from '../../../src/runner/run-episode.ts';
+import { resolveKnobs } from '../../../src/suites/knob.ts';
+import type { ScoredEpisode } from '../../../src/suites/spec.ts';
+import { webapiSuite } from '../../../src/suites/webapi/index.ts';
+import { fixturePath, requireData } from '../../require-data.ts';
 
 
 /** One sandbox pool for every episode here, as a run has. */

@@ -7,16 +7,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JsonObject } from '../../core/json.ts';
-import type { Score } from '../../core/score.ts';
-import type { Task } from '../../core/task.ts';
-import type { RecordedRequest } from '../../sandbox/spec.ts';
-import type { ArgumentVerdict } from './compare-request.ts';
-import type { ProgramOutcome } from './score-request.ts';
-import { scoreWebapiOutcome, scoreWebapiRequest } from './score-request.ts';
-import type { SampleStatistics } from './sample-statistics.ts';
-import { buildWebapiTask } from './webapi-task.ts';
-import { summarizeWebapi } from './webapi-summary.ts';
+import type { JsonObject } from '../../../src/core/json.ts';
+import type { Score } from '../../../src/core/score.ts';
+import type { Task } from '../../../src/core/task.ts';
+import type { RecordedRequest } from '../../../src/sandbox/spec.ts';
+import type { ArgumentVerdict } from '../../../src/suites/webapi/compare-request.ts';
+import type { ProgramOutcome } from '../../../src/suites/webapi/score-request.ts';
+import { scoreWebapiOutcome, scoreWebapiRequest } from '../../../src/suites/webapi/score-request.ts';
+import type { SampleStatistics } from '../../../src/suites/webapi/sample-statistics.ts';
+import { buildWebapiTask } from '../../../src/suites/webapi/webapi-task.ts';
+import { summarizeWebapi } from '../../../src/suites/webapi/webapi-summary.ts';
 
 const spec = {
   openapi: '3.0.3',

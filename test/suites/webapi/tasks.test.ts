@@ -3,21 +3,21 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../core/errors.ts';
-import { canonicalJson } from '../../core/json.ts';
-import { datasetPath } from '../../core/data-location.ts';
-import { findOperation } from '../../openapi/document.ts';
-import { isLegalArgument } from '../../openapi/argument-legality.ts';
-import { loadOpenApiFile } from '../../openapi/load-openapi.ts';
-import { matchUrlToPaths } from '../../openapi/path-matcher.ts';
-import { createSchemaValidator } from '../../openapi/schema-validator.ts';
-import { argumentsOf } from './compare-request.ts';
-import { generateSamples } from './generate-from-spec.ts';
-import { codeGenerationPrompt, starterCode } from './prompt.ts';
-import { renderAxiosCall } from './render-axios.ts';
-import { resolvePortablePath, toPortablePath } from './portable-path.ts';
-import { importWapiibenchFile } from './wapiibench-data.ts';
-import { fixturePath, requireData } from '../../../test/require-data.ts';
+import { ConfigError } from '../../../src/core/errors.ts';
+import { canonicalJson } from '../../../src/core/json.ts';
+import { datasetPath } from '../../../src/core/data-location.ts';
+import { findOperation } from '../../../src/openapi/document.ts';
+import { isLegalArgument } from '../../../src/openapi/argument-legality.ts';
+import { loadOpenApiFile } from '../../../src/openapi/load-openapi.ts';
+import { matchUrlToPaths } from '../../../src/openapi/path-matcher.ts';
+import { createSchemaValidator } from '../../../src/openapi/schema-validator.ts';
+import { argumentsOf } from '../../../src/suites/webapi/compare-request.ts';
+import { generateSamples } from '../../../src/suites/webapi/generate-from-spec.ts';
+import { codeGenerationPrompt, starterCode } from '../../../src/suites/webapi/prompt.ts';
+import { renderAxiosCall } from '../../../src/suites/webapi/render-axios.ts';
+import { resolvePortablePath, toPortablePath } from '../../../src/suites/webapi/portable-path.ts';
+import { importWapiibenchFile } from '../../../src/suites/webapi/wapiibench-data.ts';
+import { fixturePath, requireData } from '../../require-data.ts';
 
 const specDirectory = datasetPath('wapiibench', 'openapi', 'real_world_specs');
 const combinedFile = datasetPath('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json');
@@ -133,8 +133,8 @@ describe('generated tasks', { skip: needsData }, () => {
 
 describe('model phrasing', () => {
   test('a rephrasing is kept only when it states every value verbatim', async () => {
-    const { rephraseTask } = await import('./generate-from-spec.ts');
-    const { createModelSource } = await import('../../models/registry.ts');
+    const { rephraseTask } = await import('../../../src/suites/webapi/generate-from-spec.ts');
+    const { createModelSource } = await import('../../../src/models/registry.ts');
     const document = await loadOpenApiFile(fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml'));
     const [first, second] = generateSamples(document, { count: 2, seed: 1, optionalProbability: 0 });
     const keep = `Please do this with ${first.values.map(({ value }) => (typeof value === 'string' ? value : JSON.stringify(value))).join(' and ')}.`;
@@ -153,8 +153,8 @@ describe('model phrasing', () => {
 
 describe('knob errors', () => {
   test('spec with specs, phrasing=model without a model, and an unknown knob fail before anything runs', async () => {
-    const { webapiSuite } = await import('./index.ts');
-    const { resolveKnobs } = await import('../knob.ts');
+    const { webapiSuite } = await import('../../../src/suites/webapi/index.ts');
+    const { resolveKnobs } = await import('../../../src/suites/knob.ts');
     const params = (raw: Record<string, string>) => resolveKnobs('webapi', webapiSuite.knobs, raw);
     await assert.rejects(webapiSuite.generate({ seed: 0, count: 1, params: params({ spec: 'a.yaml', specs: 'dir' }) }), (error: unknown) => error instanceof ConfigError && /exclude each other/.test(error.message));
     await assert.rejects(

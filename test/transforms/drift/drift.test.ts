@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalJson } from '../../core/json.ts';
-import type { ToolSpec } from '../../core/tool.ts';
-import type { DriftOperatorId } from './drift-operators.ts';
-import { driftOperatorIds, parseDriftOperatorId, singleDriftOperatorIds } from './drift-operators.ts';
-import { evolveServerUrl, evolveToolName, raiseVersion } from './endpoint-evolution.ts';
-import { createToolCallMapper } from './tool-call-mapper.ts';
-import { changedToolNames, driftTools } from './tool-drift.ts';
-import { ConfigError } from '../../core/errors.ts';
+import { canonicalJson } from '../../../src/core/json.ts';
+import type { ToolSpec } from '../../../src/core/tool.ts';
+import type { DriftOperatorId } from '../../../src/transforms/drift/drift-operators.ts';
+import { driftOperatorIds, parseDriftOperatorId, singleDriftOperatorIds } from '../../../src/transforms/drift/drift-operators.ts';
+import { evolveServerUrl, evolveToolName, raiseVersion } from '../../../src/transforms/drift/endpoint-evolution.ts';
+import { createToolCallMapper } from '../../../src/transforms/drift/tool-call-mapper.ts';
+import { changedToolNames, driftTools } from '../../../src/transforms/drift/tool-drift.ts';
+import { ConfigError } from '../../../src/core/errors.ts';
 
 const weather: ToolSpec = {
   name: 'get_weather',

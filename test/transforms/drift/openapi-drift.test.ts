@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { JsonObject } from '../../core/json.ts';
-import { canonicalJson } from '../../core/json.ts';
-import { findOperation } from '../../openapi/document.ts';
-import { isLegalArgument } from '../../openapi/argument-legality.ts';
-import { loadOpenApiObject } from '../../openapi/load-openapi.ts';
-import { matchUrlToPaths } from '../../openapi/path-matcher.ts';
-import { driftOpenApi } from './openapi-drift.ts';
-import { createRequestMapper } from './request-mapper.ts';
+import type { JsonObject } from '../../../src/core/json.ts';
+import { canonicalJson } from '../../../src/core/json.ts';
+import { findOperation } from '../../../src/openapi/document.ts';
+import { isLegalArgument } from '../../../src/openapi/argument-legality.ts';
+import { loadOpenApiObject } from '../../../src/openapi/load-openapi.ts';
+import { matchUrlToPaths } from '../../../src/openapi/path-matcher.ts';
+import { driftOpenApi } from '../../../src/transforms/drift/openapi-drift.ts';
+import { createRequestMapper } from '../../../src/transforms/drift/request-mapper.ts';
 
 const spec: JsonObject = {
   openapi: '3.0.3',

@@ -3,17 +3,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, ProviderError } from '../../core/errors.ts';
-import { emptyUsage } from '../../core/usage.ts';
-import type { GenerateRequest, LanguageModel } from '../../models/spec.ts';
-import { mixCase } from './case-mixing.ts';
-import { addDistractorStory } from './distractor-story.ts';
+import { ConfigError, ProviderError } from '../../../src/core/errors.ts';
+import { emptyUsage } from '../../../src/core/usage.ts';
+import type { GenerateRequest, LanguageModel } from '../../../src/models/spec.ts';
+import { mixCase } from '../../../src/transforms/perturb/case-mixing.ts';
+import { addDistractorStory } from '../../../src/transforms/perturb/distractor-story.ts';
 import {
   cleanParaphrase, createFileParaphraseCache, createMemoryParaphraseCache, paraphraseQuery, paraphraseUserPrompt,
-} from './model-paraphrase.ts';
-import { addPunctuationNoise } from './punctuation-noise.ts';
-import { parseQueryPerturbationId, perturbQuery } from './query-perturbations.ts';
-import type { RandomSource } from './random-source.ts';
+} from '../../../src/transforms/perturb/model-paraphrase.ts';
+import { addPunctuationNoise } from '../../../src/transforms/perturb/punctuation-noise.ts';
+import { parseQueryPerturbationId, perturbQuery } from '../../../src/transforms/perturb/query-perturbations.ts';
+import type { RandomSource } from '../../../src/transforms/perturb/random-source.ts';
 
 /** Scripted draws, so each branch is checked by hand. */
 function draws(...values: number[]): RandomSource {

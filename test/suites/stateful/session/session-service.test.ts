@@ -3,10 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createSandbox, type Sandbox } from '../../../sandbox/index.ts';
-import { createSessionBackend, sessionServiceBaseUrl } from './session-backend.ts';
-import { startSessionServer, type SessionServer } from './session-server.ts';
-import { sessionTypes } from './session-store.ts';
+import { createSandbox, type Sandbox } from '../../../../src/sandbox/index.ts';
+import { createSessionBackend, sessionServiceBaseUrl } from '../../../../src/suites/stateful/session/session-backend.ts';
+import { startSessionServer, type SessionServer } from '../../../../src/suites/stateful/session/session-server.ts';
+import { sessionTypes } from '../../../../src/suites/stateful/session/session-store.ts';
 
 let server: SessionServer;
 before(async () => {

@@ -1,8 +1,8 @@
 /** The tensor API as synchronous sandbox bindings over host-held tensors. */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSandbox, type Sandbox } from '../../../sandbox/index.ts';
-import { createTensorBackend } from './tensor-backend.ts';
+import { createSandbox, type Sandbox } from '../../../../src/sandbox/index.ts';
+import { createTensorBackend } from '../../../../src/suites/stateful/tensor/tensor-backend.ts';
 
 let sandbox: Sandbox;
 before(() => {

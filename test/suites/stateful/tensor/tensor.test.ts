@@ -4,8 +4,8 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rng } from '../../../core/rng.ts';
-import { cat, conv2d, conv2dShape, linear, permute, reshape, split, Tensor, TensorError, transpose, view, type Padding } from './tensor.ts';
+import { Rng } from '../../../../src/core/rng.ts';
+import { cat, conv2d, conv2dShape, linear, permute, reshape, split, Tensor, TensorError, transpose, view, type Padding } from '../../../../src/suites/stateful/tensor/tensor.ts';
 
 type Nested = number | Nested[];
 

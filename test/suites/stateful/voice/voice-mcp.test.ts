@@ -5,11 +5,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fileURLToPath } from 'node:url';
-import type { JsonObject } from '../../../core/json.ts';
-import { createSandbox, type Sandbox } from '../../../sandbox/index.ts';
-import { callVoiceTool, connectVoiceLab, createVoiceBackend } from './voice-backend.ts';
-import { VoiceLab } from './voice-lab.ts';
-import { serveVoiceLabOverHttp, voiceToolNames } from './voice-mcp-server.ts';
+import type { JsonObject } from '../../../../src/core/json.ts';
+import { createSandbox, type Sandbox } from '../../../../src/sandbox/index.ts';
+import { callVoiceTool, connectVoiceLab, createVoiceBackend } from '../../../../src/suites/stateful/voice/voice-backend.ts';
+import { VoiceLab } from '../../../../src/suites/stateful/voice/voice-lab.ts';
+import { serveVoiceLabOverHttp, voiceToolNames } from '../../../../src/suites/stateful/voice/voice-mcp-server.ts';
 
 describe('voice lab over MCP', () => {
   test('in-memory round trip: six tools listed with schemas; a call chain changes state and records every transition', async () => {
@@ -72,7 +72,7 @@ describe('voice lab over stdio', () => {
     const client = new Client({ name: 'test', version: '1.0.0' });
     await client.connect(new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', fileURLToPath(new URL('./voice-mcp-stdio.ts', import.meta.url))],
+      args: ['--import', 'tsx', fileURLToPath(new URL('../../../../src/suites/stateful/voice/voice-mcp-stdio.ts', import.meta.url))],
       stderr: 'ignore',
     }));
     try {
