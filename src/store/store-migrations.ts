@@ -1,22 +1,31 @@
 /**
  * The database schema, as an append-only list of migrations. Never edit a shipped migration: add the
  * next one. `schema_version` records which have been applied. SQLite and PostgreSQL get the same tables
- * and columns; `postgres` gives a migration's statements where PostgreSQL's types differ (DOUBLE
- * PRECISION for REAL, BIGINT for counts and times, BYTEA for transcripts, which SQLite keeps as text or blob).
+ * and columns; where their types differ a migration takes them as parameters (DOUBLE PRECISION for REAL,
+ * BIGINT for counts and times, BYTEA for transcripts, which SQLite keeps as text or blob). The SQLite
+ * statements are exactly those shipped before PostgreSQL was added.
  */
 import type { SqlDialect } from './sql-connection.ts';
 
-export type Migration = { version: number; description: string; statements: string[]; postgres?: string[] };
+/** The column types that differ between the two databases. */
+type ColumnTypes = { real: string; bigint: string; transcript: string };
+
+const columnTypes: Record<SqlDialect, ColumnTypes> = {
+  sqlite: { real: 'REAL', bigint: 'INTEGER', transcript: 'TEXT' },
+  postgres: { real: 'DOUBLE PRECISION', bigint: 'BIGINT', transcript: 'BYTEA' },
+};
+
+export type Migration = { version: number; description: string; statements: string[] | ((types: ColumnTypes) => string[]) };
 
 export function migrationStatements(migration: Migration, dialect: SqlDialect): string[] {
-  return dialect === 'postgres' && migration.postgres ? migration.postgres : migration.statements;
+  return typeof migration.statements === 'function' ? migration.statements(columnTypes[dialect]) : migration.statements;
 }
 
 export const migrations: readonly Migration[] = [
   {
     version: 1,
     description: 'runs, run tasks and episodes',
-    statements: [
+    statements: (types) => [
       `CREATE TABLE runs (
         id TEXT PRIMARY KEY,
         created_at TEXT NOT NULL,
@@ -27,7 +36,7 @@ export const migrations: readonly Migration[] = [
         mode TEXT,
         trials INTEGER NOT NULL,
         concurrency INTEGER NOT NULL,
-        seed INTEGER NOT NULL,
+        seed ${types.bigint} NOT NULL,
         params TEXT NOT NULL,
         settings TEXT NOT NULL,
         provenance TEXT NOT NULL,
@@ -51,66 +60,16 @@ export const migrations: readonly Migration[] = [
         status TEXT NOT NULL CHECK (status IN ('scored', 'infrastructure-error', 'cancelled')),
         termination TEXT,
         passed INTEGER,
-        value REAL,
+        value ${types.real},
         failure TEXT,
         score TEXT,
-        messages TEXT NOT NULL,
-        input_tokens INTEGER NOT NULL,
-        output_tokens INTEGER NOT NULL,
+        messages ${types.transcript} NOT NULL,
+        input_tokens ${types.bigint} NOT NULL,
+        output_tokens ${types.bigint} NOT NULL,
         attempts INTEGER NOT NULL,
         started_at TEXT NOT NULL,
         ended_at TEXT NOT NULL,
-        duration_ms INTEGER NOT NULL,
-        error TEXT,
-        UNIQUE (run_id, task_id, trial)
-      )`,
-      `CREATE INDEX episodes_by_status ON episodes (run_id, status)`,
-    ],
-    postgres: [
-      `CREATE TABLE runs (
-        id TEXT PRIMARY KEY,
-        created_at TEXT NOT NULL,
-        suite_id TEXT NOT NULL,
-        suite_version TEXT NOT NULL,
-        model TEXT NOT NULL,
-        base_url TEXT,
-        mode TEXT,
-        trials INTEGER NOT NULL,
-        concurrency INTEGER NOT NULL,
-        seed BIGINT NOT NULL,
-        params TEXT NOT NULL,
-        settings TEXT NOT NULL,
-        provenance TEXT NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'cancelled', 'failed'))
-      )`,
-      `CREATE INDEX runs_by_suite ON runs (suite_id, created_at)`,
-      `CREATE TABLE run_tasks (
-        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-        ordinal INTEGER NOT NULL,
-        task_id TEXT NOT NULL,
-        task TEXT NOT NULL,
-        PRIMARY KEY (run_id, ordinal),
-        UNIQUE (run_id, task_id)
-      )`,
-      `CREATE TABLE episodes (
-        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-        task_id TEXT NOT NULL,
-        trial INTEGER NOT NULL,
-        model TEXT NOT NULL,
-        mode TEXT NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('scored', 'infrastructure-error', 'cancelled')),
-        termination TEXT,
-        passed INTEGER,
-        value DOUBLE PRECISION,
-        failure TEXT,
-        score TEXT,
-        messages BYTEA NOT NULL,
-        input_tokens BIGINT NOT NULL,
-        output_tokens BIGINT NOT NULL,
-        attempts INTEGER NOT NULL,
-        started_at TEXT NOT NULL,
-        ended_at TEXT NOT NULL,
-        duration_ms BIGINT NOT NULL,
+        duration_ms ${types.bigint} NOT NULL,
         error TEXT,
         UNIQUE (run_id, task_id, trial)
       )`,
@@ -147,7 +106,7 @@ export const migrations: readonly Migration[] = [
     // (worker, expiry in ms since the epoch); an expired lease is claimed again, so a killed worker's episodes
     // are not lost. Saving an episode marks its row done. Runs that never use workers have no rows here.
     description: 'episode work queue with leases',
-    statements: [
+    statements: (types) => [
       `CREATE TABLE episode_queue (
         run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
         task_id TEXT NOT NULL,
@@ -155,21 +114,7 @@ export const migrations: readonly Migration[] = [
         ordinal INTEGER NOT NULL,
         done INTEGER NOT NULL DEFAULT 0,
         worker TEXT,
-        lease_expires_at INTEGER,
-        claims INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (run_id, task_id, trial)
-      )`,
-      `CREATE INDEX episode_queue_next ON episode_queue (run_id, done, ordinal, trial)`,
-    ],
-    postgres: [
-      `CREATE TABLE episode_queue (
-        run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-        task_id TEXT NOT NULL,
-        trial INTEGER NOT NULL,
-        ordinal INTEGER NOT NULL,
-        done INTEGER NOT NULL DEFAULT 0,
-        worker TEXT,
-        lease_expires_at BIGINT,
+        lease_expires_at ${types.bigint},
         claims INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (run_id, task_id, trial)
       )`,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError } from '../../src/core/errors.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
-import { migrations } from '../../src/store/store-migrations.ts';
+import { migrationStatements, migrations } from '../../src/store/store-migrations.ts';
 import { createRunId } from '../../src/store/run-id.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { sampleEpisode, sampleRun, temporaryDirectory } from './test-helpers.ts';
@@ -155,7 +155,7 @@ describe('results store', () => {
     const path = join(temporaryDirectory(), 'old.db');
     const old = new Database(path);
     old.exec('CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
-    for (const statement of migrations[0].statements) old.exec(statement);
+    for (const statement of migrationStatements(migrations[0], 'sqlite')) old.exec(statement);
     old.prepare('INSERT INTO schema_version VALUES (1, ?)').run('2026-01-01T00:00:00.000Z');
     old.close();
     const upgraded = openResultsStore(path);
@@ -202,7 +202,7 @@ describe('results store', () => {
     const path = join(temporaryDirectory(), 'old.db');
     const raw = new Database(path);
     raw.exec('CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
-    for (const statement of migrations[0].statements) raw.exec(statement);
+    for (const statement of migrationStatements(migrations[0], 'sqlite')) raw.exec(statement);
     raw.prepare('INSERT INTO schema_version (version, applied_at) VALUES (1, ?)').run('2026-01-01T00:00:00.000Z');
     raw.close();
     const store = openResultsStore(path);

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import type { Message } from '../../src/core/message.ts';
 import type { Task } from '../../src/core/task.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
-import { migrations } from '../../src/store/store-migrations.ts';
+import { migrationStatements, migrations } from '../../src/store/store-migrations.ts';
 import { compressionThresholdBytes } from '../../src/store/transcript-encoding.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { sampleEpisode, sampleRun, temporaryDirectory } from './test-helpers.ts';
@@ -59,7 +59,7 @@ describe('store at scale', () => {
     const path = join(temporaryDirectory(), 'old.db');
     const old = new Database(path);
     old.exec('CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
-    for (const statement of migrations[0].statements) old.exec(statement);
+    for (const statement of migrationStatements(migrations[0], 'sqlite')) old.exec(statement);
     old.prepare('INSERT INTO schema_version VALUES (1, ?)').run('2026-01-01T00:00:00.000Z');
     const episode = sampleEpisode('run-old', tasks[0].id, 0, { messages: longTranscript() });
     old.prepare(`INSERT INTO runs (id, created_at, suite_id, suite_version, model, base_url, mode, trials, concurrency, seed, params, settings, provenance, status)

@@ -86,7 +86,7 @@ export type RunOutcome = { exitCode: number };
 export const runExitCodes = { nothingScored: 3, belowThreshold: 4, interrupted: 130 } as const;
 
 export function registerRunCommand(program: Command, io: CliIo, argv: readonly string[], outcome: RunOutcome): void {
-  program
+  const command = program
     .command('run')
     .description('generate (or read) tasks, run a model on them, score and store every episode, print a report')
     .argument('[suite]', "suite id (see 'toolforge suites'); optional with --resume")
@@ -98,15 +98,12 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .addOption(new Option('--mode <mode>', "interaction mode (default: each task's first mode)").choices(modes))
     .option('--trials <n>', 'attempts per task (default 1; pass@k for k <= n)', once('--trials', parsePositiveInteger))
     .option('--concurrency <n>', 'episodes in flight (default 4)', once('--concurrency', parsePositiveInteger))
-    .option('--db <file>', 'results database (default .toolforge/results.db)', once('--db', parseText))
+    .option('--db <file|url>', 'results database: a SQLite file (default .toolforge/results.db) or postgres://user:password@host:port/database', once('--db', parseText))
     .option('--resume <run>', "finish a stored run ('latest' for the newest): rerun its missing and infrastructure-error episodes", once('--resume', parseText))
     .option('--base-url <url>', 'the endpoint of the --model (required for openai-compatible/, or to override a provider)', once('--base-url', parseHttpUrl))
     .option('--temperature <t>', 'sampling temperature', once('--temperature', parseFiniteNumber))
-    .option('--max-output-tokens <n>', 'output token cap per model call', once('--max-output-tokens', parsePositiveInteger))
-    .option('--max-retries <n>', 'retries per model request on 429, 408, 5xx, timeouts, dropped connections, invalid bodies (default 6)', once('--max-retries', parseNonNegativeInteger))
-    .option('--max-retry-wait <ms>', 'time the whole run may lose to retried requests, failed attempts included (default 1800000)', once('--max-retry-wait', parseNonNegativeInteger))
-    .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', once('--request-timeout', parsePositiveInteger))
-    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", once('--episode-timeout', parsePositiveInteger))
+    .option('--max-output-tokens <n>', 'output token cap per model call', once('--max-output-tokens', parsePositiveInteger));
+  addExecutionOptions(command, 'the whole run')
     .option('--strict-tools', 'send tools with strict argument decoding where the provider has it (OpenAI `strict: true`, as FuncBenchGen does)')
     .option('--phrasing-model <ref>', 'a model that rewrites generated task text, for suites with --set phrasing=model', once('--phrasing-model', parseText))
     .option('--phrasing-base-url <url>', 'the endpoint of the --phrasing-model (the --base-url is only for --model)', once('--phrasing-base-url', parseHttpUrl))
@@ -436,6 +433,15 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
 function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
   const database = flags.db ? ` --db ${flags.db}` : '';
   io.stderr(`run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: toolforge run --resume ${runId}${database}\n`);
+}
+
+/** The flags for how requests are retried and episodes timed (run, worker). */
+export function addExecutionOptions(command: Command, waitScope: string): Command {
+  return command
+    .option('--max-retries <n>', 'retries per model request on 429, 408, 5xx, timeouts, dropped connections, invalid bodies (default 6)', once('--max-retries', parseNonNegativeInteger))
+    .option('--max-retry-wait <ms>', `time ${waitScope} may lose to retried requests, failed attempts included (default 1800000)`, once('--max-retry-wait', parseNonNegativeInteger))
+    .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', once('--request-timeout', parsePositiveInteger))
+    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", once('--episode-timeout', parsePositiveInteger));
 }
 
 /** How requests are retried and episodes timed: may differ between a run and its resumption. */

@@ -3,9 +3,9 @@ import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
 import { runWorker } from '../../runner/run-worker.ts';
 import type { CliIo } from '../cli-io.ts';
-import { once, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { once, parseHttpUrl, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { createProgressDisplay } from '../progress-display.ts';
-import { executionFlags, listenForInterrupt, runExitCodes } from './run.ts';
+import { addExecutionOptions, executionFlags, listenForInterrupt, runExitCodes } from './run.ts';
 import type { RunOutcome } from './run.ts';
 
 type WorkerFlags = {
@@ -23,7 +23,7 @@ type WorkerFlags = {
 };
 
 export function registerWorkerCommand(program: Command, io: CliIo, argv: readonly string[], outcome: RunOutcome): void {
-  program
+  const command = program
     .command('worker')
     .description("run a stored run's queued episodes alongside other workers sharing the database (a team run: 'run --workers-only' queues one); a killed worker's episodes are claimed by the others when its leases expire")
     .requiredOption('--run <id>', 'the run to work on', once('--run', parseText))
@@ -31,11 +31,8 @@ export function registerWorkerCommand(program: Command, io: CliIo, argv: readonl
     .option('--concurrency <n>', "episodes this worker runs at once (default: the run's)", once('--concurrency', parsePositiveInteger))
     .option('--lease <ms>', 'how long a claimed episode stays this worker\'s without renewal (default 60000)', once('--lease', parsePositiveInteger))
     .option('--worker-id <name>', 'the name on this worker\'s leases (default: host, pid and a random suffix)', once('--worker-id', parseText))
-    .option('--base-url <url>', "the model's endpoint as this machine reaches it (default: the run's)", once('--base-url', parseHttpUrl))
-    .option('--max-retries <n>', 'retries per model request (default 6)', once('--max-retries', parseNonNegativeInteger))
-    .option('--max-retry-wait <ms>', 'time this worker may lose to retried requests (default 1800000)', once('--max-retry-wait', parseNonNegativeInteger))
-    .option('--request-timeout <ms>', 'timeout of each model request (default 120000)', once('--request-timeout', parsePositiveInteger))
-    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks'", once('--episode-timeout', parsePositiveInteger))
+    .option('--base-url <url>', "the model's endpoint as this machine reaches it (default: the run's)", once('--base-url', parseHttpUrl));
+  addExecutionOptions(command, 'this worker')
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (flags: WorkerFlags) => {
       const progress = createProgressDisplay(io);
