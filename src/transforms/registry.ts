@@ -29,19 +29,45 @@ export function getTransform(id: string): TaskTransform {
   return transform;
 }
 
-/** `rename-tools` or `rename-tools:style=suffix,other=1`. */
+/**
+ * `rename-tools` or `rename-tools:style=suffix,other=1`. A bare value sets the transform's first enum knob, as
+ * the paper names the variants: `drift:all` is `drift:op=all`, `perturb:case-mix` is `perturb:kind=case-mix`.
+ * Knob errors name the transform and give the `--transform` spelling of the fix.
+ */
 export function parseTransformRequest(text: string): TransformRequest {
   const [id, knobText = ''] = splitOnce(text.trim(), ':');
   const transform = getTransform(id);
+  const names = transform.knobs.map((knob) => knob.name);
+  const primary = transform.knobs[0]?.type === 'enum' ? transform.knobs[0].name : undefined;
   const raw: Record<string, string> = {};
   for (const pair of knobText.split(',').filter((part) => part.trim() !== '')) {
     const [name, value] = splitOnce(pair, '=');
-    if (value === undefined) {
-      throw new ConfigError('config.invalid', `--transform ${text}: '${pair}' is not name=value`, { fix: `write --transform ${id}:name=value,...` });
+    if (value === undefined && primary !== undefined && !Object.hasOwn(raw, primary) && !names.includes(pair.trim())) {
+      raw[primary] = pair.trim();
+      continue;
     }
-    raw[name.trim()] = value;
+    if (value === undefined) {
+      throw new ConfigError('config.invalid', `--transform ${text}: '${pair}' is not name=value`, {
+        fix: names.length === 0 ? `--transform ${id} takes no knobs` : `write --transform ${id}:name=value,... with name one of: ${names.join(', ')}`,
+      });
+    }
+    const knobName = name.trim();
+    if (!names.includes(knobName)) {
+      const example = primary === undefined ? '' : ` (e.g. --transform ${id}:${primary}=${String(transform.knobs[0].default)})`;
+      throw new ConfigError('config.unknown-knob', `--transform ${text}: transform ${id} has no knob '${knobName}'`, {
+        fix: names.length === 0 ? `--transform ${id} takes no knobs` : `use one of: ${names.join(', ')}${example}`,
+      });
+    }
+    raw[knobName] = value;
   }
-  return { transform, knobs: resolveKnobs(`transform ${id}`, transform.knobs, raw) };
+  try {
+    return { transform, knobs: resolveKnobs(`transform ${id}`, transform.knobs, raw) };
+  } catch (error) {
+    if (!(error instanceof ConfigError) || error.code !== 'config.invalid-knob') throw error;
+    // resolveKnobs speaks of suites and `--set`; say it the way the user wrote it.
+    const message = error.message.split('\n')[0].replace(`suite 'transform ${id}'`, `transform ${id}`);
+    throw new ConfigError('config.invalid-knob', `--transform ${text}: ${message}`, { fix: error.fix?.replace(/^--set /, `--transform ${id}:`), cause: error });
+  }
 }
 
 function splitOnce(text: string, separator: string): [string, string | undefined] {
