@@ -4,7 +4,8 @@
  * trace, and holds the wall-clock backstop: a worker still busy at deadline + grace (a built-in that never
  * reaches an interrupt check) is terminated and replaced, and the program is reported as a timeout.
  */
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../core/module-worker.ts';
 import { z } from 'zod';
 import { ConfigError, SandboxError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { JsonValue } from '../core/json.ts';
@@ -385,18 +386,6 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
 }
 
-/**
- * From the built package (dist/*.js) the worker entry is plain JavaScript. From the TypeScript sources (a
- * checkout), workers do not inherit tsx's loader: it is registered inside the worker before the entry is imported.
- */
 function startWorker(workerData: SandboxWorkerData, port: MessagePort): Worker {
-  if (import.meta.url.endsWith('.js')) {
-    // A worker inherits the process's flags; --input-type (node -e '...') would stop a file entry from loading.
-    const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
-    return new Worker(new URL('./sandbox-worker.js', import.meta.url), { workerData, transferList: [port], execArgv, resourceLimits: { stackSizeMb: workerStackMegabytes } });
-  }
-  const workerUrl = new URL('./sandbox-worker.ts', import.meta.url);
-  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})`
-    + `.then((api) => { api.register(); return import(${JSON.stringify(workerUrl.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData, transferList: [port], resourceLimits: { stackSizeMb: workerStackMegabytes } });
+  return startModuleWorker(import.meta.url, './sandbox-worker', { workerData, transferList: [port], resourceLimits: { stackSizeMb: workerStackMegabytes } });
 }
