@@ -1,6 +1,6 @@
 import { wilsonInterval } from '../metrics/wilson-interval.ts';
 import type { DifficultyLevel } from '../suites/difficulty-axis.ts';
-import type { RunReport } from './run-report.ts';
+import type { ReportSummary, RunReport } from './run-report.ts';
 
 /** Accuracy of one model (series) at one level of an axis, pooled over every run of the report. */
 export type DifficultyPoint = {
@@ -27,6 +27,9 @@ export type DifficultyCurve = {
   points: DifficultyPoint[];
 };
 
+/** What the curves read of a run report: its suite, model and mode, its episodes and its tasks' levels. */
+export type DifficultyInput = Pick<RunReport, 'episodes' | 'difficultyAxes' | 'taskLevels'> & { summary: Pick<ReportSummary, 'suite' | 'model' | 'mode'> };
+
 /**
  * For every suite in the report and every difficulty axis of it that takes two or more levels across
  * the report's scored episodes (one run's tasks, or the runs of a sweep), the pass rate per model and
@@ -34,7 +37,7 @@ export type DifficultyCurve = {
  * task's level, so runs of the same model at different grid points pool into one curve. A series is
  * the model reference, with the mode when one model ran a suite in several modes.
  */
-export function difficultyCurves(reports: readonly RunReport[]): DifficultyCurve[] {
+export function difficultyCurves(reports: readonly DifficultyInput[]): DifficultyCurve[] {
   const suites = [...new Set(reports.map((report) => report.summary.suite))];
   const curves: DifficultyCurve[] = [];
   for (const suite of suites) {
@@ -42,7 +45,7 @@ export function difficultyCurves(reports: readonly RunReport[]): DifficultyCurve
     const axes = suiteReports.find((report) => report.difficultyAxes)?.difficultyAxes ?? [];
     const modesOfModel = new Map<string, Set<string>>();
     for (const { summary } of suiteReports) modesOfModel.set(summary.model, (modesOfModel.get(summary.model) ?? new Set()).add(summary.mode));
-    const seriesOf = (report: RunReport): string => ((modesOfModel.get(report.summary.model)?.size ?? 0) > 1 ? `${report.summary.model} (${report.summary.mode})` : report.summary.model);
+    const seriesOf = (report: DifficultyInput): string => ((modesOfModel.get(report.summary.model)?.size ?? 0) > 1 ? `${report.summary.model} (${report.summary.mode})` : report.summary.model);
     for (const axis of axes) {
       const tally = new Map<string, { series: string; level: DifficultyLevel; scored: number; passed: number; failures: Record<string, number> }>();
       for (const report of suiteReports) {

@@ -1,7 +1,7 @@
 import { summarizeRun } from '../runner/summarize-run.ts';
 import { sweepMembershipOf } from '../runner/sweep-membership.ts';
 import type { ResultsStore } from '../store/results-store.ts';
-import type { DifficultyLevel } from '../suites/difficulty-axis.ts';
+import type { DifficultyAxis, DifficultyLevel } from '../suites/difficulty-axis.ts';
 import { difficultyLevel } from '../suites/difficulty-axis.ts';
 import { listSuites } from '../suites/registry.ts';
 import type { RunReport } from './run-report.ts';
@@ -13,22 +13,35 @@ import type { RunReport } from './run-report.ts';
 export function loadRunReport(store: ResultsStore, runId: string): RunReport {
   const summary = summarizeRun(store, runId);
   const run = store.getRun(runId);
-  const axes = listSuites().find((suite) => suite.id === run.suite.id)?.difficultyAxes ?? [];
-  const taskLevels: Record<string, Record<string, DifficultyLevel>> = {};
-  if (axes.length > 0) {
-    for (const task of store.listTasks(runId)) {
-      const levels: Record<string, DifficultyLevel> = {};
-      for (const axis of axes) {
-        const level = difficultyLevel(axis, task);
-        if (level !== undefined) levels[axis.name] = level;
-      }
-      taskLevels[task.id] = levels;
-    }
-  }
+  const { axes, taskLevels } = loadTaskLevels(store, runId, run.suite.id);
   const sweep = sweepMembershipOf(run.params);
   return {
     summary, startedAt: summary.createdAt, episodes: store.listEpisodeOutcomes(runId),
     ...(axes.length > 0 ? { difficultyAxes: axes, taskLevels } : {}),
     ...(sweep ? { sweep } : {}),
   };
+}
+
+/**
+ * Each task's level on its suite's difficulty axes (none for a suite this install does not have), and the axes
+ * whose levels all come from a knob every task records (`knobAxes`: axis name -> knob), which the viewer's
+ * `knob.<name>` filter can select.
+ */
+export function loadTaskLevels(store: ResultsStore, runId: string, suiteId: string): {
+  axes: readonly DifficultyAxis[]; taskLevels: Record<string, Record<string, DifficultyLevel>>; knobAxes: Record<string, string>;
+} {
+  const axes = listSuites().find((suite) => suite.id === suiteId)?.difficultyAxes ?? [];
+  const taskLevels: Record<string, Record<string, DifficultyLevel>> = {};
+  const knobAxes: Record<string, string> = Object.fromEntries(axes.flatMap((axis) => (axis.knob ? [[axis.name, axis.knob]] : [])));
+  if (axes.length === 0) return { axes, taskLevels, knobAxes };
+  for (const task of store.listTasks(runId)) {
+    const levels: Record<string, DifficultyLevel> = {};
+    for (const axis of axes) {
+      const level = difficultyLevel(axis, task);
+      if (level !== undefined) levels[axis.name] = level;
+      if (axis.knob && task.params[axis.knob] === undefined) delete knobAxes[axis.name];
+    }
+    taskLevels[task.id] = levels;
+  }
+  return { axes, taskLevels, knobAxes };
 }

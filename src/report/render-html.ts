@@ -109,9 +109,9 @@ function runSection(report: RunReport, options: HtmlOptions): string {
 }
 
 /** A table cell: a value, or (in the viewer) a link. */
-type HtmlCell = string | number | null | { href: string; text: string };
+export type HtmlCell = string | number | null | { href: string; text: string };
 
-function htmlTable(table: { title: string; columns: readonly string[]; rows: readonly (readonly HtmlCell[])[] }): string {
+export function htmlTable(table: { title: string; columns: readonly string[]; rows: readonly (readonly HtmlCell[])[] }): string {
   const caption = table.title ? `<caption>${escapeHtml(table.title)}</caption>` : '';
   const head = `<tr>${table.columns.map((column) => `<th>${escapeHtml(column)}</th>`).join('')}</tr>`;
   const rows = table.rows.map((row) => `<tr>${table.columns.map((_, index) => {

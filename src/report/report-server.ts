@@ -5,13 +5,19 @@ import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { EpisodePage } from '../store/episode-query.ts';
 import { openResultsStore } from '../store/results-store.ts';
-import { loadRunReport } from './load-run-report.ts';
+import { sweepMembershipOf } from '../runner/sweep-membership.ts';
+import { listSuites } from '../suites/registry.ts';
+import type { StoredRun } from '../store/stored-run.ts';
+import { difficultyCurves } from './difficulty-curves.ts';
+import { loadRunReport, loadTaskLevels } from './load-run-report.ts';
 import { renderHtml } from './render-html.ts';
 import { renderJson } from './render-json.ts';
 import { compareWithFirstRuns } from './run-comparisons.ts';
 import { renderCompareList, renderComparePage } from './viewer/compare-page.ts';
+import { renderRunDifficultyPage } from './viewer/difficulty-section.ts';
 import { renderRunPage } from './viewer/run-page.ts';
 import { renderRunsIndex } from './viewer/runs-index-page.ts';
+import { renderSweepPage } from './viewer/sweep-page.ts';
 import { renderTaskPage } from './viewer/task-page.ts';
 import { parseEpisodeQuery } from './viewer/viewer-query.ts';
 
@@ -23,6 +29,8 @@ export type ReportServer = { url: string; close(): Promise<void> };
  * of episodes at a time, never every transcript:
  *   GET /                           every run: counts, pass rate, model; sortable (?sort=&order=)
  *   GET /runs/<id>                  one run: failures, filters, a page of episodes (see viewer-query.ts)
+ *   GET /runs/<id>/difficulty       accuracy along the axes the run's tasks vary on (levels link to the knob filter)
+ *   GET /sweeps/<group>             one sweep's runs and its difficulty charts (as report --sweep <group>)
  *   GET /runs/<id>/tasks/<task>     every trial of a task beside the gold; prev/next, failed-only
  *   GET /compare?a=<run>&b=<run>    the tasks two runs share whose results differ (&only=all: every one)
  *   GET /compare?a=&b=&task=<id>    one task from two runs side by side
@@ -68,7 +76,20 @@ export async function startReportServer(options: { dbPath: string; port?: number
     if (htmlRun) {
       const run = store.getRun(htmlRun[1]);
       const query = parseEpisodeQuery(url.searchParams);
-      return html(renderRunPage(run, store.countOutcomes(run.id), query, store.queryEpisodes(run.id, query)));
+      const sweepOfRun = sweepMembershipOf(run.params);
+      const axes = listSuites().find((suite) => suite.id === run.suite.id)?.difficultyAxes ?? [];
+      return html(renderRunPage(run, store.countOutcomes(run.id), query, store.queryEpisodes(run.id, query), {
+        difficultyAxes: axes.map((axis) => axis.name), ...(sweepOfRun ? { sweep: sweepOfRun } : {}),
+      }));
+    }
+    const runDifficulty = /^\/runs\/([^/]+)\/difficulty$/.exec(path);
+    if (runDifficulty) return html(runDifficultyPage(store.getRun(runDifficulty[1])));
+    const sweep = /^\/sweeps\/([^/]+)$/.exec(path);
+    if (sweep) {
+      const runIds = store.listRuns().filter((run) => sweepMembershipOf(run.params)?.group === sweep[1]).map((run) => run.id).reverse();
+      if (runIds.length === 0) return send(response, 404, 'text/plain; charset=utf-8', `no run belongs to sweep '${sweep[1]}'; the runs page lists the sweeps\n`);
+      const reports = runIds.map((id) => loadRunReport(store, id));
+      return html(renderSweepPage(sweep[1], reports, difficultyCurves(reports)));
     }
     // Task ids hold slashes (funcgen/0/3): the rest of the path is the id.
     const task = /^\/runs\/([^/]+)\/tasks\/(.+)$/.exec(path);
@@ -85,6 +106,17 @@ export async function startReportServer(options: { dbPath: string; port?: number
       }));
     }
     send(response, 404, 'text/plain; charset=utf-8', `no page ${path}; try / or /api/runs\n`);
+  }
+
+  /** A run's own difficulty curves (axes its tasks vary on) from its tasks and episode outcomes, never transcripts. */
+  function runDifficultyPage(run: StoredRun): string {
+    const sweepOfRun = sweepMembershipOf(run.params);
+    const { axes, taskLevels, knobAxes } = loadTaskLevels(store, run.id, run.suite.id);
+    const curves = axes.length === 0 ? [] : difficultyCurves([{
+      summary: { suite: run.suite.id, model: run.model, mode: run.mode ?? 'default' },
+      episodes: store.listEpisodeOutcomes(run.id), difficultyAxes: axes, taskLevels,
+    }]);
+    return renderRunDifficultyPage(run, curves, knobAxes, sweepOfRun);
   }
 
   function episodePage(runId: string, parameters: URLSearchParams): EpisodePage | (Omit<EpisodePage, 'episodes'> & { episodes: EpisodeRecord[] }) {

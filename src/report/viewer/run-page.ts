@@ -1,19 +1,30 @@
 import { wilsonInterval } from '../../metrics/wilson-interval.ts';
 import type { EpisodePage, EpisodeQuery, RunOutcomeCounts } from '../../store/episode-query.ts';
 import type { StoredRun } from '../../store/stored-run.ts';
-import { formatInterval, formatNumber, formatPercent } from '../format-figure.ts';
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import type { SweepMembership } from '../../runner/sweep-membership.ts';
+import { sweepParamsKey } from '../../runner/sweep-membership.ts';
+import { formatInterval, formatNumber, formatPercent, sweepPointLabel } from '../format-figure.ts';
 import { escapeHtml } from '../render-html.ts';
 import { episodeQueryString } from './viewer-query.ts';
-import { link, runPath, taskPath, viewerShell } from './viewer-shell.ts';
+import { link, runPath, sweepPath, taskPath, viewerShell } from './viewer-shell.ts';
+
+/** What the run page shows beyond its counts: its suite's difficulty axes (a link to their page) and its sweep. */
+export type RunPageExtras = {
+  /** The names of the suite's difficulty axes (none: no link to the difficulty page). */
+  difficultyAxes?: readonly string[];
+  sweep?: SweepMembership;
+};
 
 /**
- * One run: its figures (SQL counts), failures by code (each a filter link), a filter form (outcome,
- * failure code, knob values, task id or glob, text search) and one page of matching episodes.
+ * One run: its figures (SQL counts), failures by code (each a filter link), links to its accuracy by
+ * difficulty and its sweep, a filter form (outcome, failure code, knob values, task id or glob, text
+ * search) and one page of matching episodes.
  */
-export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: EpisodeQuery, page: EpisodePage): string {
+export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: EpisodeQuery, page: EpisodePage, extras: RunPageExtras = {}): string {
   const base = runPath(run.id);
   const failures = Object.entries(counts.failures).sort((left, right) => right[1] - left[1] || left[0].localeCompare(right[0]));
-  const knobNames = Object.keys(run.params).filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)).sort();
+  const knobNames = Object.keys(run.params).filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !isObject(run.params[name])).sort();
   const rows = page.episodes.map((episode) => {
     const score = episode.status === 'scored' ? episode.score : null;
     const verdict = score ? (score.passed ? 'passed' : 'failed') : episode.status;
@@ -38,7 +49,10 @@ export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: E
       + `${run.taskCount} tasks × ${run.trials} trials; ${counts.scored} scored, ${counts.passed} passed`
       + (counts.scored > 0 ? ` (<b>${formatPercent(counts.passed / counts.scored)}</b>, 95% CI ${formatInterval(wilsonInterval(counts.passed, counts.scored))})` : '')
       + `, ${counts.infrastructureErrors} infrastructure errors, ${counts.cancelled} cancelled.</p>`,
-    `<p>Knobs: ${escapeHtml(JSON.stringify(run.params))}. ${link(`${base}/report`, 'Full report of this run')} (suite tables and metrics).</p>`,
+    `<p>Knobs: ${escapeHtml(JSON.stringify(knobsOnly(run.params)))}. ${link(`${base}/report`, 'Full report of this run')} (suite tables and metrics).</p>`,
+    extras.sweep ? `<p>Point ${escapeHtml(sweepPointLabel(extras.sweep.point))} of sweep ${link(sweepPath(extras.sweep.group), extras.sweep.group)} (its difficulty charts).</p>` : '',
+    (extras.difficultyAxes ?? []).length > 0
+      ? `<p>${link(`${base}/difficulty`, 'Accuracy by difficulty')} along ${escapeHtml((extras.difficultyAxes ?? []).join(', '))}, where this run's tasks vary (reads every task).</p>` : '',
     failures.length === 0 ? '<p>No failed episodes.</p>' : `<table id="failures"><caption>Failures</caption><thead><tr><th>failure</th><th>episodes</th></tr></thead><tbody>${
       failures.map(([code, count]) => `<tr><td>${link(`${base}${episodeQueryString({ outcome: 'failed', failure: code })}`, code)}</td><td class="number">${count}</td></tr>`).join('')}</tbody></table>`,
     `<form class="filters" method="get" action="${escapeHtml(base)}">`,
@@ -55,4 +69,13 @@ export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: E
     `<nav class="pager">${pager}</nav>`,
     `<table id="episodes"><thead><tr><th>task</th><th>trial</th><th>result</th><th>failure</th><th>score</th><th>termination</th><th>ms</th><th>tokens</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`,
   ]);
+}
+
+function isObject(value: JsonValue | undefined): boolean {
+  return typeof value === 'object' && value !== null;
+}
+
+/** The run's knob values, without the sweep membership recorded beside them. */
+function knobsOnly(params: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(params).filter(([name]) => name !== sweepParamsKey));
 }

@@ -1,9 +1,11 @@
 import { wilsonInterval } from '../../metrics/wilson-interval.ts';
 import type { RunOutcomeCounts } from '../../store/episode-query.ts';
+import type { SweepMembership } from '../../runner/sweep-membership.ts';
+import { sweepMembershipOf } from '../../runner/sweep-membership.ts';
 import type { StoredRun } from '../../store/stored-run.ts';
 import { formatInterval, formatPercent } from '../format-figure.ts';
 import { escapeHtml } from '../render-html.ts';
-import { link, runPath, viewerShell } from './viewer-shell.ts';
+import { link, runPath, sweepPath, viewerShell } from './viewer-shell.ts';
 
 export type RunsIndexRow = { run: StoredRun; counts: RunOutcomeCounts };
 
@@ -70,8 +72,32 @@ export function renderRunsIndex(rows: readonly RunsIndexRow[], parameters: URLSe
       '<button type="submit">compare</button>',
       '</form>',
     ].join('\n'),
+    renderSweepList(rows),
     `<p>${link('/report', 'Full HTML report of every run')} (reads every task; slower on large databases)</p>`,
   ]);
+}
+
+/** The sweeps among the runs (from each run's recorded membership, no query), newest first, each linked to its page. */
+function renderSweepList(rows: readonly RunsIndexRow[]): string {
+  const sweeps = new Map<string, { membership: SweepMembership; runs: RunsIndexRow[] }>();
+  for (const row of [...rows].sort((left, right) => right.run.createdAt.localeCompare(left.run.createdAt))) {
+    const membership = sweepMembershipOf(row.run.params);
+    if (!membership) continue;
+    const entry = sweeps.get(membership.group) ?? { membership, runs: [] };
+    entry.runs.push(row);
+    sweeps.set(membership.group, entry);
+  }
+  if (sweeps.size === 0) return '';
+  const body = [...sweeps.values()].map(({ membership, runs }) => {
+    const scored = runs.reduce((sum, row) => sum + row.counts.scored, 0);
+    const passed = runs.reduce((sum, row) => sum + row.counts.passed, 0);
+    const grid = Object.entries(membership.grid).map(([knob, values]) => `${knob}=${values.map(String).join(',')}`).join(' ');
+    return `<tr><td>${link(sweepPath(membership.group), membership.group)}</td><td>${escapeHtml(runs[0]?.run.suite.id ?? '')}</td>`
+      + `<td>${escapeHtml(grid)}</td><td>${escapeHtml([...new Set(runs.map((row) => row.run.model))].sort().join(', '))}</td>`
+      + `<td class="number">${runs.length}</td><td class="number">${scored === 0 ? '' : formatPercent(passed / scored)}</td></tr>`;
+  });
+  return ['<h2>Sweeps</h2>', '<p>Each sweep page charts accuracy along the swept knobs, a line per model with its 95% interval band.</p>',
+    `<table id="sweeps"><thead><tr><th>sweep</th><th>suite</th><th>grid</th><th>models</th><th>runs</th><th>pass rate</th></tr></thead><tbody>\n${body.join('\n')}\n</tbody></table>`].join('\n');
 }
 
 function passRate(counts: RunOutcomeCounts): number {

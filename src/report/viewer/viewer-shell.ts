@@ -14,6 +14,10 @@ export function runPath(runId: string): string {
   return `/runs/${encodeURIComponent(runId)}`;
 }
 
+export function sweepPath(group: string): string {
+  return `/sweeps/${encodeURIComponent(group)}`;
+}
+
 /** Task ids hold slashes; each segment is encoded so the id survives the URL. */
 export function taskPath(runId: string, taskId: string): string {
   return `${runPath(runId)}/tasks/${taskId.split('/').map(encodeURIComponent).join('/')}`;
@@ -24,6 +28,7 @@ const style = [
   'nav.top{font-size:0.9rem;margin-bottom:0.5rem}',
   'nav.pager a,nav.pager span{margin-right:1rem}',
   'table{border-collapse:collapse;margin:0.75rem 0;font-size:0.9rem}',
+  'caption{text-align:left;font-weight:600}',
   'th,td{border-bottom:1px solid #ddd;padding:0.25rem 0.6rem;text-align:left;vertical-align:top}',
   'td.number{text-align:right;font-variant-numeric:tabular-nums}',
   'td.interval{white-space:nowrap}',
