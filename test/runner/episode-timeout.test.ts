@@ -1,0 +1,39 @@
+/**
+ * Issue 14, item 5: `--episode-timeout` (runEvaluation's `episodeTimeoutMs`) overrides every task's own time
+ * limit. A model that takes 400 ms per turn passes within the tasks' 30 s limit, and is stopped at the time limit
+ * and scored (a model failure on attempt 1, not an infrastructure error) when the override is 150 ms. (The fake
+ * suite scores any wrong answer as result.wrong; real suites map the time-limit termination to limit.exceeded.)
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { runEvaluation } from '../../src/runner/run-evaluation.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { temporaryDirectory } from './test-helpers.ts';
+
+test('--episode-timeout overrides the tasks\' time limit: the same slow model passes without it and is stopped at the time limit and scored with it', async () => {
+  const suite = createFakeSuite({ slowDelayMs: 400 });
+  const tasks = await suite.generate({ seed: 3, count: 2, params: {} });
+  assert.ok(tasks.every((task) => task.limits.timeLimitMs === 30_000), 'the tasks allow 30 s');
+  const directory = temporaryDirectory();
+  const common = { suite, tasks, modelRef: 'builtin/slow', trials: 1, concurrency: 2, seed: 3, params: {} };
+
+  const plain = await runEvaluation({ ...common, dbPath: join(directory, 'plain.db') });
+  assert.equal(plain.episodes, 2);
+  assert.equal(plain.passRate, 1);
+
+  const dbPath = join(directory, 'short.db');
+  const short = await runEvaluation({ ...common, dbPath, episodeTimeoutMs: 150 });
+  assert.equal(short.episodes, 2);
+  assert.equal(short.infrastructureErrors, 0);
+  assert.equal(short.passRate, 0);
+  const store = openResultsStore(dbPath);
+  try {
+    const episodes = store.listEpisodes(short.runId);
+    assert.deepEqual(episodes.map((episode) => [episode.status, episode.termination, episode.score?.passed, episode.attempts]),
+      [['scored', 'time-limit', false, 1], ['scored', 'time-limit', false, 1]]);
+  } finally {
+    store.close();
+  }
+});
