@@ -51,7 +51,8 @@ async function serveCode(suiteId: string, tasks: Task[], policy: string, gold: P
 describe('code-mode suites over MCP: run_program', () => {
   test('webapi: the only tool is run_program; the oracle program passes every task, an empty one none; both report', { skip: requireData('wapiibench') }, async () => {
     const suite = getSuite('webapi');
-    const tasks = await generateTasks(suite, { seed: 2, count: 3, params: resolveKnobs(suite.id, suite.knobs, {}) });
+    // A roomy program time limit: on a loaded machine the default 2 s can pass before the sandbox starts.
+    const tasks = await generateTasks(suite, { seed: 2, count: 3, params: resolveKnobs(suite.id, suite.knobs, { executionTimeMs: '10000' }) });
     const gold: ProgramGold = Object.fromEntries(tasks.map((task) => [task.id, { program: answerWithCall(task, renderAxiosCall(readWebapiExpected(task).config)) }]));
     const dbPath = join(temporaryDirectory(), 'results.db');
     const oracle = await serveCode('webapi', tasks, 'oracle', gold, dbPath);
