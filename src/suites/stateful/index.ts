@@ -6,6 +6,7 @@
  */
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
+import type { Mode } from '../../core/mode.ts';
 import type { Task } from '../../core/task.ts';
 import type { ModelSource } from '../../models/spec.ts';
 import { createSandbox } from '../../sandbox/index.ts';
@@ -19,6 +20,10 @@ import { createStatefulEnvironment } from './stateful-environment.ts';
 import { parseStatefulParams, statefulKnobs, type StatefulParams } from './stateful-knobs.ts';
 import { summarizeStateful } from './stateful-summary.ts';
 import { buildStatefulTask, statefulExpectedSchema, statefulSuiteId, statefulSuiteVersion } from './stateful-task.ts';
+import { createVoiceCallsEnvironment, voiceCallsPrompt, voiceToolSpecs } from './voice/voice-calls.ts';
+import { createGenericAgent } from '../../agents/registry.ts';
+import type { Agent } from '../../agents/spec.ts';
+import type { ToolSpec } from '../../core/tool.ts';
 
 export { createStatefulEnvironment, extractStatefulProgram } from './stateful-environment.ts';
 export { scoreStateful } from './score-stateful.ts';
@@ -33,14 +38,16 @@ async function generateStatefulSuiteTasks(request: GenerateTasksRequest): Promis
   }
   const count = request.count ?? defaultCount;
   const taskParams: JsonObject = { ...request.params };
+  // The voice lab's tools also serve mode calls.
+  const callsTools = params.scenario === 'voice' ? await voiceToolSpecs() : undefined;
   const sandbox = createSandbox();
   try {
     const generate = (total: number) => generateStatefulTasks({ scenario: params.scenario, seed: request.seed, count: total, calls: params.calls, branch: params.branch, coverage: params.coverage }, sandbox);
     if (params.phrasing === 'template') {
       const run = await generate(count);
-      return run.tasks.map((data) => buildStatefulTask(data, request.seed, taskParams, { phrasing: 'template' }));
+      return run.tasks.map((data) => buildStatefulTask(data, request.seed, taskParams, { phrasing: 'template' }, callsTools));
     }
-    return await phraseWithModel(request, params, count, generate, taskParams);
+    return await phraseWithModel(request, params, count, generate, taskParams, callsTools);
   } finally {
     await sandbox.dispose();
   }
@@ -52,7 +59,7 @@ async function generateStatefulSuiteTasks(request: GenerateTasksRequest): Promis
  */
 async function phraseWithModel(
   request: GenerateTasksRequest, params: StatefulParams, count: number,
-  generate: (total: number) => Promise<{ tasks: StatefulTaskData[] }>, taskParams: JsonObject,
+  generate: (total: number) => Promise<{ tasks: StatefulTaskData[] }>, taskParams: JsonObject, callsTools: ToolSpec[] | undefined,
 ): Promise<Task[]> {
   const source = request.phrasingModel as ModelSource;
   const tasks: Task[] = [];
@@ -76,7 +83,7 @@ async function phraseWithModel(
       }
       if (tasks.length >= count) break;
       const phrased: StatefulTaskData = { ...data, instruction: translation.instruction, statistics: programStatistics(data.program, translation.instruction, data.referenceCode) };
-      tasks.push(buildStatefulTask(phrased, request.seed, taskParams, { phrasing: 'model', phrasingRounds: translation.rounds }));
+      tasks.push(buildStatefulTask(phrased, request.seed, taskParams, { phrasing: 'model', phrasingRounds: translation.rounds }, callsTools));
     }
   }
   return tasks;
@@ -90,6 +97,13 @@ function phrasingTask(id: string, seed: number): Task {
   };
 }
 
+/** Mode calls: the generic tool loop over the voice tools, prompted with the instructions and the variables' values. */
+function createStatefulAgent(mode: Mode): Agent | undefined {
+  if (mode !== 'calls') return undefined;
+  const inner = createGenericAgent('calls');
+  return { id: 'stateful-calls', mode, run: (task, context) => inner.run({ ...task, prompt: voiceCallsPrompt(task) }, context) };
+}
+
 export const statefulSuite: Suite = {
   id: statefulSuiteId,
   version: statefulSuiteVersion,
@@ -97,14 +111,15 @@ export const statefulSuite: Suite = {
   description: 'Write the JavaScript program an instruction describes: dependent calls to a stateful backend (session REST service, tensor library or voice-lab MCP server) with one if/else. The program runs once per test case on a fresh backend and passes only if RESULT and the end state match the reference program\'s on every test case.',
   paper: 'stategen-stateeval.txt',
   knobs: statefulKnobs,
-  modes: ['code'],
+  // Mode calls: voice tasks only (their tools are the voice lab's MCP server's); the runner refuses it for others.
+  modes: ['code', 'calls'],
   defaultCount,
   expectedSchema: statefulExpectedSchema,
   generate: generateStatefulSuiteTasks,
-  // The runner checks the mode (src/runner/episode-mode.ts): only 'code' reaches here.
-  async createEnvironment(task) {
-    return createStatefulEnvironment(task);
+  async createEnvironment(task, mode) {
+    return mode === 'calls' ? createVoiceCallsEnvironment() : createStatefulEnvironment(task);
   },
+  createAgent: createStatefulAgent,
   score: scoreStateful,
   summarize: summarizeStateful,
   builtinModels: statefulBuiltinModels,

@@ -2,15 +2,19 @@
  * The StateEval verdict on one episode (paper III-F, RQ4): the model's program passes only if, for every test
  * case, its run completed, its RESULT matches the oracle's within the scenario's tolerance and the backend's end
  * state equals the oracle's. Judged from the stored end state (one observation per test case) alone; the program
- * is only parsed here (syntax errors), never run.
+ * is only parsed here (syntax errors), never run. In mode `calls` (voice) RESULT is the model's final answer (JSON)
+ * and the end state the lab's after its calls, judged against the first test case.
  */
 import type { FailureCode } from '../../core/failure.ts';
+import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
 import { taskOutcome, type TaskOutcome } from './error-types.ts';
 import { hasSyntaxError, judgeObservation, type TestCaseVerdict } from './oracle.ts';
 import type { StatefulEndState, StoredObservation } from './stateful-environment.ts';
 import { statefulScenarios } from './stateful-scenarios.ts';
 import { readStatefulExpected } from './stateful-task.ts';
+import { stripVoiceIds } from './voice/voice-backend.ts';
+import { parseResultAnswer } from './voice/voice-calls.ts';
 
 /** What the summary reads back from every score. */
 export type StatefulScoreDetails = {
@@ -45,7 +49,7 @@ function endStateOf(finalState: unknown, count: number): (StoredObservation | nu
   return Array.isArray(testCases) ? Array.from({ length: count }, (_, index) => testCases[index] ?? null) : Array.from({ length: count }, () => null);
 }
 
-export async function scoreStateful(input: ScoreInput): Promise<Score> {
+export async function scoreStateful(input: ScoreInput & { mode?: Mode }): Promise<Score> {
   const expected = readStatefulExpected(input.task);
   const { comparison } = statefulScenarios[expected.scenario];
   const run = input.calls.find((call) => call.type === 'program');
@@ -54,6 +58,14 @@ export async function scoreStateful(input: ScoreInput): Promise<Score> {
     const reason = `${reasons[outcome]}${verdicts.length > 0 ? ` (${verdicts.join(', ')})` : ''}${note}`;
     return outcome === 'passed' ? { value: 1, passed: true, reason, details } : { value: 0, passed: false, reason, failure: failureOf[outcome], details };
   };
+  if (input.mode === 'calls') {
+    const note = ' (mode calls: RESULT is the final answer, judged on the first test case)';
+    const [observation] = endStateOf(input.finalState, 1);
+    if (!observation || (input.termination !== 'final-answer' && input.termination !== 'content-filter')) return score('not-run', ['not-run'], '', ` (${input.termination})`);
+    const answer = [...input.messages].reverse().find((message) => message.role === 'assistant')?.content ?? '';
+    const verdict = judgeObservation(expected.testCases[0], { ...observation, result: stripVoiceIds(parseResultAnswer(answer)), logs: [] }, comparison);
+    return score(verdict, [verdict], '', note);
+  }
   if (!run || run.extraction.type === 'none') {
     if (!run && input.termination !== 'final-answer' && input.termination !== 'content-filter') return score('not-run', [], '', ` (${input.termination})`);
     return score('no-program', [], run?.extraction.type === 'none' ? run.extraction.text : '');

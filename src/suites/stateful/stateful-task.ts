@@ -6,13 +6,15 @@ import { z } from 'zod';
 import { ToolForgeError } from '../../core/errors.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { Task } from '../../core/task.ts';
+import type { ToolSpec } from '../../core/tool.ts';
 import { statefulPrompt, type StatefulTaskData } from './generate-stateful-tasks.ts';
 import type { TestCase } from './oracle.ts';
 import type { StatefulProgram } from './program-generator.ts';
 import { scenarioIds } from './stateful-backend.ts';
 
 export const statefulSuiteId = 'stateful';
-export const statefulSuiteVersion = '1';
+// 2: voice tasks offer mode calls (the voice lab's tools, and limits for a tool loop).
+export const statefulSuiteVersion = '2';
 
 const testCaseSchema = z.object({
   initBlock: z.string(),
@@ -54,7 +56,12 @@ function asJson<T>(value: T): JsonValue {
   return JSON.parse(JSON.stringify(value)) as JsonValue;
 }
 
-export function buildStatefulTask(data: StatefulTaskData, seed: number, params: JsonObject, phrasing: JsonObject): Task {
+/**
+ * `callsTools`: the scenario's tools when it also offers mode `calls` (voice: its MCP server's tools, see
+ * voice/voice-calls.ts); the model then calls them natively, at most three calls per call of the reference's paths.
+ */
+export function buildStatefulTask(data: StatefulTaskData, seed: number, params: JsonObject, phrasing: JsonObject, callsTools?: ToolSpec[]): Task {
+  const longestPath = Math.max(...data.program.paths.map((path) => path.length));
   return {
     schemaVersion: 1,
     id: data.id,
@@ -63,11 +70,13 @@ export function buildStatefulTask(data: StatefulTaskData, seed: number, params: 
     params,
     prompt: [{ role: 'user', content: statefulPrompt(data) }],
     query: data.instruction,
-    tools: [],
-    modes: ['code'],
+    tools: callsTools ?? [],
+    modes: callsTools ? ['code', 'calls'] : ['code'],
     expected: asJson({ scenario: data.scenario, program: data.program, testCases: data.testCases }),
-    // One model call, then the program runs once per test case (each on a fresh backend).
-    limits: { maxTurns: 1, maxToolCalls: 1, timeLimitMs: 120_000 },
+    // Mode code: one model call, then the program runs once per test case (each on a fresh backend).
+    limits: callsTools
+      ? { maxTurns: 3 * longestPath + 2, maxToolCalls: 3 * longestPath, timeLimitMs: 120_000 }
+      : { maxTurns: 1, maxToolCalls: 1, timeLimitMs: 120_000 },
     stats: asJson({ scenario: data.scenario, ...data.statistics, testCases: data.testCases.length, ...phrasing }) as JsonObject,
   };
 }

@@ -48,12 +48,17 @@ export async function callVoiceTool(client: Client, name: string, args: JsonValu
   return structured?.result ?? (JSON.parse(text) as JsonValue);
 }
 
+/** The six tools as sandbox bindings (async global functions) calling them through `client`. */
+export function voiceBindings(client: Client): Bindings {
+  const bindings: Bindings = {};
+  for (const name of voiceToolNames) bindings[name] = (args) => callVoiceTool(client, name, args ?? {});
+  return bindings;
+}
+
 export const createVoiceBackend: BackendFactory = async () => {
   const connection = await connectVoiceLab();
-  const bindings: Bindings = {};
-  for (const name of voiceToolNames) bindings[name] = (args) => callVoiceTool(connection.client, name, args ?? {});
   return {
-    bindings,
+    bindings: voiceBindings(connection.client),
     http: refuseAllRequests,
     resolveResult: (value) => stripVoiceIds(value),
     snapshotState: () => stripVoiceIds({ outbound_calls: connection.lab.calls } as unknown as JsonValue),
