@@ -48,9 +48,30 @@ export type StatefulGenerationRun = {
   rejected: { index: number; reason: string }[];
 };
 
+function programKnobs(options: StatefulGenerationOptions) {
+  return { calls: options.calls ?? 5, branch: options.branch ?? 'sampled', guidance: options.coverage === false ? 'uniform' : 'coverage' } as const;
+}
+
+/**
+ * The first `count` programs a generation run with these options draws, without oracles (a run replaces the rare
+ * program whose reference fails its own test cases, so its programs can differ from here on). Fig. 3 in reports.
+ */
+export function drawPrograms(options: StatefulGenerationOptions): StatefulProgram[] {
+  const definition = statefulScenarios[options.scenario];
+  const rng = new Rng(deriveSeed(options.seed, 'stateful', options.scenario));
+  let book = new OccurrenceBook();
+  const programs: StatefulProgram[] = [];
+  for (let attempt = 0; attempt < options.count; attempt += 1) {
+    const generated = definition.generateProgram(programKnobs(options), rng.child('program', attempt), book);
+    book = generated.book;
+    programs.push(generated.program);
+  }
+  return programs;
+}
+
 export async function generateStatefulTasks(options: StatefulGenerationOptions, sandbox: Sandbox): Promise<StatefulGenerationRun> {
   const definition = statefulScenarios[options.scenario];
-  const knobs = { calls: options.calls ?? 5, branch: options.branch ?? 'sampled', guidance: options.coverage === false ? 'uniform' : 'coverage' } as const;
+  const knobs = programKnobs(options);
   const rng = new Rng(deriveSeed(options.seed, 'stateful', options.scenario));
   let book = new OccurrenceBook();
   const tasks: StatefulTaskData[] = [];

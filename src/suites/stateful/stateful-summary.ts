@@ -1,14 +1,17 @@
 /**
  * The suite summary: pass@1 (and pass@k with trials: a task passes a trial only if every test case passes), the
  * RQ4 error-type distribution, the paper's Table I statistics of the tasks in the run, and the adjacent-transition
- * coverage (Eq. 3) of the run's programs against their number (Fig. 3), per scenario.
+ * coverage (Eq. 3) of the run's programs against their number (Fig. 3), per scenario, beside the coverage-guided
+ * generator's and the w/o-COV ablation's drawn with the run's seed and knobs (programs only, up to 120 of them).
  */
 import { meanPassAtK } from '../../metrics/pass-at-k.ts';
 import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
 import { taskOutcomes } from './error-types.ts';
+import { drawPrograms } from './generate-stateful-tasks.ts';
 import { coverageCurve } from './program-statistics.ts';
 import type { StatefulScoreDetails } from './score-stateful.ts';
 import { scenarioIds } from './stateful-backend.ts';
+import { parseStatefulParams } from './stateful-knobs.ts';
 import { statefulScenarios } from './stateful-scenarios.ts';
 import { readStatefulExpected } from './stateful-task.ts';
 
@@ -34,6 +37,9 @@ const statisticColumns = [
 ] as const;
 
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));
+
+/** Programs drawn again per generator for the Fig. 3 comparison (a few seconds at most, on every summary). */
+const maxRedrawnPrograms = 120;
 
 export function summarizeStateful(episodes: readonly ScoredEpisode[]): SuiteSummary {
   const metrics: Record<string, number> = {};
@@ -65,7 +71,7 @@ export function summarizeStateful(episodes: readonly ScoredEpisode[]): SuiteSumm
   // Table I and the ATC curve over the distinct tasks of the run, per scenario.
   const tasks = [...new Map(episodes.map((episode) => [episode.task.id, episode.task])).values()];
   const tableOneRows: (string | number)[][] = [];
-  const curveRows: (string | number)[][] = [];
+  const curveRows: (string | number | null)[][] = [];
   for (const scenario of scenarioIds) {
     const scenarioTasks = tasks.filter((task) => task.stats.scenario === scenario);
     if (scenarioTasks.length === 0) continue;
@@ -73,10 +79,30 @@ export function summarizeStateful(episodes: readonly ScoredEpisode[]): SuiteSumm
     tableOneRows.push([scenario, scenarioTasks.length, ...statisticColumns.map(([name]) => round(mean(name), 2))]);
     const programs = scenarioTasks.map((task) => readStatefulExpected(task).program);
     const checkpoints = [...new Set([20, 40, 60].filter((point) => point < programs.length).concat(programs.length))];
-    for (const point of coverageCurve(programs, statefulScenarios[scenario].apis.length, checkpoints)) curveRows.push([scenario, point.programs, round(point.atc)]);
-    if (scenarioTasks.length === tasks.length) metrics.adjacentTransitionCoverage = curveRows.at(-1)?.[2] as number;
+    const apis = statefulScenarios[scenario].apis.length;
+    // The two generators with the run's seed and knobs (when its tasks share them).
+    const seeds = new Set(scenarioTasks.map((task) => task.seed));
+    const knobs = new Set(scenarioTasks.map((task) => { const { calls, branch } = parseStatefulParams(task.params); return `${calls}/${branch}`; }));
+    const redraw = (coverage: boolean): (number | null)[] => {
+      if (seeds.size !== 1 || knobs.size !== 1) return checkpoints.map(() => null);
+      const { calls, branch } = parseStatefulParams(scenarioTasks[0].params);
+      const drawn = drawPrograms({ scenario, seed: scenarioTasks[0].seed, count: Math.min(programs.length, maxRedrawnPrograms), calls, branch, coverage });
+      return checkpoints.map((point) => (point <= drawn.length ? round(coverageCurve(drawn, apis, [point])[0].atc) : null));
+    };
+    const guided = redraw(true);
+    const ablation = redraw(false);
+    coverageCurve(programs, apis, checkpoints).forEach((point, index) => curveRows.push([scenario, point.programs, round(point.atc), guided[index], ablation[index]]));
+    if (scenarioTasks.length === tasks.length) {
+      metrics.adjacentTransitionCoverage = round(coverageCurve(programs, apis, [programs.length])[0].atc);
+      const lastAblation = ablation.at(-1);
+      if (typeof lastAblation === 'number') metrics.adjacentTransitionCoverageAblation = lastAblation;
+    }
   }
   tables.push({ title: 'Table I: task statistics (means over the tasks of the run)', columns: ['scenario', 'tasks', ...statisticColumns.map(([, title]) => title)], rows: tableOneRows });
-  tables.push({ title: 'Adjacent-transition coverage (Eq. 3) against the number of programs (Fig. 3)', columns: ['scenario', 'programs', 'ATC'], rows: curveRows });
+  tables.push({
+    title: 'Adjacent-transition coverage (Eq. 3) against the number of programs (Fig. 3): this run, and both generators drawn with its seed and knobs',
+    columns: ['scenario', 'programs', 'ATC (this run)', 'ATC coverage-guided', 'ATC w/o-COV ablation'],
+    rows: curveRows,
+  });
   return { metrics, tables };
 }
