@@ -1,6 +1,6 @@
 // `npm run build` (also run by `prepare`, so `npm ci` and `npm pack` leave a fresh dist/): TypeScript to
 // JavaScript + type declarations with tsc, then the plain-JavaScript assets tsc does not copy.
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
@@ -10,3 +10,6 @@ const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
 if (result.status !== 0) process.exit(result.status ?? 1);
 // The sandbox prelude runs inside QuickJS and is read as text at run time.
 cpSync('src/sandbox/prelude', 'dist/sandbox/prelude', { recursive: true });
+// Written last: bin/toolforge.js runs dist/ from a checkout only when this stamp is newer than every source,
+// so an interrupted build is never run.
+writeFileSync('dist/build-complete', '');

@@ -36,7 +36,7 @@ if (files.length === 0) {
 }
 // test/e2e/package.test.ts and the library test import the built package: rebuild dist/ when a source is newer.
 const newestSource = Math.max(...collectSources('src').map((file) => statSync(file).mtimeMs));
-const built = (() => { try { return statSync('dist/index.js').mtimeMs; } catch { return 0; } })();
+const built = (() => { try { return statSync('dist/build-complete').mtimeMs; } catch { return 0; } })();
 if (built < newestSource) {
   const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type * as PlotModule from '@observablehq/plot';
 import type * as LinkedomModule from 'linkedom';
 import type { DifficultyLevel } from '../suites/difficulty-axis.ts';
+import type { ReportTable } from '../suites/spec.ts';
 import type { DifficultyCurve } from './difficulty-curves.ts';
 import type { ReportSummary } from './run-report.ts';
 
@@ -105,4 +106,44 @@ export function difficultyChart(curve: DifficultyCurve): string {
     ],
   });
   return chart.outerHTML;
+}
+
+/**
+ * The chart a suite's table asks for (`table.chart`): a line per named column against the x column, one panel per
+ * value of the panel column. Throws when a named column is not in the table (a suite's mistake, caught by its tests).
+ */
+export function tableChart(table: ReportTable): string | null {
+  const chart = table.chart;
+  if (!chart) return null;
+  const column = (name: string): number => {
+    const index = table.columns.indexOf(name);
+    if (index < 0) throw new Error(`table '${table.title}' charts column '${name}', which it does not have`);
+    return index;
+  };
+  const x = column(chart.x);
+  const panel = chart.panel === undefined ? undefined : column(chart.panel);
+  const rows = chart.lines.flatMap((line) => {
+    const index = column(line);
+    return table.rows.filter((row) => typeof row[index] === 'number' && typeof row[x] === 'number')
+      .map((row) => ({ x: row[x] as number, y: row[index] as number, line, panel: panel === undefined ? '' : String(row[panel]) }));
+  });
+  if (rows.length === 0) return null;
+  const panels = [...new Set(rows.map((row) => row.panel))];
+  const plot = Plot.plot({
+    document: chartDocument(),
+    width: 640,
+    height: 60 + 220 * panels.length,
+    marginLeft: 48,
+    marginRight: panel === undefined ? 20 : 80,
+    marginBottom: 40,
+    x: { label: chart.x, grid: true },
+    y: { label: chart.yLabel, grid: true, ...(chart.yDomain ? { domain: chart.yDomain } : {}) },
+    ...(panel === undefined ? {} : { fy: { label: null, domain: panels } }),
+    color: { legend: true, domain: chart.lines, scheme: 'tableau10' },
+    marks: [
+      Plot.line(rows, { x: 'x', y: 'y', z: 'line', stroke: 'line', strokeWidth: 2, ...(panel === undefined ? {} : { fy: 'panel' }) }),
+      Plot.dot(rows, { x: 'x', y: 'y', fill: 'line', r: 3, ...(panel === undefined ? {} : { fy: 'panel' }) }),
+    ],
+  });
+  return plot.outerHTML;
 }

@@ -1,6 +1,6 @@
 import type { ReportTable } from '../suites/spec.ts';
 import { costsTable, difficultyTable, failuresByDifficultyTable, leaderboardTable } from './analysis-tables.ts';
-import { difficultyChart, failureChart, passRateChart } from './charts.ts';
+import { difficultyChart, failureChart, passRateChart, tableChart } from './charts.ts';
 import type { ReportAnalysis } from './report-analysis.ts';
 import { analyzeReports } from './report-analysis.ts';
 import { formatCell, formatInterval, formatNumber, formatPercent, sweepPointLabel } from './format-figure.ts';
@@ -97,7 +97,11 @@ function runSection(report: RunReport, options: HtmlOptions): string {
   parts.push(failures.length === 0
     ? '<p>No failed episodes.</p>'
     : htmlTable({ title: 'Failures', columns: ['failure', 'episodes'], rows: failures }));
-  for (const table of summary.tables) parts.push(htmlTable(table));
+  for (const table of summary.tables) {
+    parts.push(htmlTable(table));
+    const chart = tableChart(table);
+    if (chart) parts.push(`<figure>${chart}</figure>`);
+  }
   const tasks = taskResults(report.episodes);
   parts.push(`<details><summary>Per-task results (${tasks.length} tasks)</summary>`, htmlTable({
     title: '',

@@ -38,7 +38,13 @@ export type BuiltinModel = {
 /** One scored episode, as the suite's summary sees it. */
 export type ScoredEpisode = { task: Task; trial: number; score: Score };
 
-export type ReportTable = { title: string; columns: string[]; rows: (string | number | null)[][] };
+/**
+ * A table may ask to be drawn too (HTML report and viewer): a line per `lines` column against the `x` column, one
+ * panel per distinct value of `panel` when given. The table stays the data; null cells leave gaps.
+ */
+export type ReportTableChart = { kind: 'line'; x: string; lines: string[]; panel?: string; yLabel: string; yDomain?: [number, number] };
+
+export type ReportTable = { title: string; columns: string[]; rows: (string | number | null)[][]; chart?: ReportTableChart };
 
 export type SuiteSummary = {
   /** Suite-specific metrics by camelCase name (e.g. avgCallsSuccess, f1Function). */

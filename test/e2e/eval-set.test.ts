@@ -37,17 +37,21 @@ test('an eval set runs models x knob values x suites as one group, survives a ki
     if (!existsSync(join(directory, 'r.db'))) continue;
     const listed = await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory });
     if (listed.code !== 0) continue;
-    const runs = JSON.parse(listed.stdout) as { episodes: { scored: number } }[];
-    if (runs.some((run) => run.episodes.scored > 0)) break;
+    const runs = JSON.parse(listed.stdout) as { status: string; episodes: { scored: number } }[];
+    if (runs.some((run) => run.status !== 'finished' && run.episodes.scored > 0)) break;
   }
   child.kill('SIGKILL');
   await closed;
-  const before = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string }[];
+  const before = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string; model: string }[];
   assert.ok(before.length >= 1 && before.length < 8, `killed part-way: ${before.length} runs`);
+  // The run the kill interrupted (the first, or the second when the first finished between two polls).
+  const interrupted = before.filter((run) => run.status !== 'finished');
+  assert.equal(interrupted.length, 1, JSON.stringify(before));
 
   const resumed = await runCli(['run', '--config', 'toolforge.config.yaml', '--db', 'r.db'], { cwd: directory });
   assert.equal(resumed.code, 0, resumed.stderr);
-  assert.match(resumed.stderr, /resuming: funcgen builtin\/oracle depth=1/);
+  assert.match(resumed.stderr, new RegExp(`${before.length}/8 resuming: funcgen ${interrupted[0].model} depth=`));
+  assert.equal(resumed.stderr.match(/resuming:/g)?.length, 1);
   assert.match(resumed.stderr, /eval set nightly-[0-9a-f]{10}: 8 runs/);
   const after = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string; suite: string; model: string; passRate: number }[];
   assert.equal(after.length, 8, 'the killed run was continued, not started again');

@@ -103,6 +103,7 @@ export function summarizeStateful(episodes: readonly ScoredEpisode[]): SuiteSumm
     title: 'Adjacent-transition coverage (Eq. 3) against the number of programs (Fig. 3): this run, and both generators drawn with its seed and knobs',
     columns: ['scenario', 'programs', 'ATC (this run)', 'ATC coverage-guided', 'ATC w/o-COV ablation'],
     rows: curveRows,
+    chart: { kind: 'line', x: 'programs', lines: ['ATC (this run)', 'ATC coverage-guided', 'ATC w/o-COV ablation'], panel: 'scenario', yLabel: 'adjacent-transition coverage', yDomain: [0, 1] },
   });
   return { metrics, tables };
 }

@@ -13,6 +13,7 @@ import { statefulSuite } from '../../../src/suites/stateful/index.ts';
 import { coverageCurve } from '../../../src/suites/stateful/program-statistics.ts';
 import { readStatefulExpected } from '../../../src/suites/stateful/stateful-task.ts';
 import { statefulScenarios } from '../../../src/suites/stateful/stateful-scenarios.ts';
+import { tableChart } from '../../../src/report/charts.ts';
 
 const episodes = (tasks: Task[]) => tasks.map((task) => ({ task, trial: 0, score: { value: 1, passed: true, reason: '' } }));
 
@@ -44,4 +45,18 @@ test('an ablation run (coverage=false) is compared with the guided generator the
   const guided = coverageCurve(drawPrograms({ scenario: 'voice', seed: 1, count: 6, calls: 3 }), apis, [6]);
   const ablation = coverageCurve(drawPrograms({ scenario: 'voice', seed: 1, count: 6, calls: 3, coverage: false }), apis, [6]);
   assert.deepEqual(table?.rows, [['voice', 6, Number(ablation[0].atc.toFixed(3)), Number(guided[0].atc.toFixed(3)), Number(ablation[0].atc.toFixed(3))]]);
+});
+
+test('the ATC table is drawn as a chart too: one panel per scenario, a line per generator', async () => {
+  const params = resolveKnobs('stateful', statefulSuite.knobs, { scenario: 'tensor' });
+  const tasks = await generateTasks(statefulSuite, { seed: 3, count: 25, params, validate: false });
+  const table = statefulSuite.summarize(episodes(tasks)).tables.find((candidate) => candidate.title.startsWith('Adjacent-transition coverage'));
+  assert.ok(table);
+  const svg = tableChart(table);
+  assert.ok(svg !== null && svg.includes('<svg'), svg?.slice(0, 80));
+  // Three lines (this run, coverage-guided, ablation), a dot at each of the two checkpoints; the legend names them.
+  assert.equal(svg.match(/<circle /g)?.length ?? 0, 3 * 2);
+  for (const name of ['ATC (this run)', 'ATC coverage-guided', 'ATC w/o-COV ablation']) assert.ok(svg.includes(name), name);
+  assert.equal(tableChart(table), svg, 'the same data draws the same bytes');
+  assert.throws(() => tableChart({ ...table, chart: { ...table.chart!, lines: ['no such column'] } }), /charts column 'no such column'/);
 });
