@@ -48,7 +48,23 @@ export type FuncgenExpected = z.infer<typeof funcgenExpectedSchema>;
 
 export type FuncgenTaskView = { task: Task; expected: FuncgenExpected; params: FuncgenParams };
 
+/**
+ * Parsed views by task object: the environment, the oracle and the scorer each read the task, every episode and
+ * trial, and zod's parse of the whole graph cost more than the planner's episode itself. Tasks are never mutated
+ * after they are made (transforms make new ones), so a view stays true for its task.
+ */
+const views = new WeakMap<Task, FuncgenTaskView>();
+
 export function readFuncgenTask(task: Task): FuncgenTaskView {
+  let view = views.get(task);
+  if (!view) {
+    view = parseFuncgenTask(task);
+    views.set(task, view);
+  }
+  return view;
+}
+
+function parseFuncgenTask(task: Task): FuncgenTaskView {
   const parsed = funcgenExpectedSchema.safeParse(task.expected);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

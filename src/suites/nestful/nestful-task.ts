@@ -35,8 +35,20 @@ export const expectedSchema = z.object({
 });
 export type NestfulExpected = z.infer<typeof expectedSchema>;
 
+/** Validated golds by task object (tasks are never mutated after they are made): parsed once per task, not per read. */
+const expectedByTask = new WeakMap<Task, NestfulExpected>();
+
 /** The task's hidden gold, validated (task files come from disk). */
 export function nestfulExpected(task: Task): NestfulExpected {
+  let expected = expectedByTask.get(task);
+  if (!expected) {
+    expected = parseNestfulExpected(task);
+    expectedByTask.set(task, expected);
+  }
+  return expected;
+}
+
+function parseNestfulExpected(task: Task): NestfulExpected {
   const parsed = expectedSchema.safeParse(task.expected);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
