@@ -8,27 +8,13 @@ import type { Task } from '../../../src/core/task.ts';
 import type { ToolResult } from '../../../src/core/tool.ts';
 import { createToolCall } from '../../../src/core/tool.ts';
 import { createScriptedModel } from '../../../src/models/builtin/scripted-model.ts';
-import type { GenerateResult, LanguageModel } from '../../../src/models/spec.ts';
 import { wrongOutput } from '../../../src/suites/funcgen/environment.ts';
-import { runFuncgenEpisode } from './episode-harness.ts';
+import { replayingModel, runFuncgenEpisode } from './episode-harness.ts';
 import type { FuncgenFunction } from '../../../src/suites/funcgen/funcgen-task.ts';
 import { readFuncgenTask } from '../../../src/suites/funcgen/funcgen-task.ts';
 import { funcgenSuite } from '../../../src/suites/funcgen/index.ts';
 import { lastInteger } from '../../../src/suites/funcgen/scorer.ts';
 import { generateFuncgenTask } from '../../../src/suites/funcgen/task-generator.ts';
-
-/** A model that replays fixed assistant turns (raw, so argument text can be malformed). */
-function replayingModel(turns: AssistantMessage[]): LanguageModel {
-  let index = 0;
-  return {
-    specificationVersion: 'v1', provider: 'test', modelId: 'replaying',
-    async generate(): Promise<GenerateResult> {
-      const message = turns[Math.min(index, turns.length - 1)];
-      index += 1;
-      return { message, finishReason: message.toolCalls.length > 0 ? 'tool-calls' : 'stop', usage: { inputTokens: 0, outputTokens: 0 }, warnings: [], raw: { request: null, response: null } };
-    },
-  };
-}
 
 let callNumber = 0;
 const turn = (...calls: [string, string][]): AssistantMessage => ({
