@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'agent.timeout'
   | 'suite.invalid-task'
   | 'suite.unsolvable-task'
+  | 'suite.invalid-details'
   | 'internal';
 
 export class ToolForgeError extends Error {

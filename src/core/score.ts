@@ -6,8 +6,11 @@ import type { Message } from './message.ts';
 import type { Task } from './task.ts';
 import type { Termination } from './termination.ts';
 
-/** The judgement of one episode. `value` is in [0, 1]; `passed` is the task's success criterion. */
-export type Score = {
+/**
+ * The judgement of one episode. `value` is in [0, 1]; `passed` is the task's success criterion. `TDetails` is the
+ * suite's own details type (its `detailsSchema`); stored and generic code sees the JSON object form.
+ */
+export type Score<TDetails = ScoreDetails> = {
   value: number;
   passed: boolean;
   reason: string;
@@ -16,7 +19,7 @@ export type Score = {
   /** Counts per failure code inside the episode (e.g. per tool call), when a suite classifies more than one. */
   failureCounts?: Partial<Record<FailureCode, number>>;
   /** Suite-specific numbers the suite's summary aggregates (kept in the store, so reports can be rebuilt). */
-  details?: ScoreDetails;
+  details?: TDetails;
 };
 
 export type ScoreInput = {
@@ -37,7 +40,7 @@ export type ScoreInput = {
 };
 
 /**
- * A suite's per-episode numbers: any JSON object shape the suite declares (its own type), stored as
- * JSON and read back by its summary.
+ * A suite's per-episode details in the store: a JSON object. Each suite declares its exact shape (`detailsSchema`);
+ * its details are checked against it when its scorer returns them and when they are read back for its summary.
  */
 export type ScoreDetails = { readonly [key: string]: unknown };

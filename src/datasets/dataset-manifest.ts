@@ -25,6 +25,9 @@ export type Dataset = {
   files: readonly DatasetFile[];
 };
 
+/** The Apache-2.0 LICENSE file, byte for byte the same in each of these repositories. */
+const apacheLicense: DatasetFile = { path: 'LICENSE', sha256: 'c71d239df91726fc519c6eb72d318ec65820627232b2f796219e87dcf35d0ab4', bytes: 11357 };
+
 export const datasets: readonly Dataset[] = [
   {
     name: 'nestful',
@@ -33,7 +36,7 @@ export const datasets: readonly Dataset[] = [
     commit: 'fc2c4123e73500a56185a5fb354f05d1c8b4890c',
     license: 'Apache-2.0',
     files: [
-      { path: 'LICENSE', sha256: 'c71d239df91726fc519c6eb72d318ec65820627232b2f796219e87dcf35d0ab4', bytes: 11357 },
+      apacheLicense,
       { path: 'data_v1/executable/executable-data.json', sha256: 'f595c1cf203349d85e1aac5a0b02f6cf0180ffa16f055b1078baac08a9359d86', bytes: 73842 },
       { path: 'data_v1/executable/executable-spec.json', sha256: 'dd8597b54f4bf983e0bd915a91ea8009e74df2f4191e84244fe931eeed0f5b7b', bytes: 169088 },
       { path: 'data_v1/non-executable/non-executable-glaive-data.json', sha256: 'cd153b62ab7855d9fd2b9ba978a109711c4b0eb9875fcec77c57438f3e8fec0e', bytes: 207418 },
@@ -52,7 +55,7 @@ export const datasets: readonly Dataset[] = [
     commit: 'b5964b80d800af62ecdd03e94e390eba1fa923e5',
     license: 'Apache-2.0 (specs: see their info.license)',
     files: [
-      { path: 'LICENSE', sha256: 'c71d239df91726fc519c6eb72d318ec65820627232b2f796219e87dcf35d0ab4', bytes: 11357 },
+      apacheLicense,
       { path: 'data/synthetic/all/test_data_final.json', sha256: '09c778d61f2bf791b1f9bb1572e2a35c5784abcac7fc4382b1d6e30b0e6ef507', bytes: 210050 },
       { path: 'data/synthetic/asana/test_data_corrected.json', sha256: '0f4d1e8edf7a135f2b8ca8d453fd8c95c67070a56d6c18a16c00ebcfbf449c2a', bytes: 77158 },
       { path: 'data/synthetic/google_calendar_v3/test_data_corrected.json', sha256: 'd60342345a1f1330c4086e5e89a39f4364c457f1ec471ac97509e3ad59681733', bytes: 18344 },
@@ -76,7 +79,7 @@ export const datasets: readonly Dataset[] = [
     commit: 'aa4ed9f4737ad98bd706663f01d63623c3427812',
     license: 'Apache-2.0',
     files: [
-      { path: 'LICENSE', sha256: 'c71d239df91726fc519c6eb72d318ec65820627232b2f796219e87dcf35d0ab4', bytes: 11357 },
+      apacheLicense,
       { path: 'data_example/answer/virtual_chatgpt_cot/G1_instruction/1073_CoT@1.json', sha256: '118679388221048baa891181cecb99e89c04a4aa7272a45e1f7480222694ce4b', bytes: 29209 },
       { path: 'data_example/answer/virtual_chatgpt_cot/G1_instruction/588_CoT@1.json', sha256: '81cfe9fb39d75845f8c2eee7f6feca485e66743ed8be4713d2127882a805cb82', bytes: 15777 },
       { path: 'data_example/answer/virtual_chatgpt_cot/G1_instruction/608_CoT@1.json', sha256: 'fdf6f3541e302a60b61eaae44d4c4ba7d4c57f5568e8a5a8226652f5223b7316', bytes: 36060 },

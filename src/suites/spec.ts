@@ -1,12 +1,13 @@
 /**
  * What a benchmark family provides. A new suite is one folder under src/suites/ plus one line in
- * src/suites/registry.ts. Suites never import a vendor adapter: models reach them through the runner.
+ * src/suites/registry.ts; the folder writes a SuiteDefinition and exports `defineSuite(definition)`.
+ * Suites never import a vendor adapter: models reach them through the runner.
  */
 import type { Agent } from '../agents/spec.ts';
 import type { Environment } from '../core/environment.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
-import type { Score, ScoreInput } from '../core/score.ts';
+import type { Score, ScoreDetails, ScoreInput } from '../core/score.ts';
 import type { Task } from '../core/task.ts';
 import type { EpisodeContext, LanguageModel, ModelSource } from '../models/spec.ts';
 import type { ZodType } from 'zod';
@@ -35,8 +36,8 @@ export type BuiltinModel = {
   configure?(parameters: Readonly<Record<string, string>>): BuiltinModel;
 };
 
-/** One scored episode, as the suite's summary sees it. */
-export type ScoredEpisode = { task: Task; trial: number; score: Score };
+/** One scored episode: as stored (`ScoredEpisode`), or with the suite's own details type (`ScoredEpisode<TDetails>`). */
+export type ScoredEpisode<TDetails = ScoreDetails> = { task: Task; trial: number; score: Score<TDetails> };
 
 /**
  * A table may ask to be drawn too (HTML report and viewer): a line per `lines` column against the `x` column, one
@@ -53,7 +54,11 @@ export type SuiteSummary = {
   tables: ReportTable[];
 };
 
-export interface Suite {
+/**
+ * What a suite folder writes: `TExpected` is the shape of its tasks' hidden ground truth, `TDetails` the shape of
+ * its scores' details (every score carries them). `defineSuite` makes it a Suite.
+ */
+export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
   readonly id: string;
   /** Bump whenever generated tasks or grading change. */
   readonly version: string;
@@ -72,12 +77,28 @@ export interface Suite {
    * The shape of `task.expected` (hidden ground truth). The runner checks every task against it once,
    * when tasks are read and before anything runs (a ConfigError naming the task and the field).
    */
-  readonly expectedSchema: ZodType;
+  readonly expectedSchema: ZodType<TExpected>;
+  /**
+   * The shape of `score.details`. Checked when the scorer returns them (a mismatch is a bug in the suite:
+   * 'suite.invalid-details') and when stored details are read back for the summary (a mismatch names the episode
+   * and the field: 'store.invalid', fixed by `toolforge rescore`).
+   */
+  readonly detailsSchema: ZodType<TDetails>;
   generate(request: GenerateTasksRequest): Promise<Task[]>;
   createEnvironment(task: Task, mode: Mode): Promise<Environment>;
   /** A suite-specific agent for a mode; the runner falls back to the generic agent of that mode. */
   createAgent?(mode: Mode): Agent | undefined;
-  score(input: ScoreInput & { mode: Mode }): Promise<Score>;
-  summarize(episodes: readonly ScoredEpisode[]): SuiteSummary;
+  score(input: ScoreInput & { mode: Mode }): Promise<Score<TDetails>>;
+  /** The suite's figures from its scored episodes, whose details have passed `detailsSchema`. */
+  summarize(episodes: readonly ScoredEpisode<TDetails>[]): SuiteSummary;
   readonly builtinModels: Readonly<Record<string, BuiltinModel>>;
+}
+
+/**
+ * A suite as the runner, the registry and reports see it (made by `defineSuite`): `score` returns details checked
+ * against `detailsSchema`, and `summarize` takes stored episodes (their details plain JSON) and checks each one's details
+ * before the suite's own summary reads them.
+ */
+export interface Suite<TExpected = unknown, TDetails extends ScoreDetails = ScoreDetails> extends Omit<SuiteDefinition<TExpected, TDetails>, 'summarize'> {
+  summarize(episodes: readonly ScoredEpisode[]): SuiteSummary;
 }

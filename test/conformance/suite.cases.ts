@@ -1,20 +1,24 @@
 /**
  * The contract every suite must keep, registered as node:test cases for any Suite: deterministic
  * generation, serialisable tasks, the oracle solving everything through the real runner, the random
- * model near zero, garbage output scored (not thrown), and bad knobs rejected with a ConfigError.
+ * model near zero, garbage output scored (not thrown), every score's details of the suite's
+ * detailsSchema (and stored details that break it refused by name), and bad knobs rejected with a ConfigError.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError } from '../../src/core/errors.ts';
 import { canonicalJson } from '../../src/core/json.ts';
 import type { Mode } from '../../src/core/mode.ts';
+import type { ScoreDetails } from '../../src/core/score.ts';
 import { taskSchema } from '../../src/core/task.ts';
 import type { Task } from '../../src/core/task.ts';
 import { createScriptedModel } from '../../src/models/builtin/scripted-model.ts';
 import type { ModelSource } from '../../src/models/spec.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
+import { resolveModelSource } from '../../src/runner/resolve-model-source.ts';
 import { runEpisode } from '../../src/runner/run-episode.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
+import type { ResultsStore } from '../../src/store/results-store.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import type { Suite } from '../../src/suites/spec.ts';
@@ -31,6 +35,20 @@ export type SuiteCaseOptions = {
 };
 
 const garbageOutputs = ['', 'lorem ipsum dolor sit amet', '{"unterminated": ', '```\n%%%\n```'];
+
+/** Every scored episode of the run has details, and they pass the suite's detailsSchema. */
+function assertStoredDetails(suite: Suite, store: ResultsStore, runId: string): void {
+  for (const episode of store.listEpisodes(runId)) {
+    if (episode.status !== 'scored') continue;
+    const parsed = suite.detailsSchema.safeParse(episode.score?.details);
+    assert.ok(parsed.success, `${episode.taskId} trial ${episode.trial}: details break the detailsSchema: ${parsed.error?.issues[0]?.path.join('.')}: ${parsed.error?.issues[0]?.message}`);
+  }
+}
+
+/** Details of the wrong kind in every top-level field (a string where there was anything else, else a number). */
+function brokenDetails(details: ScoreDetails): ScoreDetails {
+  return Object.fromEntries(Object.entries(details).map(([key, value]) => [key, typeof value === 'string' ? 0 : 'broken']));
+}
 
 export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
   const params = resolveKnobs(suite.id, suite.knobs, options.params ?? {});
@@ -74,6 +92,7 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
           assert.equal(summary.episodes, tasks.length);
           assert.equal(summary.passRate, 1, `oracle failures: ${JSON.stringify(summary.failures)}`);
           for (const value of Object.values(summary.metrics)) assert.ok(Number.isFinite(value) || Number.isNaN(value));
+          assertStoredDetails(suite, store, summary.runId);
         } finally {
           store.close();
         }
@@ -87,6 +106,7 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
         const summary = await runEvaluation({ suite, tasks, modelRef: 'builtin/random', seed: 7, params, store, concurrency: 2 });
         assert.equal(summary.infrastructureErrors, 0);
         assert.ok(summary.passRate <= (options.randomCeiling ?? 0.05), `random passed ${summary.passRate}`);
+        assertStoredDetails(suite, store, summary.runId);
       } finally {
         store.close();
       }
@@ -104,6 +124,7 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
           const result = await runEpisode({ suite, task, trial: 0, mode, model });
           assert.equal(result.score.passed, false, `garbage ${JSON.stringify(garbage)} passed`);
           assert.ok(result.score.failure, `garbage ${JSON.stringify(garbage)} has no failure code`);
+          assert.ok(suite.detailsSchema.safeParse(result.score.details).success, `garbage ${JSON.stringify(garbage)}: details break the detailsSchema`);
         }
       });
     }
@@ -119,6 +140,18 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
       } finally {
         store.close();
       }
+    });
+
+    test('stored details that break the suite\'s detailsSchema are refused when summarized, naming the episode and field', async () => {
+      const [task] = await generate(13, 1);
+      const mode = task.modes[0];
+      const result = await runEpisode({ suite, task, trial: 0, mode, model: resolveModelSource(suite, 'builtin/oracle') });
+      assert.ok(result.score.details, 'the oracle\'s score has details');
+      const details = brokenDetails(result.score.details);
+      assert.ok(suite.summarize([{ task, trial: 0, score: result.score }]).metrics, 'the summary reads valid details');
+      assert.throws(() => suite.summarize([{ task, trial: 0, score: result.score }, { task, trial: 1, score: { ...result.score, details } }]), (error: unknown) =>
+        error instanceof ConfigError && error.code === 'store.invalid' && error.message.includes(`task '${task.id}' trial 1`)
+        && Object.keys(details).some((key) => error.message.includes(`details.${key}`)) && /toolforge rescore/.test(error.message));
     });
 
     test('an unknown knob and a mode the suite lacks are rejected with ConfigErrors', async () => {

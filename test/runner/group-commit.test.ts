@@ -86,7 +86,7 @@ test('summarizeRun reads scores only: a run whose transcripts are unreadable sti
   store.createRun(sampleRun('run-s'), tasks);
   store.saveEpisodes([
     sampleEpisode('run-s', tasks[0].id, 0),
-    sampleEpisode('run-s', tasks[1].id, 0, { score: { value: 0, passed: false, reason: 'no', failure: 'result.wrong' } }),
+    sampleEpisode('run-s', tasks[1].id, 0, { score: { value: 0, passed: false, reason: 'no', failure: 'result.wrong', details: { toolCalls: 0 } } }),
   ]);
   // listEpisodes would fail on these rows: the summary must not read them.
   store.listEpisodes = () => { throw new Error('summaries must not load transcripts'); };

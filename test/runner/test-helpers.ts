@@ -55,7 +55,7 @@ export function sampleEpisode(runId: string, taskId: string, trial: number, over
       { role: 'tool', toolCallId: 'call_1', toolName: 'add', result: { ok: true, output: 3 } },
       { role: 'assistant', content: '3', toolCalls: [] },
     ],
-    score: { value: 1, passed: true, reason: 'correct sum' },
+    score: { value: 1, passed: true, reason: 'correct sum', details: { toolCalls: 1 } },
     usage: { inputTokens: 10, outputTokens: 2 },
     attempts: 1,
     startedAt: '2026-01-02T03:04:06.000Z',

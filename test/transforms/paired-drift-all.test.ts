@@ -5,37 +5,18 @@
  * McNemar p-value of those flips.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import type { Task, TransformRecord } from '../../src/core/task.ts';
+import { test } from 'node:test';
 import { mcnemarExactPValue } from '../../src/metrics/mcnemar-test.ts';
 import { pairTransformRuns } from '../../src/report/transform-pairs.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
-import type { ResultsStore } from '../../src/store/results-store.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { applyTransforms, parseTransformRequest } from '../../src/transforms/registry.ts';
-import { driftMapperOf } from '../../src/transforms/schema-drift.ts';
+import { rejectedSources, replayFileWriter } from './paired-run-helpers.ts';
 
-const directory = mkdtempSync(join(tmpdir(), 'toolforge-paired-drift-'));
-after(() => rmSync(directory, { recursive: true, force: true }));
-
-function replayFile(store: ResultsStore, runId: string, keyOf: (taskId: string) => string, name: string): string {
-  const lines = store.listEpisodes(runId).map((episode) => JSON.stringify({
-    taskId: keyOf(episode.taskId),
-    turns: episode.messages.flatMap((message) => (message.role === 'assistant' ? [{
-      content: message.content,
-      toolCalls: message.toolCalls.map((call) => ({ id: call.id, name: call.name, argumentsText: call.argumentsText })),
-    }] : [])),
-  }));
-  const path = join(directory, name);
-  writeFileSync(path, lines.join('\n'));
-  return path;
-}
+const replayFile = replayFileWriter('toolforge-paired-drift-');
 
 for (const suiteId of ['funcgen', 'nestful']) {
   test(`${suiteId}: paired report under drift:all (oracle: no flips; old gold: flips from the change log, McNemar)`, async () => {
@@ -56,11 +37,7 @@ for (const suiteId of ['funcgen', 'nestful']) {
       const replayBase = await runEvaluation({ suite, tasks: baseline, modelRef: `replay/${same}`, mode: 'calls', seed: 7, params, store, concurrency: 1 });
       const replayDrift = await runEvaluation({ suite, tasks: drifted, modelRef: `replay/${moved}`, mode: 'calls', seed: 7, params, store, concurrency: 1 });
       assert.equal(replayBase.passRate, 1);
-      const refused = store.listEpisodes(base.runId).filter((episode) => {
-        const task = drifted.find((candidate) => candidate.origin?.taskId === episode.taskId) as Task;
-        const mapper = driftMapperOf(task.origin?.transforms[0] as TransformRecord);
-        return episode.calls.some((call) => call.type === 'tool' && call.arguments !== null && call.arguments !== undefined && !mapper.serve({ name: call.name, arguments: call.arguments }).ok);
-      }).map((episode) => episode.taskId).sort();
+      const refused = rejectedSources(store, base.runId, drifted);
       assert.ok(refused.length > 0, 'drift:all refuses some gold');
       const flipped = suiteId === 'nestful' ? refused : [];
       const pairs = pairTransformRuns(store, replayBase.runId, replayDrift.runId);

@@ -1,35 +1,18 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ConfigError } from '../../src/core/errors.ts';
 import { canonicalJson } from '../../src/core/json.ts';
 import { pairTransformRuns } from '../../src/report/transform-pairs.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
-import type { ResultsStore } from '../../src/store/results-store.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { perturbQuery } from '../../src/transforms/perturb/index.ts';
 import { parseTransformRequest } from '../../src/transforms/registry.ts';
+import { replayFileWriter } from './paired-run-helpers.ts';
 
-const directory = mkdtempSync(join(tmpdir(), 'toolforge-perturb-'));
-after(() => rmSync(directory, { recursive: true, force: true }));
-
-function replayFile(store: ResultsStore, runId: string, keyOf: (taskId: string) => string, name: string): string {
-  const lines = store.listEpisodes(runId).map((episode) => JSON.stringify({
-    taskId: keyOf(episode.taskId),
-    turns: episode.messages.flatMap((message) => (message.role === 'assistant' ? [{
-      content: message.content,
-      toolCalls: message.toolCalls.map((call) => ({ id: call.id, name: call.name, argumentsText: call.argumentsText })),
-    }] : [])),
-  }));
-  const path = join(directory, name);
-  writeFileSync(path, lines.join('\n'));
-  return path;
-}
+const replayFile = replayFileWriter('toolforge-perturb-');
 
 describe('transform perturb', () => {
   test('kind is one of the seeded perturbations (paraphrase needs a model and is not offered)', () => {

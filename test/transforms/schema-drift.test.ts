@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { ConfigError } from '../../src/core/errors.ts';
 import { canonicalJson } from '../../src/core/json.ts';
 import type { Task } from '../../src/core/task.ts';
@@ -12,43 +9,15 @@ import { pairTransformRuns, transformPairsTable } from '../../src/report/transfo
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
-import type { ResultsStore } from '../../src/store/results-store.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { driftOperatorIds } from '../../src/transforms/drift/index.ts';
 import { applyTransforms, parseTransformRequest } from '../../src/transforms/registry.ts';
 import { driftMapperOf, driftedToolsOf } from '../../src/transforms/schema-drift.ts';
 import { counterSuite } from '../fixtures/counter-suite.ts';
+import { rejectedSources, replayFileWriter } from './paired-run-helpers.ts';
 
-const directory = mkdtempSync(join(tmpdir(), 'toolforge-drift-'));
-after(() => rmSync(directory, { recursive: true, force: true }));
-
-/** A run's recorded assistant turns as a replay file, keyed by `keyOf(taskId)` (old-schema gold for drifted tasks). */
-function replayFile(store: ResultsStore, runId: string, keyOf: (taskId: string) => string, name: string): string {
-  const lines = store.listEpisodes(runId).map((episode) => JSON.stringify({
-    taskId: keyOf(episode.taskId),
-    turns: episode.messages.flatMap((message) => (message.role === 'assistant' ? [{
-      content: message.content,
-      toolCalls: message.toolCalls.map((call) => ({ id: call.id, name: call.name, argumentsText: call.argumentsText })),
-    }] : [])),
-  }));
-  const path = join(directory, name);
-  writeFileSync(path, lines.join('\n'));
-  return path;
-}
-
-/** Source task ids whose gold calls (the baseline oracle's recorded calls) the drifted API rejects, computed from the change log. */
-function rejectedSources(store: ResultsStore, baselineRunId: string, drifted: readonly Task[]): string[] {
-  const rejected: string[] = [];
-  for (const episode of store.listEpisodes(baselineRunId)) {
-    const task = drifted.find((candidate) => candidate.origin?.taskId === episode.taskId) as Task;
-    const mapper = driftMapperOf(task.origin?.transforms[0] as NonNullable<Task['origin']>['transforms'][number]);
-    const calls = episode.calls.flatMap((call) => (call.type === 'tool' && call.arguments ? [{ name: call.name, arguments: call.arguments }] : []));
-    assert.ok(calls.length > 0);
-    if (calls.some((call) => !mapper.serve(call).ok)) rejected.push(episode.taskId);
-  }
-  return rejected.sort();
-}
+const replayFile = replayFileWriter('toolforge-drift-');
 
 describe('transform drift', () => {
   test('knobs: op is one of the operators, probability in [0, 1]; code tasks are refused with the modes named', async () => {

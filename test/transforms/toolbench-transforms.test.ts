@@ -7,10 +7,7 @@
  * also a larger hand-checked pairing and the oracle over all 765 solvable queries.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { canonicalJson } from '../../src/core/json.ts';
 import type { Task, TransformRecord } from '../../src/core/task.ts';
 import { mcnemarExactPValue } from '../../src/metrics/mcnemar-test.ts';
@@ -26,25 +23,12 @@ import { changedToolNames, driftOperatorIds } from '../../src/transforms/drift/i
 import { applyTransforms, parseTransformRequest } from '../../src/transforms/registry.ts';
 import { driftMapperOf, driftedToolsOf } from '../../src/transforms/schema-drift.ts';
 import { fixturePath, requireData } from '../require-data.ts';
+import { replayFileWriter } from './paired-run-helpers.ts';
 
-const directory = mkdtempSync(join(tmpdir(), 'toolforge-toolbench-transforms-'));
-after(() => rmSync(directory, { recursive: true, force: true }));
+const replayFile = replayFileWriter('toolforge-toolbench-transforms-');
 
 const fixtureQueries = fixturePath('stabletoolbench', 'solvable_queries', 'test_instruction', 'G1_instruction.json');
 const noData = requireData('stabletoolbench', 'solvable_queries', 'test_instruction');
-
-function replayFile(store: ResultsStore, runId: string, keyOf: (taskId: string) => string, name: string): string {
-  const lines = store.listEpisodes(runId).map((episode) => JSON.stringify({
-    taskId: keyOf(episode.taskId),
-    turns: episode.messages.flatMap((message) => (message.role === 'assistant' ? [{
-      content: message.content,
-      toolCalls: message.toolCalls.map((call) => ({ id: call.id, name: call.name, argumentsText: call.argumentsText })),
-    }] : [])),
-  }));
-  const path = join(directory, name);
-  writeFileSync(path, lines.join('\n'));
-  return path;
-}
 
 const driftRecord = (task: Task): TransformRecord => task.origin?.transforms[0] as TransformRecord;
 

@@ -3,8 +3,6 @@ import { Option } from 'commander';
 import { basename, extname, resolve } from 'node:path';
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
-import type { Mode } from '../../core/mode.ts';
-import { modes } from '../../core/mode.ts';
 import type { Task } from '../../core/task.ts';
 import { createModelSource, parseModelReference } from '../../models/registry.ts';
 import type { GenerationSettings } from '../../models/spec.ts';
@@ -22,7 +20,7 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
-import { collectSetting, collectTransform, collectValues, once, parseFiniteNumber, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectTransform, collectValues, once, parseFiniteNumber, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTasks } from '../../runner/select-tasks.ts';
 import { formatPercent } from '../../report/format-figure.ts';
@@ -38,19 +36,13 @@ import { createPhrasingModel } from '../phrasing-model.ts';
 import type { AgentSource } from '../../agents/spec.ts';
 import { createAgentCommandSource, modelName } from '../../mcp/index.ts';
 import { createProgressDisplay } from '../progress-display.ts';
+import type { RunTaskFlags } from '../run-task-options.ts';
+import { addRunTaskOptions } from '../run-task-options.ts';
 import type { TransformPairs } from '../../report/transform-pairs.ts';
 import { pairTransformRuns, titledTransformPairs } from '../../report/transform-pairs.ts';
 
-type RunFlags = {
+type RunFlags = RunTaskFlags & {
   model?: string;
-  tasks?: string;
-  seed?: number;
-  count?: number;
-  set?: Record<string, string>;
-  mode?: Mode;
-  trials?: number;
-  concurrency?: number;
-  db?: string;
   resume?: string;
   baseUrl?: string;
   temperature?: number;
@@ -90,15 +82,8 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .command('run')
     .description('generate (or read) tasks, run a model on them, score and store every episode, print a report')
     .argument('[suite]', "suite id (see 'toolforge suites'); optional with --resume")
-    .option('--model <ref>', 'builtin/oracle|random|planner, openai/<m>, anthropic/<m>, google/<m>, openai-compatible/<m>, replay/<file.jsonl>', once('--model', parseText))
-    .option('--tasks <file>', "run the tasks in this JSONL file (from 'toolforge generate') instead of generating", once('--tasks', parseText))
-    .option('--seed <n>', 'generation seed (default 0)', once('--seed', parseNonNegativeInteger))
-    .option('--count <n>', "how many tasks to generate (default: the suite's default count)", once('--count', parsePositiveInteger))
-    .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)
-    .addOption(new Option('--mode <mode>', "interaction mode (default: each task's first mode)").choices(modes))
-    .option('--trials <n>', 'attempts per task (default 1; pass@k for k <= n)', once('--trials', parsePositiveInteger))
-    .option('--concurrency <n>', 'episodes in flight (default 4)', once('--concurrency', parsePositiveInteger))
-    .option('--db <file|url>', 'results database: a SQLite file (default .toolforge/results.db) or postgres://user:password@host:port/database', once('--db', parseText))
+    .option('--model <ref>', 'builtin/oracle|random|planner, openai/<m>, anthropic/<m>, google/<m>, openai-compatible/<m>, replay/<file.jsonl>', once('--model', parseText));
+  addRunTaskOptions(command, { modeDefault: "each task's first mode", concurrency: 'episodes in flight (default 4)' })
     .option('--resume <run>', "finish a stored run ('latest' for the newest): rerun its missing and infrastructure-error episodes", once('--resume', parseText))
     .option('--base-url <url>', 'the endpoint of the --model (required for openai-compatible/, or to override a provider)', once('--base-url', parseHttpUrl))
     .option('--temperature <t>', 'sampling temperature', once('--temperature', parseFiniteNumber))

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
-import { Option } from 'commander';
 import { resolve } from 'node:path';
 import type { JsonObject } from '../../core/json.ts';
 import type { Mode } from '../../core/mode.ts';
-import { modes } from '../../core/mode.ts';
 import type { Task } from '../../core/task.ts';
 import { serveRun } from '../../mcp/index.ts';
 import { renderRunTable } from '../../report/render-table.ts';
@@ -14,26 +12,20 @@ import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import { openResultsStore } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
-import { collectSetting, once, parseNonNegativeInteger, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { once, parseNonNegativeInteger, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import type { RunTaskFlags } from '../run-task-options.ts';
+import { addRunTaskOptions } from '../run-task-options.ts';
 
-type ServeFlags = {
-  tasks?: string; seed?: number; count?: number; set?: Record<string, string>; mode?: Mode; trials?: number; concurrency?: number;
-  db?: string; port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean;
+type ServeFlags = RunTaskFlags & {
+  port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean;
 };
 
 export function registerServeCommand(program: Command, io: CliIo): void {
-  program
+  const command = program
     .command('serve')
     .description('serve the episodes of a run over MCP (streamable HTTP on 127.0.0.1): one session per episode; scored and stored like any run (model mcp/<client name>)')
-    .argument('<suite>', "suite id (see 'toolforge suites')")
-    .option('--tasks <file>', "serve the tasks in this JSONL file instead of generating", once('--tasks', parseText))
-    .option('--seed <n>', 'generation seed (default 0)', once('--seed', parseNonNegativeInteger))
-    .option('--count <n>', "how many tasks to generate (default: the suite's default count)", once('--count', parsePositiveInteger))
-    .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)
-    .addOption(new Option('--mode <mode>', "interaction mode (default: each task's first mode; use calls, or code for code suites)").choices(modes))
-    .option('--trials <n>', 'episodes per task (default 1)', once('--trials', parsePositiveInteger))
-    .option('--concurrency <n>', 'episodes open to clients at once (default 1)', once('--concurrency', parsePositiveInteger))
-    .option('--db <file>', 'results database (default .toolforge/results.db)', once('--db', parseText))
+    .argument('<suite>', "suite id (see 'toolforge suites')");
+  addRunTaskOptions(command, { modeDefault: 'calls when a task has it, else code, else its first mode', concurrency: 'episodes open to clients at once (default 1)' })
     .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', once('--port', parseNonNegativeInteger))
     .option('--stdio', 'serve one client on stdin/stdout instead (the episodes in turn; the summary goes to stderr)')
     .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", once('--client-name', parseText))

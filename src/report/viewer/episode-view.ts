@@ -37,8 +37,9 @@ export function renderEpisode(episode: EpisodeRecord): string {
     : `<b class="verdict-${score.passed ? 'passed' : 'failed'}">${score.passed ? 'passed' : 'failed'}</b>, score ${formatNumber(score.value)}`
       + `${score.failure ? `, <code>${escapeHtml(score.failure)}</code>` : ''}: ${escapeHtml(score.reason)}`;
   const failing = failingMessageIndex(episode);
-  // Stored details are JSON (they came out of the store).
-  const details = score?.details as JsonObject | undefined;
+  // Any suite's details, as stored: a JSON object (the store parsed it), shown as it is.
+  const stored = score?.details;
+  const details = isJsonObject(stored) ? stored : undefined;
   const comparisonTable = details ? renderExpectedVersusActual(details) : '';
   return [
     `<section class="episode" id="trial-${episode.trial}"><h3>Trial ${episode.trial}</h3>`,

@@ -5,9 +5,13 @@
  */
 import type { Mode } from '../../core/mode.ts';
 import { ConfigError } from '../../core/errors.ts';
+import { defineSuite } from '../define-suite.ts';
 import type { Suite } from '../spec.ts';
 import { funcgenBuiltinModels } from './builtin-models.ts';
 import { FuncgenEnvironment } from './environment.ts';
+import type { FuncgenDetails } from './funcgen-details.ts';
+import { funcgenDetailsSchema } from './funcgen-details.ts';
+import type { FuncgenExpected } from './funcgen-task.ts';
 import { funcgenExpectedSchema, readFuncgenTask } from './funcgen-task.ts';
 import { funcgenKnobs, parseFuncgenParams } from './knobs.ts';
 import { scoreFuncgen } from './scorer.ts';
@@ -24,10 +28,11 @@ function checkMode(mode: Mode): void {
   }
 }
 
-export const funcgenSuite: Suite = {
+export const funcgenSuite: Suite<FuncgenExpected, FuncgenDetails> = defineSuite({
   id: funcgenSuiteId,
   version: funcgenVersion,
   expectedSchema: funcgenExpectedSchema,
+  detailsSchema: funcgenDetailsSchema,
   title: 'FuncBenchGen: multi-step calls over a hidden function dependency graph',
   description: 'Reach a target variable by calling functions linked by type and subtype; irrelevant connected and disconnected functions distract. Success rate, average calls, and per-call failure types.',
   paper: 'funcbenchgen.txt',
@@ -57,4 +62,4 @@ export const funcgenSuite: Suite = {
   },
   summarize: summarizeFuncgen,
   builtinModels: funcgenBuiltinModels,
-};
+});

@@ -10,11 +10,10 @@
  * independent of the order calls are made in.
  */
 import { ConfigError } from '../../core/errors.ts';
-import type { JsonObject } from '../../core/json.ts';
 import { deriveSeed, Rng } from '../../core/rng.ts';
 import type { Task } from '../../core/task.ts';
-import type { Policy, PolicyCall } from '../../models/builtin/scripted-model.ts';
-import { planFuncgenTask } from './planner-policy.ts';
+import type { Policy } from '../../models/builtin/scripted-model.ts';
+import { createPlannerPolicy } from './planner-policy.ts';
 
 export const defaultSlipProbability = 0.1;
 
@@ -34,52 +33,14 @@ export function parseNoisyParameters(parameters: Readonly<Record<string, string>
   return { slipProbability: value };
 }
 
-type Slip = { slips: boolean; pick: number };
-
 export function createNoisyPolicy(task: Task, trial: number, slipProbability: number): Policy {
-  const plan = planFuncgenTask(task);
   const rng = new Rng(deriveSeed(task.seed, 'builtin-noisy', trial));
-  const slipOf = (call: string, parameter: string): Slip => {
+  return createPlannerPolicy(task, ({ call, parameter, value, seen }) => {
     const draw = rng.child(call, parameter);
-    return { slips: draw.bool(slipProbability), pick: draw.int(0, 2 ** 30) };
-  };
-  return (state) => {
-    if ('unsolvable' in plan) return { type: 'answer', text: `I cannot determine the value: ${plan.unsolvable}.` };
-    const outputs = new Map<string, number>();
-    const called = new Set<string>();
-    for (const { call, result } of state.history) {
-      called.add(call.name);
-      const step = plan.steps.find((candidate) => candidate.name === call.name);
-      if (step && result?.ok && isObject(result.output) && typeof result.output[step.signature.output.name] === 'number') {
-        outputs.set(call.name, result.output[step.signature.output.name] as number);
-      }
-    }
-    const targetOutput = plan.steps[plan.steps.length - 1].signature.output.name;
-    const targetValue = outputs.get(plan.target);
-    if (targetValue !== undefined) return { type: 'answer', text: `The value of ${targetOutput} is ${targetValue}.` };
-    const seen = [...plan.inputs.values(), ...outputs.values()];
-    const ready: PolicyCall[] = [];
-    for (const step of plan.steps) {
-      if (called.has(step.name)) continue;
-      const args: JsonObject = {};
-      const complete = step.signature.parameters.every((parameter) => {
-        const input = plan.inputs.get(parameter.name);
-        if (input !== undefined) {
-          args[parameter.name] = input;
-          return true;
-        }
-        const producer = plan.producerOfKind.get(`${parameter.type} ${parameter.subtype}`) ?? '';
-        const value = outputs.get(producer);
-        if (value === undefined) return false;
-        const slip = slipOf(step.name, parameter.name);
-        args[parameter.name] = slip.slips ? wrongValue(value, seen, slip.pick) : value;
-        return true;
-      });
-      if (complete) ready.push({ name: step.name, arguments: args });
-    }
-    if (ready.length === 0) return { type: 'answer', text: `I could not compute ${targetOutput}.` };
-    return { type: 'calls', calls: ready, thought: `Backward chaining from ${targetOutput}: these calls have all their inputs.` };
-  };
+    const slips = draw.bool(slipProbability);
+    const pick = draw.int(0, 2 ** 30);
+    return slips ? wrongValue(value, seen, pick) : value;
+  });
 }
 
 /** Another seen value (the pick-th of the distinct others), or value + 1 when nothing else was seen. */
@@ -88,6 +49,3 @@ function wrongValue(value: number, seen: readonly number[], pick: number): numbe
   return others.length === 0 ? value + 1 : others[pick % others.length];
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

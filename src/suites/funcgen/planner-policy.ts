@@ -60,7 +60,15 @@ export function planFuncgenTask(task: Task): Plan | { unsolvable: string } {
   return { target: goal, steps, inputs, producerOfKind };
 }
 
-export function createPlannerPolicy(task: Task): Policy {
+/**
+ * How the planner passes a linked value (an argument it fills from an earlier call's output): as it is, or (for
+ * builtin/noisy) sometimes wrong. `seen` is every value the planner has seen so far: prompt inputs, then outputs.
+ */
+export type LinkedValue = (link: { call: string; parameter: string; value: number; seen: readonly number[] }) => number;
+
+const faithful: LinkedValue = ({ value }) => value;
+
+export function createPlannerPolicy(task: Task, linkedValue: LinkedValue = faithful): Policy {
   const plan = planFuncgenTask(task);
   return (state) => {
     if ('unsolvable' in plan) return { type: 'answer', text: `I cannot determine the value: ${plan.unsolvable}.` };
@@ -76,14 +84,22 @@ export function createPlannerPolicy(task: Task): Policy {
     const targetValue = outputs.get(plan.target);
     const targetOutput = plan.steps[plan.steps.length - 1].signature.output.name;
     if (targetValue !== undefined) return { type: 'answer', text: `The value of ${targetOutput} is ${targetValue}.` };
+    const seen = [...plan.inputs.values(), ...outputs.values()];
     const ready: PolicyCall[] = [];
     for (const step of plan.steps) {
       if (called.has(step.name)) continue;
       const args: JsonObject = {};
       const complete = step.signature.parameters.every((parameter) => {
-        const value = plan.inputs.get(parameter.name) ?? outputs.get(plan.producerOfKind.get(kindKey(parameter)) ?? '');
-        if (value !== undefined) args[parameter.name] = value;
-        return value !== undefined;
+        // Prompt inputs are copied as they are; only values linked from an earlier output go through linkedValue.
+        const input = plan.inputs.get(parameter.name);
+        if (input !== undefined) {
+          args[parameter.name] = input;
+          return true;
+        }
+        const value = outputs.get(plan.producerOfKind.get(kindKey(parameter)) ?? '');
+        if (value === undefined) return false;
+        args[parameter.name] = linkedValue({ call: step.name, parameter: parameter.name, value, seen });
+        return true;
       });
       if (complete) ready.push({ name: step.name, arguments: args });
     }

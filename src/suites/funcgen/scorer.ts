@@ -17,6 +17,7 @@ import type { Termination } from '../../core/termination.ts';
 import { z } from 'zod';
 import { callFaults } from './environment.ts';
 import type { FuncgenState } from './environment.ts';
+import type { FuncgenDetails } from './funcgen-details.ts';
 import { readFuncgenTask } from './funcgen-task.ts';
 
 const stateSchema = z.object({
@@ -38,7 +39,7 @@ export function lastInteger(text: string): number | null {
   return matches ? Number(matches[matches.length - 1]) : null;
 }
 
-export function scoreFuncgen(input: ScoreInput & { mode: Mode }): Score {
+export function scoreFuncgen(input: ScoreInput & { mode: Mode }): Score<FuncgenDetails> {
   const { expected, params } = readFuncgenTask(input.task);
   const state: FuncgenState = stateSchema.parse(input.finalState);
   const answered = input.termination === 'final-answer';
@@ -59,7 +60,7 @@ export function scoreFuncgen(input: ScoreInput & { mode: Mode }): Score {
     : !answered ? `ended with ${input.termination} after ${state.calls.length} calls (target ${target})`
       : answer === null ? `the final answer has no integer (target ${target})`
         : `answered ${answer}, but ${target}`;
-  const score: Score = {
+  const score: Score<FuncgenDetails> = {
     value: passed ? 1 : 0,
     passed,
     reason,

@@ -5,14 +5,10 @@
  * and without and with restated values (Figure 8), and the failure types by depth. Everything is
  * computed from the stored scores' details, so a stored run can be summarised again.
  */
-import { z } from 'zod';
 import type { FailureCode } from '../../core/failure.ts';
 import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
 import { callFaults } from './environment.ts';
-
-const detailsSchema = z.object({
-  calls: z.number(), core: z.number(), depth: z.number(), connected: z.number(), disconnected: z.number(), restate: z.boolean(),
-});
+import type { FuncgenDetails } from './funcgen-details.ts';
 
 const faultLabels: Record<(typeof callFaults)[number], { label: string; metric: string }> = {
   'tool.unknown': { label: 'Function Not Found', metric: 'shareToolUnknown' },
@@ -44,13 +40,15 @@ function mean(values: readonly number[]): number | undefined {
 const percent = (value: number | undefined): string | null => (value === undefined ? null : `${(value * 100).toFixed(1)}%`);
 const oneDecimal = (value: number | undefined): string | null => (value === undefined ? null : value.toFixed(1));
 
-export function summarizeFuncgen(episodes: readonly ScoredEpisode[]): SuiteSummary {
-  const rows: Row[] = episodes.map(({ score }) => {
-    const details = detailsSchema.parse(score.details ?? {});
-    return {
+export function summarizeFuncgen(episodes: readonly ScoredEpisode<FuncgenDetails>[]): SuiteSummary {
+  const rows: Row[] = episodes.flatMap(({ score }) => {
+    // defineSuite checked every episode's details against funcgenDetailsSchema: none is absent here.
+    const { details } = score;
+    if (!details) return [];
+    return [{
       passed: score.passed, calls: details.calls, core: details.core, depth: details.depth,
       kind: irrelevantKind(details.connected, details.disconnected), restate: details.restate, failureCounts: score.failureCounts ?? {},
-    };
+    }];
   });
   const aggregate = (group: readonly Row[]) => ({
     episodes: group.length,

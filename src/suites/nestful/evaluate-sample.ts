@@ -8,7 +8,9 @@
  *   lengths differ, then the share of equal positions; full match = partial accuracy 1;
  * - win: the raw (ungrounded) prediction executed, last call's output compared with the gold answer.
  */
+import { z } from 'zod';
 import type { FailureCode } from '../../core/failure.ts';
+import { failureCodeSchema } from '../../core/failure.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
 import type { CallGraphStats } from './call-graph.ts';
@@ -30,24 +32,26 @@ export type NestfulReference = {
   executable: boolean;
 };
 
-/** The per-episode details the corpus summary aggregates (JSON, stored with the score). */
-export type SampleEvaluation = {
-  parsed: boolean;
-  goldNames: string[];
-  predictedNames: string[];
+/** The per-episode details the corpus summary aggregates (JSON, stored with the score: the suite's detailsSchema). */
+export const sampleEvaluationSchema = z.object({
+  parsed: z.boolean(),
+  goldNames: z.array(z.string()),
+  predictedNames: z.array(z.string()),
   /** One row per function name in either list: [predicted "arg = value" strings, gold ones]. */
-  parameterRows: [string[], string[]][];
-  partialAccuracy: number;
-  fullMatch: boolean;
-  executable: boolean;
-  win: boolean;
-  failure: FailureCode | null;
-  reason: string;
-  predictedAnswer?: JsonValue;
-  depth: number;
-  dependencies: number;
-  pattern: string;
-};
+  parameterRows: z.array(z.tuple([z.array(z.string()), z.array(z.string())])),
+  partialAccuracy: z.number(),
+  fullMatch: z.boolean(),
+  executable: z.boolean(),
+  win: z.boolean(),
+  failure: failureCodeSchema.nullable(),
+  reason: z.string(),
+  predictedAnswer: z.json().optional(),
+  depth: z.number(),
+  dependencies: z.number(),
+  pattern: z.string(),
+});
+
+export type SampleEvaluation = z.infer<typeof sampleEvaluationSchema>;
 
 type PreparedReference = {
   goldCalls: JsonObject[];

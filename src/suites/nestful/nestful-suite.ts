@@ -7,7 +7,6 @@ import type { Agent } from '../../agents/spec.ts';
 import { createGenericAgent } from '../../agents/registry.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
-import { isJsonObject } from '../../core/json.ts';
 import { lastAssistantText } from '../../core/message.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
@@ -15,9 +14,10 @@ import type { Task } from '../../core/task.ts';
 import type { Termination } from '../../core/termination.ts';
 import type { GenerateTasksRequest, ScoredEpisode, Suite, SuiteSummary } from '../spec.ts';
 import type { Knob } from '../knob.ts';
+import { defineSuite } from '../define-suite.ts';
 import { nestfulBuiltinModels } from './builtin-models.ts';
 import type { SampleEvaluation } from './evaluate-sample.ts';
-import { evaluatePrediction } from './evaluate-sample.ts';
+import { evaluatePrediction, sampleEvaluationSchema } from './evaluate-sample.ts';
 import type { ExecutionOutcome } from './execute-calls.ts';
 import { generateSample, maximumFanIn } from './generate-samples.ts';
 import { importNestfulSamples } from './import-samples.ts';
@@ -26,6 +26,7 @@ import { aggregateEvaluations, flattenMetrics, metricsTables } from './nestful-m
 import { interactivePrompt } from './nestful-prompt.ts';
 import type { NestfulTool } from './nestful-sample.ts';
 import { groundResultValues } from './ground-result-values.ts';
+import type { NestfulExpected } from './nestful-task.ts';
 import { buildNestfulTask, expectedSchema, nestfulExpected, nestfulSuiteId, nestfulSuiteVersion, referenceOf } from './nestful-task.ts';
 import { phraseWithModel } from './phrase-with-model.ts';
 import type { Phrasing } from './phrase-with-model.ts';
@@ -114,13 +115,13 @@ function evaluateInteractive(task: Task, input: ScoreInput): SampleEvaluation {
   return evaluation;
 }
 
-async function score(input: ScoreInput & { mode: Mode }): Promise<Score> {
+async function score(input: ScoreInput & { mode: Mode }): Promise<Score<SampleEvaluation>> {
   const { task, mode } = input;
   const evaluation = mode === 'calls' || mode === 'react'
     ? evaluateInteractive(task, input)
     : evaluatePrediction(referenceOf(task), { type: 'text', text: lastAssistantText(input.messages) });
   const passed = evaluation.executable ? evaluation.win : evaluation.fullMatch;
-  const result: Score = {
+  const result: Score<SampleEvaluation> = {
     value: evaluation.executable ? (evaluation.win ? 1 : 0) : evaluation.partialAccuracy,
     passed,
     reason: evaluation.reason,
@@ -130,12 +131,9 @@ async function score(input: ScoreInput & { mode: Mode }): Promise<Score> {
   return result;
 }
 
-function isEvaluation(details: unknown): details is SampleEvaluation {
-  return isJsonObject(details) && Array.isArray(details.goldNames) && Array.isArray(details.parameterRows) && typeof details.partialAccuracy === 'number';
-}
-
-function summarize(episodes: readonly ScoredEpisode[]): SuiteSummary {
-  const evaluations = episodes.map((episode) => episode.score.details).filter(isEvaluation);
+function summarize(episodes: readonly ScoredEpisode<SampleEvaluation>[]): SuiteSummary {
+  // defineSuite checked every episode's details against sampleEvaluationSchema.
+  const evaluations = episodes.flatMap((episode) => (episode.score.details ? [episode.score.details] : []));
   const metrics = aggregateEvaluations(evaluations);
   return { metrics: flattenMetrics(metrics), tables: metricsTables(metrics) };
 }
@@ -150,10 +148,11 @@ function createAgent(mode: Mode): Agent | undefined {
   };
 }
 
-export const nestfulSuite: Suite = {
+export const nestfulSuite: Suite<NestfulExpected, SampleEvaluation> = defineSuite({
   id: nestfulSuiteId,
   version: nestfulSuiteVersion,
   expectedSchema,
+  detailsSchema: sampleEvaluationSchema,
   title: 'NESTFUL: nested sequences of API calls',
   description: 'Emit or execute a nested sequence of calls whose outputs feed later calls; scored by F1 function/parameter, partial/full sequence accuracy and win rate (execution). Imports the published data (--set data=) or generates fresh math DAGs.',
   paper: 'nestful.txt',
@@ -175,4 +174,4 @@ export const nestfulSuite: Suite = {
   score,
   summarize,
   builtinModels: nestfulBuiltinModels,
-};
+});

@@ -10,12 +10,13 @@ import type { Mode } from '../../core/mode.ts';
 import type { Task } from '../../core/task.ts';
 import type { ModelSource } from '../../models/spec.ts';
 import { createSandbox } from '../../sandbox/index.ts';
-import type { GenerateTasksRequest, Suite } from '../spec.ts';
+import type { GenerateTasksRequest } from '../spec.ts';
 import { translateWithAgents } from './agent-translation.ts';
 import { statefulBuiltinModels } from './builtin-models.ts';
 import { generateStatefulTasks, type StatefulTaskData } from './generate-stateful-tasks.ts';
 import { programStatistics } from './program-statistics.ts';
-import { scoreStateful } from './score-stateful.ts';
+import { scoreStateful, statefulScoreDetailsSchema } from './score-stateful.ts';
+import { defineSuite } from '../define-suite.ts';
 import { createStatefulEnvironment } from './stateful-environment.ts';
 import { parseStatefulParams, statefulKnobs, type StatefulParams } from './stateful-knobs.ts';
 import { summarizeStateful } from './stateful-summary.ts';
@@ -104,7 +105,7 @@ function createStatefulAgent(mode: Mode): Agent | undefined {
   return { id: 'stateful-calls', mode, run: (task, context) => inner.run({ ...task, prompt: voiceCallsPrompt(task) }, context) };
 }
 
-export const statefulSuite: Suite = {
+export const statefulSuite = defineSuite({
   id: statefulSuiteId,
   version: statefulSuiteVersion,
   title: 'StateGen / StateEval: stateful, interdependent API calls in generated programs',
@@ -115,6 +116,7 @@ export const statefulSuite: Suite = {
   modes: ['code', 'calls'],
   defaultCount,
   expectedSchema: statefulExpectedSchema,
+  detailsSchema: statefulScoreDetailsSchema,
   generate: generateStatefulSuiteTasks,
   async createEnvironment(task, mode) {
     return mode === 'calls' ? createVoiceCallsEnvironment() : createStatefulEnvironment(task);
@@ -123,4 +125,4 @@ export const statefulSuite: Suite = {
   score: scoreStateful,
   summarize: summarizeStateful,
   builtinModels: statefulBuiltinModels,
-};
+});

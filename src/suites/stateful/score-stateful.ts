@@ -8,22 +8,25 @@
 import type { FailureCode } from '../../core/failure.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
-import { taskOutcome, type TaskOutcome } from './error-types.ts';
-import { hasSyntaxError, judgeObservation, type TestCaseVerdict } from './oracle.ts';
+import { z } from 'zod';
+import { taskOutcome, taskOutcomes } from './error-types.ts';
+import { hasSyntaxError, judgeObservation, testCaseVerdicts, type TestCaseVerdict } from './oracle.ts';
 import type { StatefulEndState, StoredObservation } from './stateful-environment.ts';
 import { statefulScenarios } from './stateful-scenarios.ts';
 import { readStatefulExpected } from './stateful-task.ts';
 import { stripVoiceIds } from './voice/voice-backend.ts';
 import { parseResultAnswer } from './voice/voice-calls.ts';
 
-/** What the summary reads back from every score. */
-export type StatefulScoreDetails = {
-  scenario: string;
+/** What the summary reads back from every score (the suite's detailsSchema). */
+export const statefulScoreDetailsSchema = z.object({
+  scenario: z.string(),
   /** RQ4 outcome of the task ('no-program' when the answer held no code, 'not-run' when the episode stopped first). */
-  outcome: TaskOutcome | 'no-program' | 'not-run';
-  verdicts: (TestCaseVerdict | 'not-run')[];
-  program: string;
-};
+  outcome: z.enum([...taskOutcomes, 'no-program', 'not-run']),
+  verdicts: z.array(z.enum([...testCaseVerdicts, 'not-run'])),
+  program: z.string(),
+});
+
+export type StatefulScoreDetails = z.infer<typeof statefulScoreDetailsSchema>;
 
 const failureOf: Record<Exclude<StatefulScoreDetails['outcome'], 'passed'>, FailureCode> = {
   'no-program': 'output.unparsable',
@@ -49,11 +52,11 @@ function endStateOf(finalState: unknown, count: number): (StoredObservation | nu
   return Array.isArray(testCases) ? Array.from({ length: count }, (_, index) => testCases[index] ?? null) : Array.from({ length: count }, () => null);
 }
 
-export async function scoreStateful(input: ScoreInput & { mode?: Mode }): Promise<Score> {
+export async function scoreStateful(input: ScoreInput & { mode?: Mode }): Promise<Score<StatefulScoreDetails>> {
   const expected = readStatefulExpected(input.task);
   const { comparison } = statefulScenarios[expected.scenario];
   const run = input.calls.find((call) => call.type === 'program');
-  const score = (outcome: StatefulScoreDetails['outcome'], verdicts: StatefulScoreDetails['verdicts'], program: string, note = ''): Score => {
+  const score = (outcome: StatefulScoreDetails['outcome'], verdicts: StatefulScoreDetails['verdicts'], program: string, note = ''): Score<StatefulScoreDetails> => {
     const details: StatefulScoreDetails = { scenario: expected.scenario, outcome, verdicts, program };
     const reason = `${reasons[outcome]}${verdicts.length > 0 ? ` (${verdicts.join(', ')})` : ''}${note}`;
     return outcome === 'passed' ? { value: 1, passed: true, reason, details } : { value: 0, passed: false, reason, failure: failureOf[outcome], details };

@@ -23,9 +23,8 @@ const outcomeMetric: Record<Exclude<Outcome, 'passed'>, string> = {
   'no-program': 'noProgramRate', 'not-run': 'notRunRate',
 };
 
-function outcomeOf(episode: ScoredEpisode): Outcome {
-  const outcome = (episode.score.details as Partial<StatefulScoreDetails> | undefined)?.outcome;
-  return outcome && (outcomes as readonly string[]).includes(outcome) ? outcome : (episode.score.passed ? 'passed' : 'runtime-error');
+function outcomeOf(episode: ScoredEpisode<StatefulScoreDetails>): Outcome {
+  return episode.score.details?.outcome ?? (episode.score.passed ? 'passed' : 'runtime-error');
 }
 
 const statisticColumns = [
@@ -41,7 +40,7 @@ const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 /** Programs drawn again per generator for the Fig. 3 comparison (a few seconds at most, on every summary). */
 const maxRedrawnPrograms = 120;
 
-export function summarizeStateful(episodes: readonly ScoredEpisode[]): SuiteSummary {
+export function summarizeStateful(episodes: readonly ScoredEpisode<StatefulScoreDetails>[]): SuiteSummary {
   const metrics: Record<string, number> = {};
   const tables: ReportTable[] = [];
   const byTask = new Map<string, { total: number; passed: number }>();

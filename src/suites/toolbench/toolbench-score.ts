@@ -10,6 +10,7 @@
  */
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
+import { z } from 'zod';
 import type { CallRecord } from '../../core/call-record.ts';
 import type { JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
@@ -18,22 +19,26 @@ import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
 import type { ToolSpec } from '../../core/tool.ts';
 import type { AnswerStatus, FinalStep, Judge } from './solvable-pass-rate.ts';
+import { answerStatuses } from './solvable-pass-rate.ts';
 import { judgeAnswer } from './solvable-pass-rate.ts';
 import { finishTool, finishToolName } from './tool-exposure.ts';
 
-export type ToolbenchDetails = {
-  group: string;
-  finish: FinalStep['kind'];
+/** What the summary reads back from every score (the suite's detailsSchema). */
+export const toolbenchDetailsSchema = z.object({
+  group: z.string(),
+  finish: z.enum(['no-finish', 'give-up', 'answer']) satisfies z.ZodType<FinalStep['kind']>,
   /** Finish with a non-empty final answer. */
-  answered: boolean;
-  apiCalls: number;
-  validCalls: number;
+  answered: z.boolean(),
+  apiCalls: z.number().int().nonnegative(),
+  validCalls: z.number().int().nonnegative(),
   /** Whether a schema error was followed by a valid call; null when there was no schema error. */
-  recovered: boolean | null;
-  judged: boolean;
+  recovered: z.boolean().nullable(),
+  judged: z.boolean(),
   /** One verdict per judge run (empty when unjudged). */
-  verdicts: AnswerStatus[];
-};
+  verdicts: z.array(z.enum(answerStatuses)),
+});
+
+export type ToolbenchDetails = z.infer<typeof toolbenchDetailsSchema>;
 
 export const verdictValue: Readonly<Record<AnswerStatus, number>> = { Solved: 1, Unsure: 0.5, Unsolved: 0 };
 
@@ -99,7 +104,7 @@ export function answerDetails(calls: readonly CallRecord[], finalStep: FinalStep
 
 export type JudgeSet = { judges: Judge[] };
 
-export async function scoreToolbenchEpisode(input: ScoreInput & { mode: Mode }, group: string, judgeSet: JudgeSet | undefined): Promise<Score> {
+export async function scoreToolbenchEpisode(input: ScoreInput & { mode: Mode }, group: string, judgeSet: JudgeSet | undefined): Promise<Score<ToolbenchDetails>> {
   const finalStep = finalStepOf(input.finalState, input.messages, input.mode, input.termination);
   const environment = await input.createEnvironment();
   let enforcedTools: ToolSpec[];
@@ -123,7 +128,7 @@ export async function scoreToolbenchEpisode(input: ScoreInput & { mode: Mode }, 
     : (answered && validCalls >= 1 && recovered !== false ? 1 : 0);
   const passed = judgeSet ? value >= 0.5 : value === 1;
   const reason = describe(finalStep, answered, checks.length, validCalls, recovered, verdicts, judgeSet !== undefined);
-  const score: Score = { value, passed, reason, details };
+  const score: Score<ToolbenchDetails> = { value, passed, reason, details };
   if (!passed) score.failure = failureOf(input.termination, finalStep, checks.length, validCalls, input.calls);
   return score;
 }

@@ -15,7 +15,7 @@ import type { Score, ScoreInput } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
 import { createModelSource, parseModelReference } from '../../models/registry.ts';
 import type { ModelSource } from '../../models/spec.ts';
-import type { GenerateTasksRequest, Suite } from '../spec.ts';
+import type { GenerateTasksRequest } from '../spec.ts';
 import type { Knob } from '../knob.ts';
 import { toolbenchBuiltinModels } from './builtin-models.ts';
 import { evaluatorTemplatePath, loadEvaluatorPrompts } from './evaluator-prompts.ts';
@@ -26,7 +26,9 @@ import { createFileResponseCache, createMemoryResponseCache } from './response-c
 import type { QueryGroup } from './stabletoolbench-data.ts';
 import { importSolvableQueries, queryGroups, solvableQueriesPath } from './stabletoolbench-data.ts';
 import { createToolbenchEnvironment } from './toolbench-environment.ts';
-import { scoreToolbenchEpisode } from './toolbench-score.ts';
+import type { ToolbenchDetails } from './toolbench-score.ts';
+import { scoreToolbenchEpisode, toolbenchDetailsSchema } from './toolbench-score.ts';
+import { defineSuite } from '../define-suite.ts';
 import { summarizeToolbench } from './toolbench-summary.ts';
 import { createVirtualApi } from './virtual-api.ts';
 import { buildToolbenchTask, expectedSchema, toolbenchExpected, toolbenchSuiteId, toolbenchSuiteVersion } from './toolbench-task.ts';
@@ -124,7 +126,7 @@ async function createEnvironment(task: Task, mode: Mode) {
   return createToolbenchEnvironment(apis, createVirtualApi({ cache, seed: task.seed, simulator: createModelSimulator(model, apis, new AbortController().signal) }));
 }
 
-async function score(input: ScoreInput & { mode: Mode }): Promise<Score> {
+async function score(input: ScoreInput & { mode: Mode }): Promise<Score<ToolbenchDetails>> {
   const { task } = input;
   const group = toolbenchExpected(task).group;
   const judgeRef = stringKnob(task.params, 'judge');
@@ -141,10 +143,11 @@ async function score(input: ScoreInput & { mode: Mode }): Promise<Score> {
   return scoreToolbenchEpisode(input, group, { judges });
 }
 
-export const toolbenchSuite: Suite = {
+export const toolbenchSuite = defineSuite({
   id: toolbenchSuiteId,
   version: toolbenchSuiteVersion,
   expectedSchema,
+  detailsSchema: toolbenchDetailsSchema,
   title: 'StableToolBench solvable queries (DynamicToolBench base)',
   description: 'Answer real RapidAPI-style queries by calling their APIs through a virtual API server (response cache, then a seeded template simulator or an LLM simulator) and finishing with an answer; scored by StableToolBench\'s Solvable Pass Rate with --set judge=<model>, else structurally (unjudged). Needs the stabletoolbench data (or --set data=<file>).',
   paper: 'dynamic-toolbench.txt',
@@ -160,4 +163,4 @@ export const toolbenchSuite: Suite = {
   score,
   summarize: summarizeToolbench,
   builtinModels: toolbenchBuiltinModels,
-};
+});

@@ -4,16 +4,10 @@
  * structural rates (finished with an answer, gave up, API calls valid under the enforced schema,
  * recovered after a schema error), overall and per query group.
  */
-import { isJsonObject } from '../../core/json.ts';
 import { meanAndDeviation } from '../../metrics/mean-and-deviation.ts';
 import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
-import type { AnswerStatus } from './solvable-pass-rate.ts';
 import { solvablePassRate } from './solvable-pass-rate.ts';
 import type { ToolbenchDetails } from './toolbench-score.ts';
-
-function isDetails(details: unknown): details is ToolbenchDetails {
-  return isJsonObject(details) && typeof details.group === 'string' && Array.isArray(details.verdicts) && typeof details.apiCalls === 'number';
-}
 
 /** One pass rate per judge run (run r reads every episode's r-th verdict); empty when unjudged. */
 export function passRatesPerJudgeRun(details: readonly ToolbenchDetails[]): number[] {
@@ -21,7 +15,7 @@ export function passRatesPerJudgeRun(details: readonly ToolbenchDetails[]): numb
   if (judged.length === 0) return [];
   const runs = Math.min(...judged.map((detail) => detail.verdicts.length));
   const rates: number[] = [];
-  for (let run = 0; run < runs; run += 1) rates.push(solvablePassRate(judged.map((detail) => detail.verdicts[run] as AnswerStatus)));
+  for (let run = 0; run < runs; run += 1) rates.push(solvablePassRate(judged.map((detail) => detail.verdicts[run])));
   return rates;
 }
 
@@ -52,8 +46,9 @@ function passRateCell(details: readonly ToolbenchDetails[]): string {
   return `${(mean * 100).toFixed(1)} ± ${(standardDeviation * 100).toFixed(1)}`;
 }
 
-export function summarizeToolbench(episodes: readonly ScoredEpisode[]): SuiteSummary {
-  const details = episodes.map((episode) => episode.score.details).filter(isDetails);
+export function summarizeToolbench(episodes: readonly ScoredEpisode<ToolbenchDetails>[]): SuiteSummary {
+  // defineSuite checked every episode's details against toolbenchDetailsSchema.
+  const details = episodes.flatMap((episode) => (episode.score.details ? [episode.score.details] : []));
   const rates = passRatesPerJudgeRun(details);
   const metrics: Record<string, number> = { ...structural(details), judged: rates.length > 0 ? 1 : 0, judgeRuns: rates.length };
   if (rates.length > 0) {

@@ -15,7 +15,7 @@ import { datasetPath, hasDataset, missingDataError } from '../../core/data-locat
 import type { Task } from '../../core/task.ts';
 import { loadOpenApiFile } from '../../openapi/load-openapi.ts';
 import type { ProgramRun } from '../../core/program-host.ts';
-import type { GenerateTasksRequest, Suite } from '../spec.ts';
+import type { GenerateTasksRequest } from '../spec.ts';
 import { webapiBuiltinModels } from './builtin-models.ts';
 import { argumentsOf } from './compare-request.ts';
 import { generateSamples, rephraseTaskWithSource } from './generate-from-spec.ts';
@@ -24,6 +24,9 @@ import type { WebapiParams } from './knobs.ts';
 import { programOf, programOutcomeOf, webapiProgramHost } from './run-program.ts';
 import { countableArgumentCount } from './sample-statistics.ts';
 import { scoreWebapiOutcome } from './score-request.ts';
+import type { WebapiDetails } from './webapi-details.ts';
+import { webapiDetailsSchema } from './webapi-details.ts';
+import { defineSuite } from '../define-suite.ts';
 import { toPortablePath } from './portable-path.ts';
 import { importWapiibenchFile, wapiibenchApiNames } from './wapiibench-data.ts';
 import { createWebapiAgent } from './webapi-agent.ts';
@@ -132,7 +135,7 @@ async function generateFromSpec(request: GenerateTasksRequest, params: WebapiPar
   return tasks;
 }
 
-async function scoreWebapi(input: ScoreInput & { mode: Mode }): Promise<Score> {
+async function scoreWebapi(input: ScoreInput & { mode: Mode }): Promise<Score<WebapiDetails>> {
   const { task } = input;
   const expected = readWebapiExpected(task);
   const answered = input.messages.some((message) => message.role === 'assistant');
@@ -150,10 +153,11 @@ async function scoreWebapi(input: ScoreInput & { mode: Mode }): Promise<Score> {
   return { ...score, details: { ...score.details, program: run.extraction.type === 'program' ? run.extraction.code : run.extraction.text } };
 }
 
-export const webapiSuite: Suite = {
+export const webapiSuite = defineSuite({
   id: webapiSuiteId,
   version: webapiSuiteVersion,
   expectedSchema: webapiExpectedSchema,
+  detailsSchema: webapiDetailsSchema,
   title: 'WAPIIBench: web API integration code (axios) against real OpenAPI specs',
   description: 'Write the axios call that sends the request a task describes. The first request the program sends is compared with the expected configuration (URL, method, headers, query, path, body) and checked against the OpenAPI spec for illegal endpoints and arguments.',
   paper: 'wapiibench.txt',
@@ -176,4 +180,4 @@ export const webapiSuite: Suite = {
   score: scoreWebapi,
   summarize: summarizeWebapi,
   builtinModels: webapiBuiltinModels,
-};
+});

@@ -7,7 +7,7 @@
  * an illegal argument -> arguments.invalid; anything else not correct -> result.wrong.
  */
 import type { FailureCode } from '../../core/failure.ts';
-import type { Score, ScoreDetails } from '../../core/score.ts';
+import type { Score } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
 import { loadSpecReference } from './portable-path.ts';
 import type { RecordedRequest } from './capture-request.ts';
@@ -16,7 +16,11 @@ import { argumentsOf, compareRequest } from './compare-request.ts';
 import type { RequestComparison } from './compare-request.ts';
 import type { ErrorVerdict, SampleStatistics } from './sample-statistics.ts';
 import { executableSampleStatistics, nonexecutableSampleStatistics } from './sample-statistics.ts';
+import type { WebapiRequestDetails } from './webapi-details.ts';
 import { readWebapiExpected } from './webapi-task.ts';
+
+/** A request score: it always carries its details. */
+export type RequestScore = Score<WebapiRequestDetails> & { details: WebapiRequestDetails };
 
 /** What running the model's program gave. */
 export type ProgramOutcome =
@@ -30,14 +34,14 @@ export type ProgramOutcome =
   | { type: 'completed'; requests: readonly RecordedRequest[]; limitAfterFirstRequest?: string };
 
 /** Scores a program that ran to completion and recorded `recordedRequests` (the first one is judged). */
-export function scoreWebapiRequest(task: Task, recordedRequests: readonly RecordedRequest[]): Promise<Score> {
+export function scoreWebapiRequest(task: Task, recordedRequests: readonly RecordedRequest[]): Promise<RequestScore> {
   return scoreWebapiOutcome(task, { type: 'completed', requests: recordedRequests });
 }
 
-export async function scoreWebapiOutcome(task: Task, outcome: ProgramOutcome): Promise<Score> {
+export async function scoreWebapiOutcome(task: Task, outcome: ProgramOutcome): Promise<RequestScore> {
   const expected = readWebapiExpected(task);
   const document = await loadSpecReference(expected.spec);
-  const failed = (errorVerdict: ErrorVerdict, failure: FailureCode, reason: string): Score => {
+  const failed = (errorVerdict: ErrorVerdict, failure: FailureCode, reason: string): RequestScore => {
     const statistics = nonexecutableSampleStatistics(errorVerdict, argumentsOf(document, expected.config).fields);
     return { value: 0, passed: false, reason, failure, details: details(expected.api, statistics, undefined) };
   };
@@ -63,7 +67,7 @@ export async function scoreWebapiOutcome(task: Task, outcome: ProgramOutcome): P
   if (!captured.ok) return failed('runtime_error', 'execution.error', captured.error);
   const comparison = compareRequest(document, expected.config, captured.config);
   const statistics = executableSampleStatistics(comparison);
-  const scoreDetails: ScoreDetails = {
+  const scoreDetails: WebapiRequestDetails = {
     ...details(expected.api, statistics, comparison),
     ...(outcome.limitAfterFirstRequest ? { limitAfterFirstRequest: outcome.limitAfterFirstRequest } : {}),
   };
@@ -95,6 +99,6 @@ function wrongReason(comparison: RequestComparison): string {
   return parts.join('; ') || 'the request differs from the expected configuration';
 }
 
-function details(api: string, statistics: SampleStatistics, comparison: RequestComparison | undefined): ScoreDetails {
+function details(api: string, statistics: SampleStatistics, comparison: RequestComparison | undefined): WebapiRequestDetails {
   return { api, statistics, ...(comparison ? { comparison } : {}) };
 }

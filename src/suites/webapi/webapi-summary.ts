@@ -6,6 +6,7 @@
 import { isJsonObject } from '../../core/json.ts';
 import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
 import type { SampleStatistics } from './sample-statistics.ts';
+import type { WebapiRequestDetails } from './webapi-details.ts';
 import type { WebapiMetricName } from './webapi-metrics.ts';
 import { computeWebapiMetrics, executableSuffix, tableVMetrics } from './webapi-metrics.ts';
 import type { Setup } from './prompt.ts';
@@ -38,15 +39,15 @@ const setupTitles: Record<Setup, string> = { full: 'Full Completion', argument: 
 
 export type WebapiSample = { api: string; setup: Setup; statistics: SampleStatistics };
 
-export function webapiSampleOf(episode: ScoredEpisode): WebapiSample | undefined {
+export function webapiSampleOf(episode: ScoredEpisode<WebapiRequestDetails>): WebapiSample | undefined {
   const details = episode.score.details;
-  if (!details || !isJsonObject(details.statistics) || typeof details.api !== 'string') return undefined;
+  if (!details) return undefined;
   const expected = episode.task.expected;
   const setup: Setup = isJsonObject(expected) && expected.setup === 'argument' ? 'argument' : 'full';
-  return { api: details.api, setup, statistics: details.statistics as unknown as SampleStatistics };
+  return { api: details.api, setup, statistics: details.statistics };
 }
 
-export function summarizeWebapi(episodes: readonly ScoredEpisode[]): SuiteSummary {
+export function summarizeWebapi(episodes: readonly ScoredEpisode<WebapiRequestDetails>[]): SuiteSummary {
   const samples = episodes.map(webapiSampleOf).filter((sample): sample is WebapiSample => sample !== undefined);
   const metrics = computeWebapiMetrics(samples.map((sample) => sample.statistics));
   const tables: ReportTable[] = [];

@@ -4,9 +4,8 @@ import type { JsonObject } from '../../../src/core/json.ts';
 import type { AssistantMessage } from '../../../src/core/message.ts';
 import type { Task } from '../../../src/core/task.ts';
 import { createToolCall } from '../../../src/core/tool.ts';
-import type { GenerateResult, LanguageModel } from '../../../src/models/spec.ts';
 import { wrongOutput } from '../../../src/suites/funcgen/environment.ts';
-import { runFuncgenEpisode } from './episode-harness.ts';
+import { replayingModel, runFuncgenEpisode } from './episode-harness.ts';
 import type { FuncgenExpected, FuncgenFunction, FuncgenVariable } from '../../../src/suites/funcgen/funcgen-task.ts';
 import { funcgenPrompt } from '../../../src/suites/funcgen/prompt.ts';
 import { funcgenToolSpec, generateFuncgenTask } from '../../../src/suites/funcgen/task-generator.ts';
@@ -60,17 +59,6 @@ function handTask(): Task {
   };
 }
 
-function replayingModel(turns: AssistantMessage[]): LanguageModel {
-  let index = 0;
-  return {
-    specificationVersion: 'v1', provider: 'test', modelId: 'replaying',
-    async generate(): Promise<GenerateResult> {
-      const message = turns[Math.min(index, turns.length - 1)];
-      index += 1;
-      return { message, finishReason: message.toolCalls.length > 0 ? 'tool-calls' : 'stop', usage: { inputTokens: 0, outputTokens: 0 }, warnings: [], raw: { request: null, response: null } };
-    },
-  };
-}
 let callNumber = 0;
 const turn = (...calls: [string, JsonObject][]): AssistantMessage => ({
   role: 'assistant', content: '', toolCalls: calls.map(([name, args]) => createToolCall(`call_${(callNumber += 1)}`, name, JSON.stringify(args))),

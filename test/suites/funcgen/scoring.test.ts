@@ -8,27 +8,15 @@ import type { Task } from '../../../src/core/task.ts';
 import type { ToolResult } from '../../../src/core/tool.ts';
 import { createToolCall } from '../../../src/core/tool.ts';
 import { createScriptedModel } from '../../../src/models/builtin/scripted-model.ts';
-import type { GenerateResult, LanguageModel } from '../../../src/models/spec.ts';
 import { wrongOutput } from '../../../src/suites/funcgen/environment.ts';
-import { runFuncgenEpisode } from './episode-harness.ts';
+import { replayingModel, runFuncgenEpisode } from './episode-harness.ts';
+import type { FuncgenDetails } from '../../../src/suites/funcgen/funcgen-details.ts';
 import type { FuncgenFunction } from '../../../src/suites/funcgen/funcgen-task.ts';
+import type { ScoredEpisode } from '../../../src/suites/spec.ts';
 import { readFuncgenTask } from '../../../src/suites/funcgen/funcgen-task.ts';
 import { funcgenSuite } from '../../../src/suites/funcgen/index.ts';
 import { lastInteger } from '../../../src/suites/funcgen/scorer.ts';
 import { generateFuncgenTask } from '../../../src/suites/funcgen/task-generator.ts';
-
-/** A model that replays fixed assistant turns (raw, so argument text can be malformed). */
-function replayingModel(turns: AssistantMessage[]): LanguageModel {
-  let index = 0;
-  return {
-    specificationVersion: 'v1', provider: 'test', modelId: 'replaying',
-    async generate(): Promise<GenerateResult> {
-      const message = turns[Math.min(index, turns.length - 1)];
-      index += 1;
-      return { message, finishReason: message.toolCalls.length > 0 ? 'tool-calls' : 'stop', usage: { inputTokens: 0, outputTokens: 0 }, warnings: [], raw: { request: null, response: null } };
-    },
-  };
-}
 
 let callNumber = 0;
 const turn = (...calls: [string, string][]): AssistantMessage => ({
@@ -213,13 +201,18 @@ describe('funcgen call classification and scoring', () => {
 });
 
 describe('funcgen summary', () => {
+  // The summary reads only the details and failure counts; the task is any funcgen task.
+  const task = generateFuncgenTask({ seed: 1, index: 0, params: { core: 5, depth: 2, connected: 0, disconnected: 0, restate: false } });
   const episode = (passed: boolean, calls: number, core: number, depth: number, failureCounts: Score['failureCounts'],
-    irrelevant: { connected: number; disconnected: number; restate?: boolean } = { connected: 5, disconnected: 5 }) => ({
-    task: null as unknown as Task,
+    irrelevant: { connected: number; disconnected: number; restate?: boolean } = { connected: 5, disconnected: 5 }): ScoredEpisode => ({
+    task,
     trial: 0,
     score: {
       value: passed ? 1 : 0, passed, reason: '', failureCounts,
-      details: { calls, core, depth, connected: irrelevant.connected, disconnected: irrelevant.disconnected, restate: irrelevant.restate ?? false },
+      details: {
+        calls, correctCalls: 0, irrelevantCalls: 0, minCalls: core, maxCalls: 2 * core, answer: null, targetValue: 0,
+        core, depth, connected: irrelevant.connected, disconnected: irrelevant.disconnected, restate: irrelevant.restate ?? false, termination: 'final-answer',
+      } satisfies FuncgenDetails,
     },
   });
 

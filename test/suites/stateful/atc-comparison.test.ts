@@ -15,7 +15,10 @@ import { readStatefulExpected } from '../../../src/suites/stateful/stateful-task
 import { statefulScenarios } from '../../../src/suites/stateful/stateful-scenarios.ts';
 import { tableChart } from '../../../src/report/charts.ts';
 
-const episodes = (tasks: Task[]) => tasks.map((task) => ({ task, trial: 0, score: { value: 1, passed: true, reason: '' } }));
+// Passed episodes, with the details a passing stateful score carries (the table reads the tasks' programs).
+const episodes = (tasks: Task[]) => tasks.map((task) => ({
+  task, trial: 0, score: { value: 1, passed: true, reason: '', details: { scenario: readStatefulExpected(task).scenario, outcome: 'passed', verdicts: ['passed'], program: '' } },
+}));
 
 test('the ATC table: this run, coverage-guided and the ablation at 20 programs and at the run\'s size', async () => {
   const params = resolveKnobs('stateful', statefulSuite.knobs, { scenario: 'tensor' });

@@ -1,0 +1,36 @@
+/**
+ * The flags every command that runs episodes of a suite takes the same way (`run`, `serve`): where the tasks come
+ * from, the mode, trials, concurrency and the results database. Defined once so their spelling, parsing and help stay
+ * one thing.
+ */
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { Mode } from '../core/mode.ts';
+import { modes } from '../core/mode.ts';
+import { collectSetting, once, parseNonNegativeInteger, parsePositiveInteger, parseText } from './option-parsers.ts';
+
+export type RunTaskFlags = {
+  tasks?: string;
+  seed?: number;
+  count?: number;
+  set?: Record<string, string>;
+  mode?: Mode;
+  trials?: number;
+  concurrency?: number;
+  db?: string;
+};
+
+/** What differs between the commands: which mode a task gets by default, and what one unit of concurrency is. */
+export type RunTaskOptionHelp = { modeDefault: string; concurrency: string };
+
+export function addRunTaskOptions(command: Command, help: RunTaskOptionHelp): Command {
+  return command
+    .option('--tasks <file>', "use the tasks in this JSONL file (from 'toolforge generate') instead of generating", once('--tasks', parseText))
+    .option('--seed <n>', 'generation seed (default 0)', once('--seed', parseNonNegativeInteger))
+    .option('--count <n>', "how many tasks to generate (default: the suite's default count)", once('--count', parsePositiveInteger))
+    .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)
+    .addOption(new Option('--mode <mode>', `interaction mode (default: ${help.modeDefault})`).choices(modes))
+    .option('--trials <n>', 'attempts per task (default 1; pass@k for k <= n)', once('--trials', parsePositiveInteger))
+    .option('--concurrency <n>', help.concurrency, once('--concurrency', parsePositiveInteger))
+    .option('--db <file|url>', 'results database: a SQLite file (default .toolforge/results.db) or postgres://user:password@host:port/database', once('--db', parseText));
+}
