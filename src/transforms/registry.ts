@@ -89,13 +89,14 @@ export function applyTransforms(tasks: readonly Task[], requests: readonly Trans
       : { taskId: source.id, taskDigest: taskDigest(source), transforms: [] };
     for (const { transform, knobs } of requests) {
       const rng = new Rng(deriveSeed(seed, 'transform', transform.id, transform.version, canonicalJson(knobs), task.id));
-      const modes = transform.modes ? task.modes.filter((mode) => transform.modes?.includes(mode)) : task.modes;
+      const supported = typeof transform.modes === 'function' ? transform.modes(task) : transform.modes;
+      const modes = supported ? task.modes.filter((mode) => supported.includes(mode)) : task.modes;
       if (modes.length === 0) {
-        throw new ConfigError('config.unsupported-mode', `transform ${transform.id} cannot apply to task '${task.id}': it supports modes ${transform.modes?.join(', ')}, the task ${task.modes.join(', ')}`, {
+        throw new ConfigError('config.unsupported-mode', `transform ${transform.id} cannot apply to task '${task.id}': it supports modes ${supported?.join(', ')}, the task ${task.modes.join(', ')}`, {
           fix: `drop --transform ${transform.id} for suite ${task.suite.id}`,
         });
       }
-      const output = transform.apply({ ...task, modes }, rng, knobs);
+      const output = transform.apply({ ...task, modes }, rng, knobs, { seed });
       origin.transforms.push({ id: transform.id, version: transform.version, knobs, changes: output.changes });
       task = { ...output.task, id: `${task.id}~${transform.id}` };
     }

@@ -33,17 +33,26 @@ export interface TaskTransform {
   readonly description: string;
   readonly knobs: readonly Knob[];
   /**
-   * The modes the transform can honour (default: all). A derived task keeps only these of its modes;
-   * a task left with none is refused with a ConfigError.
+   * The modes the transform can honour (default: all), or per task when that depends on the suite. A derived
+   * task keeps only these of its modes; a task left with none is refused with a ConfigError.
    */
-  readonly modes?: readonly Mode[];
-  /** Deterministic in (task, rng, knobs). Must not change `expected` semantics the suite's scorer reads. */
-  apply(task: Task, rng: Rng, knobs: JsonObject): TransformOutput;
+  readonly modes?: readonly Mode[] | ((task: Task) => readonly Mode[]);
+  /**
+   * Deterministic in (task, rng, knobs, context). Must not change `expected` semantics the suite's scorer reads,
+   * unless changing what is judged is the point (drift on webapi: the request the new API expects).
+   */
+  apply(task: Task, rng: Rng, knobs: JsonObject, context: TransformContext): TransformOutput;
   /** Wraps the suite's environment for one episode of a task this transform produced. */
   wrapEnvironment?(environment: Environment, record: TransformRecord, task: Task): Environment;
   /** Adapts a built-in model (oracle, random...) that reads the task's gold to the transformed interface. */
   adaptModel?(model: LanguageModel, record: TransformRecord, task: Task): LanguageModel;
 }
+
+/**
+ * What `apply` may use beyond its task: the run's seed, for draws shared by several tasks (drift on webapi makes
+ * one new version of each API document, not one per task; `rng` is per task).
+ */
+export type TransformContext = { seed: number };
 
 /** A transform with its parsed knobs, as requested by `--transform id:k=v`. */
 export type TransformRequest = { transform: TaskTransform; knobs: JsonObject };
