@@ -16,7 +16,8 @@ import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Rng } from '../core/rng.ts';
 import type { Task, TransformRecord } from '../core/task.ts';
-import type { LanguageModel } from '../models/spec.ts';
+import type { LanguageModel, ModelSource } from '../models/spec.ts';
+import type { ParaphraseCache } from './perturb/model-paraphrase.ts';
 import type { Knob } from '../suites/knob.ts';
 
 export type TransformOutput = {
@@ -42,6 +43,12 @@ export interface TaskTransform {
    * unless changing what is judged is the point (drift on webapi: the request the new API expects).
    */
   apply(task: Task, rng: Rng, knobs: JsonObject, context: TransformContext): TransformOutput;
+  /**
+   * An asynchronous step before `apply`, for what a transform must ask a model (perturb:paraphrase): one JSON per
+   * task, handed to `apply` as `context.prepared`; undefined when these knobs need none. Only
+   * `applyTransformsPrepared` runs it; `apply` refuses, with the fix, when it needed it and got nothing.
+   */
+  prepare?(tasks: readonly Task[], knobs: JsonObject, resources: TransformResources): Promise<JsonObject[] | undefined>;
   /** Wraps the suite's environment for one episode of a task this transform produced. */
   wrapEnvironment?(environment: Environment, record: TransformRecord, task: Task): Environment;
   /** Adapts a built-in model (oracle, random...) that reads the task's gold to the transformed interface. */
@@ -52,7 +59,15 @@ export interface TaskTransform {
  * What `apply` may use beyond its task: the run's seed, for draws shared by several tasks (drift on webapi makes
  * one new version of each API document, not one per task; `rng` is per task).
  */
-export type TransformContext = { seed: number };
+export type TransformContext = { seed: number; prepared?: JsonObject };
+
+/** What `prepare` may use: the model that writes text (`--phrasing-model`), its cache, cancellation. */
+export type TransformResources = {
+  phrasingModel?: ModelSource;
+  /** Where paraphrases are kept between runs (default: in memory, for the process). */
+  paraphraseCache?: ParaphraseCache;
+  signal?: AbortSignal;
+};
 
 /** A transform with its parsed knobs, as requested by `--transform id:k=v`. */
 export type TransformRequest = { transform: TaskTransform; knobs: JsonObject };

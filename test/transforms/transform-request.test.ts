@@ -42,7 +42,7 @@ describe('--transform requests', () => {
     assert.match(refusal('drift:all,nest').message, /'nest' is not name=value[\s\S]*fix: write --transform drift:name=value,\.\.\. with name one of: op, probability/);
     assert.match(refusal('drift:op').message, /'op' is not name=value[\s\S]*fix: write --transform drift:name=value,\.\.\. with name one of: op, probability/);
     assert.match(refusal('identity:x').message, /'x' is not name=value[\s\S]*fix: --transform identity takes no knobs/);
-    assert.match(refusal('perturb:kind=paraphrase').message, /fix: --transform perturb:kind=<distractor\|case-mix\|punctuation>/);
+    assert.match(refusal('perturb:kind=melt').message, /fix: --transform perturb:kind=<distractor\|case-mix\|punctuation\|paraphrase>/);
   });
 
   test('CLI: drift:all runs; a bad transform knob exits 2 naming the knob and the fix', async () => {
