@@ -52,6 +52,6 @@ describe('--transform requests', () => {
     assert.equal((JSON.parse(ran.stdout) as { passRate: number }).passRate, 1);
     const refused = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '2', '--transform', 'perturb:kind=typos'], { cwd });
     assert.equal(refused.code, 2);
-    assert.match(refused.stderr, /transform perturb knob 'kind' cannot be 'typos'\n {2}fix: --transform perturb:kind=<distractor\|case-mix\|punctuation>/);
+    assert.match(refused.stderr, /transform perturb knob 'kind' cannot be 'typos'\n {2}fix: --transform perturb:kind=<distractor\|case-mix\|punctuation\|paraphrase>/);
   });
 });
