@@ -3,7 +3,8 @@ import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import type { GenerateTasksRequest, Suite } from '../suites/spec.ts';
-import { applyTransforms } from '../transforms/registry.ts';
+import type { ParaphraseCache } from '../transforms/perturb/model-paraphrase.ts';
+import { applyTransformsPrepared } from '../transforms/registry.ts';
 import type { TransformRequest } from '../transforms/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
@@ -20,6 +21,8 @@ export type GenerateTasksOptions = GenerateTasksRequest & {
   validate?: boolean;
   /** Oracle episodes in flight during validation (default 2). */
   concurrency?: number;
+  /** Where `perturb:paraphrase` keeps the `phrasingModel`'s paraphrases (default: in memory). */
+  paraphraseCache?: ParaphraseCache;
 };
 
 /**
@@ -28,14 +31,16 @@ export type GenerateTasksOptions = GenerateTasksRequest & {
  * episode path a real model takes.
  */
 export async function generateTasks(suite: Suite, options: GenerateTasksOptions): Promise<Task[]> {
-  const { validate = true, concurrency = 2, transforms = [], ...request } = options;
+  const { validate = true, concurrency = 2, transforms = [], paraphraseCache, ...request } = options;
   const generated = await suite.generate(request);
   if (request.count !== undefined && generated.length < request.count && !request.signal?.aborted) {
     throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${generated.length} tasks for these settings, fewer than --count ${request.count}`, {
       fix: `pass --count ${generated.length} or less (or leave --count out for all of them)`,
     });
   }
-  const tasks = applyTransforms(generated, transforms, request.seed);
+  const tasks = await applyTransformsPrepared(generated, transforms, request.seed, {
+    ...(request.phrasingModel ? { phrasingModel: request.phrasingModel } : {}), ...(paraphraseCache ? { paraphraseCache } : {}), ...(request.signal ? { signal: request.signal } : {}),
+  });
   const seen = new Set<string>();
   for (const task of tasks) {
     const parsed = taskSchema.safeParse(task);

@@ -6,14 +6,15 @@
 import { ConfigError } from '../core/errors.ts';
 import { canonicalJson } from '../core/json.ts';
 import { Rng, deriveSeed } from '../core/rng.ts';
-import type { Task } from '../core/task.ts';
+import type { Task, TaskOrigin } from '../core/task.ts';
+import type { JsonObject } from '../core/json.ts';
 import { taskDigest } from '../core/task-digest.ts';
 import { resolveKnobs } from '../suites/knob.ts';
 import { identityTransform } from './identity.ts';
 import { queryPerturbationTransform } from './query-perturbation.ts';
 import { renameToolsTransform } from './rename-tools.ts';
 import { schemaDriftTransform } from './schema-drift.ts';
-import type { AppliedTransform, TaskTransform, TransformRequest } from './spec.ts';
+import type { AppliedTransform, TaskTransform, TransformRequest, TransformResources } from './spec.ts';
 
 const transforms: readonly TaskTransform[] = [identityTransform, renameToolsTransform, schemaDriftTransform, queryPerturbationTransform];
 
@@ -78,29 +79,52 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 /**
  * Applies the requested transforms in order to each task. The derived task keeps its suite stamp,
  * gets the id `<id>~<transform>...` and an origin naming the source task and every transform with
- * what it changed. Same tasks, seed and knobs give identical bytes.
+ * what it changed. Same tasks, seed and knobs give identical bytes. A transform that must first ask a
+ * model (perturb:paraphrase) needs `applyTransformsPrepared`.
  */
 export function applyTransforms(tasks: readonly Task[], requests: readonly TransformRequest[], seed: number): Task[] {
-  if (requests.length === 0) return [...tasks];
-  return tasks.map((source) => {
-    let task = source;
-    const origin = source.origin
-      ? { ...source.origin, transforms: [...source.origin.transforms] }
-      : { taskId: source.id, taskDigest: taskDigest(source), transforms: [] };
-    for (const { transform, knobs } of requests) {
-      const rng = new Rng(deriveSeed(seed, 'transform', transform.id, transform.version, canonicalJson(knobs), task.id));
-      const modes = transform.modes ? task.modes.filter((mode) => transform.modes?.includes(mode)) : task.modes;
-      if (modes.length === 0) {
-        throw new ConfigError('config.unsupported-mode', `transform ${transform.id} cannot apply to task '${task.id}': it supports modes ${transform.modes?.join(', ')}, the task ${task.modes.join(', ')}`, {
-          fix: `drop --transform ${transform.id} for suite ${task.suite.id}`,
-        });
-      }
-      const output = transform.apply({ ...task, modes }, rng, knobs);
-      origin.transforms.push({ id: transform.id, version: transform.version, knobs, changes: output.changes });
-      task = { ...output.task, id: `${task.id}~${transform.id}` };
-    }
-    return { ...task, origin };
-  });
+  let states = tasks.map(startState);
+  for (const request of requests) states = states.map((state) => applyOne(state, request, seed, undefined));
+  return states.map(finish);
+}
+
+/** applyTransforms, with each transform's asynchronous `prepare` step (model calls) run before its `apply`. */
+export async function applyTransformsPrepared(tasks: readonly Task[], requests: readonly TransformRequest[], seed: number, resources: TransformResources): Promise<Task[]> {
+  let states = tasks.map(startState);
+  for (const request of requests) {
+    const prepared = states.length > 0 ? await request.transform.prepare?.(states.map((state) => state.task), request.knobs, resources) : undefined;
+    states = states.map((state, index) => applyOne(state, request, seed, prepared?.[index]));
+  }
+  return states.map(finish);
+}
+
+type DerivationState = { task: Task; origin: TaskOrigin };
+
+function startState(source: Task): DerivationState {
+  const origin = source.origin
+    ? { ...source.origin, transforms: [...source.origin.transforms] }
+    : { taskId: source.id, taskDigest: taskDigest(source), transforms: [] };
+  return { task: source, origin };
+}
+
+function finish(state: DerivationState): Task {
+  return state.origin.transforms.length === 0 && state.task.origin === undefined ? state.task : { ...state.task, origin: state.origin };
+}
+
+function applyOne({ task, origin }: DerivationState, { transform, knobs }: TransformRequest, seed: number, prepared: JsonObject | undefined): DerivationState {
+  const rng = new Rng(deriveSeed(seed, 'transform', transform.id, transform.version, canonicalJson(knobs), task.id));
+  const supported = typeof transform.modes === 'function' ? transform.modes(task) : transform.modes;
+  const modes = supported ? task.modes.filter((mode) => supported.includes(mode)) : task.modes;
+  if (modes.length === 0) {
+    throw new ConfigError('config.unsupported-mode', `transform ${transform.id} cannot apply to task '${task.id}': it supports modes ${supported?.join(', ')}, the task ${task.modes.join(', ')}`, {
+      fix: `drop --transform ${transform.id} for suite ${task.suite.id}`,
+    });
+  }
+  const output = transform.apply({ ...task, modes }, rng, knobs, prepared === undefined ? { seed } : { seed, prepared });
+  return {
+    task: { ...output.task, id: `${task.id}~${transform.id}` },
+    origin: { ...origin, transforms: [...origin.transforms, { id: transform.id, version: transform.version, knobs, changes: output.changes }] },
+  };
 }
 
 /** The transforms a task was derived with, resolved for its episodes (environment wrappers, model adapters). */

@@ -8,8 +8,10 @@
  * Built-in models read old-schema gold: their calls are mapped forward (`toNew`), so the oracle
  * still solves every task (in react mode their Action lines are mapped the same way). A tool named
  * `Finish` (the ReAct protocol's final action, StableToolBench's control tool) is not an API and is
- * never drifted. Modes calls and react only: sequence and code answers are scored from text, and the
- * webapi scorer does not (yet) judge requests against a drifted spec.
+ * never drifted. Modes calls and react: sequence and code answers are scored from text. The one
+ * exception is webapi, whose code answers send an HTTP request judged against an OpenAPI spec: there
+ * the spec is drifted instead of tools, and the task is judged against the new spec and the expected
+ * request mapped onto it (src/suites/webapi/drift-task.ts); no wrapper or adapter is needed.
  */
 import type { Environment } from '../core/environment.ts';
 import { ConfigError } from '../core/errors.ts';
@@ -22,9 +24,11 @@ import type { Task, TransformRecord } from '../core/task.ts';
 import type { ToolCall } from '../core/tool.ts';
 import { createToolCall } from '../core/tool.ts';
 import type { LanguageModel } from '../models/spec.ts';
+import { driftWebapiTask } from '../suites/webapi/drift-task.ts';
+import { webapiSuiteId } from '../suites/webapi/webapi-task.ts';
 import type { DriftedTools, ServedCall, ToolCallMapper } from './drift/index.ts';
 import { createToolCallMapper, driftOperatorIds, driftTools, parseDriftOperatorId } from './drift/index.ts';
-import type { TaskTransform } from './spec.ts';
+import type { TaskTransform, TransformContext } from './spec.ts';
 
 /** The drift a task's origin records (what `apply` stored in `changes`). */
 export function driftedToolsOf(record: TransformRecord): DriftedTools {
@@ -33,6 +37,11 @@ export function driftedToolsOf(record: TransformRecord): DriftedTools {
     throw new ConfigError('input.invalid', 'transform drift: origin changes lack operator/seed/probability/tools/log', { fix: 'regenerate the tasks with --transform drift' });
   }
   return { operator: parseDriftOperatorId(operator), seed, probability, tools: tools as DriftedTools['tools'], log: log as DriftedTools['log'] };
+}
+
+/** A record of webapi drift (an OpenAPI document drifted, judged by the suite's scorer) rather than of tools. */
+export function isOpenApiDrift(record: TransformRecord): boolean {
+  return record.changes.target === 'openapi';
 }
 
 /** The mapper of a record, built once per record object (an episode wraps and adapts with the same record). */
@@ -79,19 +88,21 @@ export const schemaDriftTransform: TaskTransform = {
   // 2: the Finish tool is left as it is.
   version: '2',
   description: 'schema drift (DynamicToolBench): the model sees the old tools, the environment enforces drifted ones and answers old calls like a strict server',
-  modes: ['calls', 'react'],
+  modes: (task) => (task.suite.id === webapiSuiteId ? ['code'] : ['calls', 'react']),
   knobs: [
     { type: 'enum', name: 'op', description: 'the drift operator, or all of them in order', default: 'all', values: driftOperatorIds },
     { type: 'number', name: 'probability', description: 'probability of endpoint evolution, nesting and each required/optional swap', default: 0.99, min: 0, max: 1 },
   ],
-  apply(task: Task, rng: Rng, knobs: JsonObject) {
+  apply(task: Task, rng: Rng, knobs: JsonObject, context: TransformContext) {
     const operator = parseDriftOperatorId(String(knobs.op));
+    if (task.suite.id === webapiSuiteId) return driftWebapiTask(task, { operator, probability: Number(knobs.probability), knobs, runSeed: context.seed });
     const seed = rng.int(0, 2 ** 30 - 1);
     const drifted = driftTools(task.tools, operator, seed, { probability: Number(knobs.probability), untouched: [reactFinishAction] });
     // task.tools stays the old schema: that is what the model was documented.
     return { task, changes: { operator, seed, probability: drifted.probability, tools: drifted.tools, log: drifted.log } as unknown as JsonObject };
   },
   wrapEnvironment(inner: Environment, record: TransformRecord): Environment {
+    if (isOpenApiDrift(record)) return inner;
     const mapper = driftMapperOf(record);
     const tools = driftedToolsOf(record).tools;
     return {
@@ -108,6 +119,8 @@ export const schemaDriftTransform: TaskTransform = {
     };
   },
   adaptModel(inner: LanguageModel, record: TransformRecord): LanguageModel {
+    // webapi's oracle renders `expected.config`, already the new API's request.
+    if (isOpenApiDrift(record)) return inner;
     const mapper = driftMapperOf(record);
     // The built-in model reads its history in the old schema and its calls go out in the new one.
     const toOld = (call: ToolCall): ToolCall => {

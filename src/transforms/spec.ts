@@ -16,7 +16,8 @@ import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Rng } from '../core/rng.ts';
 import type { Task, TransformRecord } from '../core/task.ts';
-import type { LanguageModel } from '../models/spec.ts';
+import type { LanguageModel, ModelSource } from '../models/spec.ts';
+import type { ParaphraseCache } from './perturb/model-paraphrase.ts';
 import type { Knob } from '../suites/knob.ts';
 
 export type TransformOutput = {
@@ -33,17 +34,40 @@ export interface TaskTransform {
   readonly description: string;
   readonly knobs: readonly Knob[];
   /**
-   * The modes the transform can honour (default: all). A derived task keeps only these of its modes;
-   * a task left with none is refused with a ConfigError.
+   * The modes the transform can honour (default: all), or per task when that depends on the suite. A derived
+   * task keeps only these of its modes; a task left with none is refused with a ConfigError.
    */
-  readonly modes?: readonly Mode[];
-  /** Deterministic in (task, rng, knobs). Must not change `expected` semantics the suite's scorer reads. */
-  apply(task: Task, rng: Rng, knobs: JsonObject): TransformOutput;
+  readonly modes?: readonly Mode[] | ((task: Task) => readonly Mode[]);
+  /**
+   * Deterministic in (task, rng, knobs, context). Must not change `expected` semantics the suite's scorer reads,
+   * unless changing what is judged is the point (drift on webapi: the request the new API expects).
+   */
+  apply(task: Task, rng: Rng, knobs: JsonObject, context: TransformContext): TransformOutput;
+  /**
+   * An asynchronous step before `apply`, for what a transform must ask a model (perturb:paraphrase): one JSON per
+   * task, handed to `apply` as `context.prepared`; undefined when these knobs need none. Only
+   * `applyTransformsPrepared` runs it; `apply` refuses, with the fix, when it needed it and got nothing.
+   */
+  prepare?(tasks: readonly Task[], knobs: JsonObject, resources: TransformResources): Promise<JsonObject[] | undefined>;
   /** Wraps the suite's environment for one episode of a task this transform produced. */
   wrapEnvironment?(environment: Environment, record: TransformRecord, task: Task): Environment;
   /** Adapts a built-in model (oracle, random...) that reads the task's gold to the transformed interface. */
   adaptModel?(model: LanguageModel, record: TransformRecord, task: Task): LanguageModel;
 }
+
+/**
+ * What `apply` may use beyond its task: the run's seed, for draws shared by several tasks (drift on webapi makes
+ * one new version of each API document, not one per task; `rng` is per task).
+ */
+export type TransformContext = { seed: number; prepared?: JsonObject };
+
+/** What `prepare` may use: the model that writes text (`--phrasing-model`), its cache, cancellation. */
+export type TransformResources = {
+  phrasingModel?: ModelSource;
+  /** Where paraphrases are kept between runs (default: in memory, for the process). */
+  paraphraseCache?: ParaphraseCache;
+  signal?: AbortSignal;
+};
 
 /** A transform with its parsed knobs, as requested by `--transform id:k=v`. */
 export type TransformRequest = { transform: TaskTransform; knobs: JsonObject };

@@ -15,10 +15,11 @@ import { replayFileWriter } from './paired-run-helpers.ts';
 const replayFile = replayFileWriter('toolforge-perturb-');
 
 describe('transform perturb', () => {
-  test('kind is one of the seeded perturbations (paraphrase needs a model and is not offered)', () => {
+  test('kind is a seeded perturbation or paraphrase; paraphrase without a model is refused with the fix', () => {
     assert.equal(parseTransformRequest('perturb').knobs.kind, 'distractor');
     assert.equal(parseTransformRequest('perturb:kind=case-mix').knobs.kind, 'case-mix');
-    assert.throws(() => parseTransformRequest('perturb:kind=paraphrase'), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid-knob');
+    assert.equal(parseTransformRequest('perturb:paraphrase').knobs.kind, 'paraphrase');
+    assert.throws(() => parseTransformRequest('perturb:kind=melt'), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid-knob');
   });
 
   for (const suiteId of ['funcgen', 'nestful']) {

@@ -42,7 +42,7 @@ describe('--transform requests', () => {
     assert.match(refusal('drift:all,nest').message, /'nest' is not name=value[\s\S]*fix: write --transform drift:name=value,\.\.\. with name one of: op, probability/);
     assert.match(refusal('drift:op').message, /'op' is not name=value[\s\S]*fix: write --transform drift:name=value,\.\.\. with name one of: op, probability/);
     assert.match(refusal('identity:x').message, /'x' is not name=value[\s\S]*fix: --transform identity takes no knobs/);
-    assert.match(refusal('perturb:kind=paraphrase').message, /fix: --transform perturb:kind=<distractor\|case-mix\|punctuation>/);
+    assert.match(refusal('perturb:kind=melt').message, /fix: --transform perturb:kind=<distractor\|case-mix\|punctuation\|paraphrase>/);
   });
 
   test('CLI: drift:all runs; a bad transform knob exits 2 naming the knob and the fix', async () => {
@@ -52,6 +52,6 @@ describe('--transform requests', () => {
     assert.equal((JSON.parse(ran.stdout) as { passRate: number }).passRate, 1);
     const refused = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '2', '--transform', 'perturb:kind=typos'], { cwd });
     assert.equal(refused.code, 2);
-    assert.match(refused.stderr, /transform perturb knob 'kind' cannot be 'typos'\n {2}fix: --transform perturb:kind=<distractor\|case-mix\|punctuation>/);
+    assert.match(refused.stderr, /transform perturb knob 'kind' cannot be 'typos'\n {2}fix: --transform perturb:kind=<distractor\|case-mix\|punctuation\|paraphrase>/);
   });
 });

@@ -1,15 +1,13 @@
 /**
  * webapi under the transforms (issue 12): each query perturbation rewrites the task text only (in the prompt's
  * starter code), the oracle still passes, and the paired report against the baseline (gold replayed on the
- * perturbed wording) has no flips and McNemar p = 1. Schema drift is refused for webapi's code tasks with an error
- * naming the modes (its scorer does not judge against a drifted spec yet).
+ * perturbed wording) has no flips and McNemar p = 1. Schema drift on webapi is tested in webapi-drift.test.ts.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { ConfigError } from '../../src/core/errors.ts';
 import { pairTransformRuns } from '../../src/report/transform-pairs.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
@@ -68,9 +66,4 @@ describe('webapi under query perturbations', () => {
       }
     });
   }
-
-  test('drift:all is refused for webapi (code tasks), naming the modes it supports', async () => {
-    await assert.rejects(generateTasks(suite, { seed: 2, count: 1, params, validate: false, transforms: [parseTransformRequest('drift:all')] }),
-      (error: unknown) => error instanceof ConfigError && error.code === 'config.unsupported-mode' && /supports modes calls, react, the task code/.test(error.message) && /fix: drop --transform drift for suite webapi/.test(error.message));
-  });
 });

@@ -8,6 +8,8 @@ import { writeOutputFile } from '../write-output-file.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import { collectSetting, collectTransform, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger } from '../option-parsers.ts';
 import { parseTransformRequest } from '../../transforms/registry.ts';
+import { defaultResultsPath } from '../../store/results-store.ts';
+import { openParaphraseCache } from '../paraphrase-cache.ts';
 
 type GenerateFlags = { transform?: string[]; seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean; phrasingModel?: string; phrasingBaseUrl?: string; baseUrl?: string };
 
@@ -22,7 +24,7 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
     .option('--transform <id[:k=v,...]>', "derive every task with a transform, repeatable, in order (e.g. rename-tools:style=suffix)", collectTransform)
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--no-validate', 'skip the builtin/oracle solvability check')
-    .option('--phrasing-model <ref>', 'a model that rewrites task text, for suites with --set phrasing=model')
+    .option('--phrasing-model <ref>', 'a model that rewrites task text, for suites with --set phrasing=model and for --transform perturb:paraphrase')
     .option('--phrasing-base-url <url>', 'the endpoint of the --phrasing-model', parseHttpUrl)
     .option('--base-url <url>', 'the same as --phrasing-base-url (generate calls no other model)', parseHttpUrl)
     .action(async (suiteId: string, flags: GenerateFlags) => {
@@ -30,7 +32,9 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
       const params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
       const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl ?? flags.baseUrl, io);
       const transforms = (flags.transform ?? []).map(parseTransformRequest);
-      const tasks = await generateTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms });
+      // Paraphrases are kept where run keeps them by default (.toolforge/), so generate and run share them.
+      const paraphraseCache = phrasingModel ? openParaphraseCache(defaultResultsPath, io.cwd) : undefined;
+      const tasks = await generateTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, ...(paraphraseCache ? { paraphraseCache } : {}) });
       const jsonl = formatTasksJsonl(tasks);
       if (flags.out) {
         const path = await writeOutputFile(io.cwd, flags.out, jsonl);

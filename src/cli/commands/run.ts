@@ -31,7 +31,9 @@ import { renderStoredReport } from './report.ts';
 import { openResponseCache, responseCachePathFor } from '../../store/response-cache-store.ts';
 import type { ResponseCacheStore } from '../../store/response-cache-store.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy } from '../../models/response-cache.ts';
-import { applyTransforms, parseTransformRequest } from '../../transforms/registry.ts';
+import { applyTransformsPrepared, parseTransformRequest } from '../../transforms/registry.ts';
+import type { TransformResources } from '../../transforms/spec.ts';
+import { openParaphraseCache } from '../paraphrase-cache.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import type { AgentSource } from '../../agents/spec.ts';
 import { createAgentCommandSource, modelName } from '../../mcp/index.ts';
@@ -90,7 +92,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--max-output-tokens <n>', 'output token cap per model call', once('--max-output-tokens', parsePositiveInteger));
   addExecutionOptions(command, 'the whole run')
     .option('--strict-tools', 'send tools with strict argument decoding where the provider has it (OpenAI `strict: true`, as FuncBenchGen does)')
-    .option('--phrasing-model <ref>', 'a model that rewrites generated task text, for suites with --set phrasing=model', once('--phrasing-model', parseText))
+    .option('--phrasing-model <ref>', 'a model that rewrites task text: generated tasks with --set phrasing=model, and --transform perturb:paraphrase', once('--phrasing-model', parseText))
     .option('--phrasing-base-url <url>', 'the endpoint of the --phrasing-model (the --base-url is only for --model)', once('--phrasing-base-url', parseHttpUrl))
     .option('--allow-missing', 'replay: score tasks the file has no output for as failures (default: refuse to start, naming them)')
     .option('--fail-under <rate>', 'exit with code 4 when the pass rate is below this (0.8 or 80%), for CI', once('--fail-under', parseRate))
@@ -226,37 +228,43 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   let baselineTasks: Task[] | undefined;
   let tasks: Task[];
   let params: JsonObject;
+  // perturb:paraphrase asks the --phrasing-model, also of tasks read from a file.
+  const paraphrasing = transforms.some(({ transform, knobs }) => transform.id === 'perturb' && knobs.kind === 'paraphrase');
   if (flags.tasks || rerun) {
-    if (flags.count !== undefined || flags.set !== undefined || flags.phrasingModel !== undefined) {
+    if (flags.count !== undefined || flags.set !== undefined || (flags.phrasingModel !== undefined && !paraphrasing)) {
       throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count, --set and --phrasing-model have nothing to change', {
         fix: 'drop --count/--set/--phrasing-model to run the file as it is, or drop --tasks to generate new tasks',
       });
     }
-    if (flags.phrasingBaseUrl !== undefined) {
+    if (flags.phrasingBaseUrl !== undefined && !paraphrasing) {
       throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --phrasing-base-url has nothing to change', { fix: 'drop --phrasing-base-url' });
     }
   }
   // The store is opened (and checked) before any task is generated: a bad --db fails in a second, not after minutes.
   const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
+  const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io);
+  const paraphraseCache = paraphrasing ? openParaphraseCache(resolveDatabasePath(flags.db, io.cwd), io.cwd) : undefined;
   let progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt();
   let startedRunId: string | undefined;
   try {
+    const resources: TransformResources = {
+      ...(phrasingModel ? { phrasingModel } : {}), ...(paraphraseCache ? { paraphraseCache } : {}), signal: interrupt.signal,
+    };
     if (rerun) {
-      tasks = applyTransforms(rerun.tasks, derive, seed);
+      tasks = await applyTransformsPrepared(rerun.tasks, derive, seed, resources);
       params = rerun.params;
     } else if (flags.tasks) {
-      tasks = applyTransforms(await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id }), derive, seed);
+      tasks = await applyTransformsPrepared(await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id }), derive, seed, resources);
       params = tasks[0].params as JsonObject;
     } else {
       params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
-      const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io);
-      tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal });
+      tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal, ...(paraphraseCache ? { paraphraseCache } : {}) });
     }
     tasks = selectTasks(tasks, { taskIds: flags.taskId, limit: flags.limit });
     if (sources.length > 0) {
       baselineTasks = tasks;
-      tasks = applyTransforms(baselineTasks, sources, seed);
+      tasks = await applyTransformsPrepared(baselineTasks, sources, seed, resources);
     }
     const modelRef = agent?.ref ?? flags.model ?? '';
     const runTasks = async (selected: Task[]): Promise<RunSummary> => runEvaluation({

@@ -14,7 +14,7 @@ import { sampleSchemaValue } from '../../openapi/schema-sampler.ts';
 import type { BuiltinModel } from '../spec.ts';
 import type { RequestConfig } from './request-config.ts';
 import { renderAxiosCall } from './render-axios.ts';
-import { loadSpecReference } from './portable-path.ts';
+import { loadJudgedSpec } from './drifted-spec.ts';
 import { readWebapiExpected } from './webapi-task.ts';
 
 /** The answer a model gives when it writes `call` (a rendered axios call) for this task. */
@@ -54,7 +54,7 @@ export const webapiBuiltinModels: Readonly<Record<string, BuiltinModel>> = {
 
 async function randomConfig(episode: EpisodeContext): Promise<RequestConfig> {
   const expected = readWebapiExpected(episode.task);
-  const document = await loadSpecReference(expected.spec);
+  const document = await loadJudgedSpec(expected);
   const rng = new Rng(deriveSeed(episode.task.seed, episode.task.id, episode.trial, 'random'));
   const operation = rng.pick(listOperations(document));
   let url = `${document.serverUrls[0]}${operation.template}`;

@@ -9,7 +9,7 @@
 import type { FailureCode } from '../../core/failure.ts';
 import type { Score } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
-import { loadSpecReference } from './portable-path.ts';
+import { loadJudgedSpec } from './drifted-spec.ts';
 import type { RecordedRequest } from './capture-request.ts';
 import { captureRequestConfig } from './capture-request.ts';
 import { argumentsOf, compareRequest } from './compare-request.ts';
@@ -40,7 +40,7 @@ export function scoreWebapiRequest(task: Task, recordedRequests: readonly Record
 
 export async function scoreWebapiOutcome(task: Task, outcome: ProgramOutcome): Promise<RequestScore> {
   const expected = readWebapiExpected(task);
-  const document = await loadSpecReference(expected.spec);
+  const document = await loadJudgedSpec(expected);
   const failed = (errorVerdict: ErrorVerdict, failure: FailureCode, reason: string): RequestScore => {
     const statistics = nonexecutableSampleStatistics(errorVerdict, argumentsOf(document, expected.config).fields);
     return { value: 0, passed: false, reason, failure, details: details(expected.api, statistics, undefined) };

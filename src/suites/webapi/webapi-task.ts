@@ -10,6 +10,7 @@ import type { Endpoint, Setup } from './prompt.ts';
 import { codeGenerationPrompt, starterCode } from './prompt.ts';
 import type { RequestConfig } from './request-config.ts';
 import { requestConfigSchema } from './request-config.ts';
+import { driftOperatorIds } from '../../transforms/drift/drift-operators.ts';
 
 export const webapiSuiteId = 'webapi';
 export const webapiSuiteVersion = '3';
@@ -23,8 +24,14 @@ export const webapiExpectedSchema = z.object({
   endpoint: z.enum(['chat', 'completions']),
   /** The source data's cross-check verdict, when imported. */
   checks: z.string().optional(),
+  /**
+   * Set by `--transform drift` (schema drift): the spec is judged as drifted by these (see drifted-spec.ts), and
+   * `config` is the request the drifted API expects. The prompt still shows the old API.
+   */
+  drift: z.object({ operator: z.enum(driftOperatorIds), seed: z.number().int(), probability: z.number().min(0).max(1) }).optional(),
 });
 export type WebapiExpected = z.infer<typeof webapiExpectedSchema>;
+export type WebapiDrift = NonNullable<WebapiExpected['drift']>;
 
 export function readWebapiExpected(task: Task): WebapiExpected {
   const parsed = webapiExpectedSchema.safeParse(task.expected);

@@ -1,0 +1,20 @@
+/**
+ * The file where `--transform perturb:paraphrase` keeps its paraphrases (keyed by a hash of the
+ * paraphrasing model and its exact request), beside the results database as the response cache is:
+ * a rerun, a resume or another command on the same folder asks the model nothing and shows the model
+ * under test identical queries.
+ */
+import { dirname, join, resolve } from 'node:path';
+import { defaultResultsPath, isPostgresLocation } from '../store/results-store.ts';
+import type { ParaphraseCache } from '../transforms/perturb/model-paraphrase.ts';
+import { createFileParaphraseCache } from '../transforms/perturb/model-paraphrase.ts';
+
+export function paraphraseCachePathFor(resultsPath: string, cwd: string): string {
+  // A PostgreSQL results database has no folder: the cache stays a local file in the default folder.
+  if (isPostgresLocation(resultsPath)) return resolve(cwd, dirname(defaultResultsPath), 'paraphrase-cache.json');
+  return join(dirname(resolve(cwd, resultsPath)), 'paraphrase-cache.json');
+}
+
+export function openParaphraseCache(resultsPath: string, cwd: string): ParaphraseCache {
+  return createFileParaphraseCache(paraphraseCachePathFor(resultsPath, cwd));
+}
