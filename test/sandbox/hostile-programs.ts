@@ -196,7 +196,9 @@ const earlier: HostileProgram[] = ([
   ['a runaway built-in past the deadline', "await axios.get('https://x.test/before'); const a = []; while (true) a.push(new Array(1e5).fill(1));", 'timeout'],
 ] as [string, string, SandboxStatus][]).map(([name, code, status]) => ({
   name, kind: 'earlier' as const, status, program: { code, limits: quick },
-  ...(name.startsWith('a runaway') ? { alsoAccepted: 'memory-limit' as const } : {}),
+  // Both are limits, and which one a runaway allocation or an endless microtask chain (each step allocates a promise
+  // the engine keeps queued) meets first depends on how fast the machine runs it.
+  ...(name.startsWith('a runaway') || name === 'an endless microtask chain' ? { alsoAccepted: 'memory-limit' as const } : {}),
 }));
 
 export const hostilePrograms: readonly HostileProgram[] = [...nesting, ...pollution, ...memory, ...outputSize, ...earlier];
