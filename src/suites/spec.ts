@@ -39,6 +39,14 @@ export type BuiltinModel = {
 export type ScoredEpisode = { task: Task; trial: number; score: Score };
 
 /**
+ * A run's scored episodes, in task order then trial. Read from the store a page at a time: every `for...of`
+ * reads them again, and there is no length or index. A summary folds them in one pass into accumulators (small
+ * per-task records are fine); it never copies every episode into an array, so a 100,000-episode run stays small.
+ * Arrays satisfy the type (tests pass them).
+ */
+export type ScoredEpisodes = Iterable<ScoredEpisode>;
+
+/**
  * A table may ask to be drawn too (HTML report and viewer): a line per `lines` column against the `x` column, one
  * panel per distinct value of `panel` when given. The table stays the data; null cells leave gaps.
  */
@@ -78,6 +86,6 @@ export interface Suite {
   /** A suite-specific agent for a mode; the runner falls back to the generic agent of that mode. */
   createAgent?(mode: Mode): Agent | undefined;
   score(input: ScoreInput & { mode: Mode }): Promise<Score>;
-  summarize(episodes: readonly ScoredEpisode[]): SuiteSummary;
+  summarize(episodes: ScoredEpisodes): SuiteSummary;
   readonly builtinModels: Readonly<Record<string, BuiltinModel>>;
 }

@@ -13,7 +13,7 @@ import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
 import type { Termination } from '../../core/termination.ts';
-import type { GenerateTasksRequest, ScoredEpisode, Suite, SuiteSummary } from '../spec.ts';
+import type { GenerateTasksRequest, ScoredEpisodes, Suite, SuiteSummary } from '../spec.ts';
 import type { Knob } from '../knob.ts';
 import { nestfulBuiltinModels } from './builtin-models.ts';
 import type { SampleEvaluation } from './evaluate-sample.ts';
@@ -134,9 +134,12 @@ function isEvaluation(details: unknown): details is SampleEvaluation {
   return isJsonObject(details) && Array.isArray(details.goldNames) && Array.isArray(details.parameterRows) && typeof details.partialAccuracy === 'number';
 }
 
-function summarize(episodes: readonly ScoredEpisode[]): SuiteSummary {
-  const evaluations = episodes.map((episode) => episode.score.details).filter(isEvaluation);
-  const metrics = aggregateEvaluations(evaluations);
+function* evaluationsOf(episodes: ScoredEpisodes): Generator<SampleEvaluation> {
+  for (const episode of episodes) if (isEvaluation(episode.score.details)) yield episode.score.details;
+}
+
+function summarize(episodes: ScoredEpisodes): SuiteSummary {
+  const metrics = aggregateEvaluations(evaluationsOf(episodes));
   return { metrics: flattenMetrics(metrics), tables: metricsTables(metrics) };
 }
 

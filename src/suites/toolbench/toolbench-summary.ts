@@ -6,7 +6,7 @@
  */
 import { isJsonObject } from '../../core/json.ts';
 import { meanAndDeviation } from '../../metrics/mean-and-deviation.ts';
-import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
+import type { ReportTable, ScoredEpisodes, SuiteSummary } from '../spec.ts';
 import type { AnswerStatus } from './solvable-pass-rate.ts';
 import { solvablePassRate } from './solvable-pass-rate.ts';
 import type { ToolbenchDetails } from './toolbench-score.ts';
@@ -52,8 +52,9 @@ function passRateCell(details: readonly ToolbenchDetails[]): string {
   return `${(mean * 100).toFixed(1)} ± ${(standardDeviation * 100).toFixed(1)}`;
 }
 
-export function summarizeToolbench(episodes: readonly ScoredEpisode[]): SuiteSummary {
-  const details = episodes.map((episode) => episode.score.details).filter(isDetails);
+export function summarizeToolbench(episodes: ScoredEpisodes): SuiteSummary {
+  // Small per-episode records (flags and counts), not the episodes: ToolBench runs are a few thousand episodes.
+  const details = Array.from(episodes, (episode) => episode.score.details).filter(isDetails);
   const rates = passRatesPerJudgeRun(details);
   const metrics: Record<string, number> = { ...structural(details), judged: rates.length > 0 ? 1 : 0, judgeRuns: rates.length };
   if (rates.length > 0) {
