@@ -28,47 +28,76 @@ export type GenerateTasksOptions = GenerateTasksRequest & {
  * episode path a real model takes.
  */
 export async function generateTasks(suite: Suite, options: GenerateTasksOptions): Promise<Task[]> {
-  const { validate = true, concurrency = 2, transforms = [], ...request } = options;
-  const generated = await suite.generate(request);
-  if (request.count !== undefined && generated.length < request.count && !request.signal?.aborted) {
-    throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${generated.length} tasks for these settings, fewer than --count ${request.count}`, {
-      fix: `pass --count ${generated.length} or less (or leave --count out for all of them)`,
-    });
-  }
-  const tasks = applyTransforms(generated, transforms, request.seed);
-  const seen = new Set<string>();
-  for (const task of tasks) {
-    const parsed = taskSchema.safeParse(task);
-    if (!parsed.success) {
-      throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated an invalid task '${String((task as { id?: unknown }).id)}': ${describeIssue(parsed.error)}`, {
-        fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
-      });
-    }
-    if (task.suite.id !== suite.id || task.suite.version !== suite.version || seen.has(task.id)) {
-      throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated task '${task.id}' with a wrong suite stamp (${task.suite.id} ${task.suite.version}) or a duplicate id`, {
-        fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
-      });
-    }
-    seen.add(task.id);
-  }
-  if (validate) await validateWithOracle(suite, tasks, concurrency, request.signal);
+  const tasks: Task[] = [];
+  for await (const task of streamGeneratedTasks(suite, options)) tasks.push(task);
   return tasks;
 }
 
-async function validateWithOracle(suite: Suite, tasks: readonly Task[], concurrency: number, signal: AbortSignal | undefined): Promise<void> {
+/** Tasks checked (and oracle-validated) per batch while streaming: memory holds one batch, not the set. */
+const validationBatchSize = 64;
+
+/**
+ * generateTasks as a stream: the suite's tasks (its `streamTasks` when it has one, else its `generate`) are
+ * transformed, checked and validated a batch at a time and handed on in order, so a run of 100,000 imported or
+ * generated tasks never holds them all. A failing check throws when its batch is reached.
+ */
+export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasksOptions): AsyncGenerator<Task> {
+  const { validate = true, concurrency = 2, transforms = [], ...request } = options;
+  const source: AsyncIterable<Task> | Iterable<Task> = suite.streamTasks ? suite.streamTasks(request) : await suite.generate(request);
+  const seen = new Set<string>();
+  const oracle = validate ? oracleOf(suite) : undefined;
+  const sandbox = createLazySandbox(Math.min(concurrency, 2));
+  const fix = `this is a bug in suite ${suite.id}: please report it with the seed and --set values`;
+  let generated = 0;
+  let batch: Task[] = [];
+  const check = async (): Promise<Task[]> => {
+    const checked = batch;
+    batch = [];
+    if (oracle) await validateEach(suite, checked, concurrency, request.signal, oracle, sandbox, fix);
+    return checked;
+  };
+  try {
+    for await (const generatedTask of source) {
+      generated += 1;
+      const task = transforms.length > 0 ? applyTransforms([generatedTask], transforms, request.seed)[0] : generatedTask;
+      checkGeneratedTask(suite, task, seen);
+      batch.push(task);
+      if (batch.length === validationBatchSize) yield* await check();
+      if (request.signal?.aborted) return;
+    }
+    yield* await check();
+  } finally {
+    await sandbox.dispose();
+  }
+  if (request.count !== undefined && generated < request.count && !request.signal?.aborted) {
+    throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${generated} tasks for these settings, fewer than --count ${request.count}`, {
+      fix: `pass --count ${generated} or less (or leave --count out for all of them)`,
+    });
+  }
+}
+
+function checkGeneratedTask(suite: Suite, task: Task, seen: Set<string>): void {
+  const parsed = taskSchema.safeParse(task);
+  if (!parsed.success) {
+    throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated an invalid task '${String((task as { id?: unknown }).id)}': ${describeIssue(parsed.error)}`, {
+      fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
+    });
+  }
+  if (task.suite.id !== suite.id || task.suite.version !== suite.version || seen.has(task.id)) {
+    throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated task '${task.id}' with a wrong suite stamp (${task.suite.id} ${task.suite.version}) or a duplicate id`, {
+      fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
+    });
+  }
+  seen.add(task.id);
+}
+
+function oracleOf(suite: Suite): ModelSource {
   if (!Object.hasOwn(suite.builtinModels, 'oracle')) {
     throw new ToolForgeError('internal', `suite '${suite.id}' has no builtin/oracle, so its tasks cannot be validated`, {
       fix: `add an oracle to suite ${suite.id}, or generate with validation off`,
     });
   }
-  const oracle = resolveModelSource(suite, 'builtin/oracle');
-  const fix = `this is a bug in suite ${suite.id}: please report it with the seed and --set values`;
-  const sandbox = createLazySandbox(Math.min(concurrency, 2));
-  try {
-    await validateEach(suite, tasks, concurrency, signal, oracle, sandbox, fix);
-  } finally {
-    await sandbox.dispose();
-  }
+  return resolveModelSource(suite, 'builtin/oracle');
 }
 
 async function validateEach(

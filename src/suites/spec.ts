@@ -82,6 +82,12 @@ export interface Suite {
    */
   readonly expectedSchema: ZodType;
   generate(request: GenerateTasksRequest): Promise<Task[]>;
+  /**
+   * The same tasks as `generate`, in the same order, one at a time: for suites whose task sets can be large
+   * (a 100,000-sample data file, a generator asked for 100,000 tasks), so a run never holds them all. The runner
+   * uses it when present; `generate` then usually collects it.
+   */
+  streamTasks?(request: GenerateTasksRequest): AsyncIterable<Task>;
   createEnvironment(task: Task, mode: Mode): Promise<Environment>;
   /** A suite-specific agent for a mode; the runner falls back to the generic agent of that mode. */
   createAgent?(mode: Mode): Agent | undefined;
