@@ -211,7 +211,7 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions): {
   }
   if (!store.hasAllTasks(run.id)) {
     throw new ConfigError('store.invalid', `run '${run.id}' was stopped while its tasks were still being written (${run.taskCount} stored), so it has no complete task list to continue`, {
-      fix: `start it again with the command that started it (cliArgs in its provenance: toolforge ${run.provenance.cliArgs.join(' ')}); 'toolforge runs' lists it, and it can be deleted`,
+      fix: `start it again with the command that started it (toolforge ${run.provenance.cliArgs.join(' ')}), and delete this one with 'toolforge delete ${run.id}'`,
     });
   }
   const concurrency = options.concurrency ?? run.concurrency;

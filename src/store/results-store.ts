@@ -18,6 +18,9 @@ export const defaultResultsPath = '.toolforge/results.db';
 /** What the runner supplies to start a run; the store adds status, task count and (by default) the time. */
 export type NewRun = Omit<StoredRun, 'schemaVersion' | 'status' | 'taskCount' | 'createdAt'> & { createdAt?: string };
 
+/** An episode as its row (see encodeEpisode); saveEpisodes writes it as it would the episode. */
+export type EncodedEpisode = { readonly kind: 'encoded-episode'; readonly row: Readonly<Record<string, string | number | null | Buffer>> };
+
 /** An episode outcome and its task's position in the run. */
 export type OrderedEpisodeOutcome = { ordinal: number; outcome: EpisodeOutcome };
 
@@ -83,7 +86,12 @@ export interface ResultsStore {
    * Group commit: the episodes in one transaction, each as saveEpisode would write it (one commit for many
    * episodes is what makes replay fast). Returns saveEpisode's answer for each, in order.
    */
-  saveEpisodes(episodes: readonly EpisodeRecord[]): boolean[];
+  saveEpisodes(episodes: readonly (EpisodeRecord | EncodedEpisode)[]): boolean[];
+  /**
+   * An episode as the row it will be written as (transcript encoded, JSON columns serialised): what group commit
+   * buffers, so an episode's object graph is released the moment it ends instead of surviving into the old heap.
+   */
+  encodeEpisode(episode: EpisodeRecord): EncodedEpisode;
   /** In task order, then trial. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
   /** Every episode without its transcript (in task order, then trial): what summaries and reports read. */

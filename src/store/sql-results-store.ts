@@ -10,7 +10,7 @@ import type { EpisodeRow, RunRow } from './episode-rows.ts';
 import { episodeFromRow, episodeToRow, outcomeColumns, outcomeFromRow, runFromRow } from './episode-rows.ts';
 import type { EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
 import { episodeQuerySql } from './episode-query.ts';
-import type { EpisodeClaim, EpisodeQueueCounts, NewRun, OrderedEpisodeOutcome, ResultsStore, TaskFacts } from './results-store.ts';
+import type { EncodedEpisode, EpisodeClaim, EpisodeQueueCounts, NewRun, OrderedEpisodeOutcome, ResultsStore, TaskFacts } from './results-store.ts';
 import { exportRunLines, parseRunExport } from './run-jsonl.ts';
 import type { SqlConnection } from './sql-connection.ts';
 import type { Provenance, StoredRun } from './stored-run.ts';
@@ -194,12 +194,16 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       ({ ordinal, trial } = rows[rows.length - 1]);
     }
   }
-  const saveEpisode = (episode: EpisodeRecord): boolean => {
+  const encodeEpisode = (episode: EpisodeRecord): EncodedEpisode => {
     const row = episodeToRow(episode);
     // PostgreSQL keeps every transcript as bytes (BYTEA); SQLite keeps short ones as readable text.
     if (postgres && typeof row.messages === 'string') row.messages = Buffer.from(row.messages, 'utf8');
+    return { kind: 'encoded-episode', row };
+  };
+  const saveEpisode = (episode: EpisodeRecord | EncodedEpisode): boolean => {
+    const { row } = 'kind' in episode ? episode : encodeEpisode(episode);
     const changed = connection.run(sql.upsertEpisode, row) > 0;
-    connection.run(sql.finishQueued, { run_id: episode.runId, task_id: episode.taskId, trial: episode.trial });
+    connection.run(sql.finishQueued, { run_id: row.run_id, task_id: row.task_id, trial: row.trial });
     return changed;
   };
   const listEpisodes = (runId: string, filter: { status?: EpisodeStatus } = {}): EpisodeRecord[] =>
@@ -264,6 +268,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     iterateEpisodeOutcomes: (runId, filter = {}) => ({ [Symbol.iterator]: () => iterateEpisodeOutcomes(runId, filter) }),
     saveEpisode: (episode) => connection.transaction(() => saveEpisode(episode)),
     saveEpisodes: (episodes) => connection.transaction(() => episodes.map(saveEpisode)),
+    encodeEpisode,
     listEpisodes,
     countEpisodes(runId) {
       const counts: Record<EpisodeStatus, number> = { scored: 0, 'infrastructure-error': 0, cancelled: 0 };
