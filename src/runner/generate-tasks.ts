@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
@@ -54,6 +55,9 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
     const checked = batch;
     batch = [];
     if (oracle) await validateEach(suite, checked, concurrency, request.signal, oracle, sandbox, fix);
+    // A turn of the event loop per batch: built-in oracles never wait on I/O, and without it timers, Ctrl-C and
+    // the finalizers that release each episode's AbortSignal.any bookkeeping would not run until the stream ends.
+    await yieldToEventLoop();
     return checked;
   };
   try {

@@ -179,7 +179,11 @@ async function storeTasks(store: ResultsStore, runId: string, suite: Suite, mode
   for (let step: IteratorResult<Task> = { done: false, value: first }; !step.done; step = await rest.next()) {
     checkTask(suite, step.value, mode, seen);
     batch.push(step.value);
-    if (batch.length === taskBatchSize) flush();
+    if (batch.length === taskBatchSize) {
+      flush();
+      // A stream that never waits on I/O would otherwise hold the event loop (Ctrl-C, timers) until its end.
+      await yieldToEventLoop();
+    }
   }
   flush();
   return written;
