@@ -6,7 +6,9 @@
 import { pathToFileURL } from 'node:url';
 
 const [taskCount, trials, dbPath, entry] = [Number(process.argv[2]), Number(process.argv[3]), process.argv[4], process.argv[5]];
-const { generateTasks, getSuite, resolveKnobs, runEvaluation } = await import(pathToFileURL(entry).href);
+const { generateTasks, getSuite, limitHeapGrowth, resolveKnobs, runEvaluation } = await import(pathToFileURL(entry).href);
+// As `toolforge run` does at start (src/runner/heap-growth.ts), so this library run is measured as the CLI runs.
+limitHeapGrowth();
 const suite = getSuite('funcgen');
 const params = resolveKnobs(suite.id, suite.knobs, { core: '10', connected: '5', disconnected: '5' });
 const tasks = await generateTasks(suite, { seed: 1, count: taskCount, params, validate: false });

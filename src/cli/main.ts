@@ -18,6 +18,7 @@ import { registerSweepCommand } from './commands/sweep.ts';
 import { registerViewCommand } from './commands/view.ts';
 import { registerWorkerCommand } from './commands/worker.ts';
 import { toolforgeVersion } from './toolforge-version.ts';
+import { limitHeapGrowth } from '../runner/heap-growth.ts';
 
 /** Exit codes: 0 success, 2 a ToolForgeError or usage error (the message says the fix), 1 a bug or crash, 130 interrupted. */
 export const exitCodes = { success: 0, failure: 1, badInput: 2, interrupted: 130 } as const;
@@ -63,6 +64,8 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
 
 /** Runs the CLI on `argv` (without the node and script paths) and returns the exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  // Peak memory near the live size, which runs and reports keep bounded (see heap-growth.ts).
+  limitHeapGrowth();
   const outcome: RunOutcome = { exitCode: exitCodes.success };
   const program = createProgram(io, argv, outcome);
   if (argv.length === 0) {

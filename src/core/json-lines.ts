@@ -8,9 +8,12 @@ export type JsonLine = { lineNumber: number; value: unknown };
  * caller that rejects line 1 reports it before line 2 is parsed. A line that is not JSON goes to
  * `notJson(lineNumber, parserMessage)`, which throws the caller's error.
  */
-export function* parseJsonLines(text: string, notJson: (lineNumber: number, message: string) => never): Generator<JsonLine> {
-  const lines = text.split('\n');
-  for (const [index, raw] of lines.entries()) {
+export function* parseJsonLines(text: string | Iterable<string>, notJson: (lineNumber: number, message: string) => never): Generator<JsonLine> {
+  // Text, or its lines as they are read (readLinesSync: a large file is never held whole).
+  const lines = typeof text === 'string' ? text.split('\n') : text;
+  let index = -1;
+  for (const raw of lines) {
+    index += 1;
     if (raw.trim() === '') continue;
     let value: unknown;
     try {

@@ -104,7 +104,7 @@ export interface ModelSource {
    * For sources of stored outputs (replay): which planned episodes have no output, and which outputs name a task
    * that is not planned. The runner refuses to score missing outputs as failures unless told to.
    */
-  coverage?(episodes: readonly { task: Task; trial: number }[]): OutputCoverage;
+  coverage?(episodes: Iterable<{ task: Pick<Task, 'id' | 'suite'>; trial: number }>): OutputCoverage;
 }
 
 export type OutputCoverage = {

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
@@ -31,49 +32,82 @@ export type GenerateTasksOptions = GenerateTasksRequest & {
  * episode path a real model takes.
  */
 export async function generateTasks(suite: Suite, options: GenerateTasksOptions): Promise<Task[]> {
-  const { validate = true, concurrency = 2, transforms = [], paraphraseCache, ...request } = options;
-  const generated = await suite.generate(request);
-  if (request.count !== undefined && generated.length < request.count && !request.signal?.aborted) {
-    throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${generated.length} tasks for these settings, fewer than --count ${request.count}`, {
-      fix: `pass --count ${generated.length} or less (or leave --count out for all of them)`,
-    });
-  }
-  const tasks = await applyTransformsPrepared(generated, transforms, request.seed, {
-    ...(request.phrasingModel ? { phrasingModel: request.phrasingModel } : {}), ...(paraphraseCache ? { paraphraseCache } : {}), ...(request.signal ? { signal: request.signal } : {}),
-  });
-  const seen = new Set<string>();
-  for (const task of tasks) {
-    const parsed = taskSchema.safeParse(task);
-    if (!parsed.success) {
-      throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated an invalid task '${String((task as { id?: unknown }).id)}': ${describeIssue(parsed.error)}`, {
-        fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
-      });
-    }
-    if (task.suite.id !== suite.id || task.suite.version !== suite.version || seen.has(task.id)) {
-      throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated task '${task.id}' with a wrong suite stamp (${task.suite.id} ${task.suite.version}) or a duplicate id`, {
-        fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
-      });
-    }
-    seen.add(task.id);
-  }
-  if (validate) await validateWithOracle(suite, tasks, concurrency, request.signal);
+  const tasks: Task[] = [];
+  for await (const task of streamGeneratedTasks(suite, options)) tasks.push(task);
   return tasks;
 }
 
-async function validateWithOracle(suite: Suite, tasks: readonly Task[], concurrency: number, signal: AbortSignal | undefined): Promise<void> {
+/** Tasks checked (and oracle-validated) per batch while streaming: memory holds one batch, not the set. */
+const validationBatchSize = 64;
+
+/**
+ * generateTasks as a stream: the suite's tasks (its `streamTasks` when it has one, else its `generate`) are
+ * transformed, checked and validated a batch at a time and handed on in order, so a run of 100,000 imported or
+ * generated tasks never holds them all. A failing check throws when its batch is reached.
+ */
+export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasksOptions): AsyncGenerator<Task> {
+  const { validate = true, concurrency = 2, transforms = [], paraphraseCache, ...request } = options;
+  const resources = {
+    ...(request.phrasingModel ? { phrasingModel: request.phrasingModel } : {}), ...(paraphraseCache ? { paraphraseCache } : {}), ...(request.signal ? { signal: request.signal } : {}),
+  };
+  const source: AsyncIterable<Task> | Iterable<Task> = suite.streamTasks ? suite.streamTasks(request) : await suite.generate(request);
+  const seen = new Set<string>();
+  const oracle = validate ? oracleOf(suite) : undefined;
+  const sandbox = createLazySandbox(Math.min(concurrency, 2));
+  const fix = `this is a bug in suite ${suite.id}: please report it with the seed and --set values`;
+  let generated = 0;
+  let batch: Task[] = [];
+  const check = async (): Promise<Task[]> => {
+    // Transforms apply a batch at a time: one that asks a model first (perturb:paraphrase) prepares the batch.
+    const checked = transforms.length > 0 ? await applyTransformsPrepared(batch, transforms, request.seed, resources) : batch;
+    batch = [];
+    for (const task of checked) checkGeneratedTask(suite, task, seen);
+    if (oracle) await validateEach(suite, checked, concurrency, request.signal, oracle, sandbox, fix);
+    // A turn of the event loop per batch: built-in oracles never wait on I/O, and without it timers, Ctrl-C and
+    // the finalizers that release each episode's AbortSignal.any bookkeeping would not run until the stream ends.
+    await yieldToEventLoop();
+    return checked;
+  };
+  try {
+    for await (const generatedTask of source) {
+      generated += 1;
+      batch.push(generatedTask);
+      if (batch.length === validationBatchSize) yield* await check();
+      if (request.signal?.aborted) return;
+    }
+    yield* await check();
+  } finally {
+    await sandbox.dispose();
+  }
+  if (request.count !== undefined && generated < request.count && !request.signal?.aborted) {
+    throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${generated} tasks for these settings, fewer than --count ${request.count}`, {
+      fix: `pass --count ${generated} or less (or leave --count out for all of them)`,
+    });
+  }
+}
+
+function checkGeneratedTask(suite: Suite, task: Task, seen: Set<string>): void {
+  const parsed = taskSchema.safeParse(task);
+  if (!parsed.success) {
+    throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated an invalid task '${String((task as { id?: unknown }).id)}': ${describeIssue(parsed.error)}`, {
+      fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
+    });
+  }
+  if (task.suite.id !== suite.id || task.suite.version !== suite.version || seen.has(task.id)) {
+    throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated task '${task.id}' with a wrong suite stamp (${task.suite.id} ${task.suite.version}) or a duplicate id`, {
+      fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
+    });
+  }
+  seen.add(task.id);
+}
+
+function oracleOf(suite: Suite): ModelSource {
   if (!Object.hasOwn(suite.builtinModels, 'oracle')) {
     throw new ToolForgeError('internal', `suite '${suite.id}' has no builtin/oracle, so its tasks cannot be validated`, {
       fix: `add an oracle to suite ${suite.id}, or generate with validation off`,
     });
   }
-  const oracle = resolveModelSource(suite, 'builtin/oracle');
-  const fix = `this is a bug in suite ${suite.id}: please report it with the seed and --set values`;
-  const sandbox = createLazySandbox(Math.min(concurrency, 2));
-  try {
-    await validateEach(suite, tasks, concurrency, signal, oracle, sandbox, fix);
-  } finally {
-    await sandbox.dispose();
-  }
+  return resolveModelSource(suite, 'builtin/oracle');
 }
 
 async function validateEach(

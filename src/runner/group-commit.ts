@@ -5,7 +5,7 @@
  * work), which resume runs again like any missing episode.
  */
 import type { EpisodeRecord } from '../core/episode.ts';
-import type { ResultsStore } from '../store/results-store.ts';
+import type { EncodedEpisode, ResultsStore } from '../store/results-store.ts';
 
 export type GroupCommit = {
   /** Buffers the episode; writes the buffer now when it is full. */
@@ -23,7 +23,8 @@ export const defaultGroupCommit = { maxBatch: 500, maxDelayMs: 100 } as const;
 export function createGroupCommit(store: ResultsStore, options: GroupCommitOptions = {}): GroupCommit {
   const maxBatch = options.maxBatch ?? defaultGroupCommit.maxBatch;
   const maxDelayMs = options.maxDelayMs ?? defaultGroupCommit.maxDelayMs;
-  let buffer: EpisodeRecord[] = [];
+  // Rows, not episodes: an ended episode's objects die young instead of being promoted while they wait.
+  let buffer: EncodedEpisode[] = [];
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   // A failed timed write is rethrown by the next add, flush or close: the runner stops, as it would on a direct write.
@@ -52,7 +53,7 @@ export function createGroupCommit(store: ResultsStore, options: GroupCommitOptio
   return {
     add(episode) {
       rethrow();
-      buffer.push(episode);
+      buffer.push(store.encodeEpisode(episode));
       if (closed || buffer.length >= maxBatch) flush();
       else timer ??= setTimeout(timedFlush, maxDelayMs);
     },

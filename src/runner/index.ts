@@ -29,3 +29,4 @@ export { evalSetSchema, readEvalSetFile } from './eval-set-config.ts';
 export type { EvalSet, EvalSetModel, EvalSetSuite } from './eval-set-config.ts';
 export { evalSetGroup, runEvalSet } from './run-eval-set.ts';
 export type { EvalSetCell, EvalSetOptions, EvalSetResult } from './run-eval-set.ts';
+export { defaultHeapGrowingPercent, limitHeapGrowth } from './heap-growth.ts';

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readLinesSync } from '../core/read-lines.ts';
 import { parseJsonLines } from '../core/json-lines.ts';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
@@ -10,42 +10,61 @@ import { describeIssue } from '../store/run-jsonl.ts';
  * names the file, the line and the field. With `suiteId`, tasks of another suite are refused.
  */
 export async function readTasksFile(path: string, options: { suiteId?: string } = {}): Promise<Task[]> {
-  let text: string;
+  const tasks = [...streamTasksFile(path, options)];
+  if (tasks.length === 0) throw emptyTasksFile(path);
+  return tasks;
+}
+
+export function emptyTasksFile(path: string): ConfigError {
+  return new ConfigError('input.invalid', `${path} holds no tasks`, { fix: 'write tasks with `toolforge generate <suite> --out <file>`' });
+}
+
+/**
+ * readTasksFile one task at a time, the file read a chunk at a time: a run of a 100,000-task file never holds
+ * its text or its tasks. The same checks and messages (an empty file is the caller's to refuse).
+ */
+export function* streamTasksFile(path: string, options: { suiteId?: string } = {}): Generator<Task> {
+  const fix = 'each line must be one task object as written by `toolforge generate`';
+  let firstSuite: string | undefined;
+  const lineOfId = new Map<string, number>();
+  let lines: Iterable<string>;
   try {
-    text = await readFile(path, 'utf8');
+    const reader = readLinesSync(path);
+    // Open the file now, so an unreadable path fails here with its own message.
+    const first = reader.next();
+    lines = first.done ? [] : prependLine(first.value, reader);
   } catch (error) {
     throw new ConfigError('input.unreadable', `cannot read tasks file ${path}: ${errorMessage(error)}`, {
       fix: 'check the --tasks path (write one with `toolforge generate <suite> --out tasks.jsonl`)',
       cause: error,
     });
   }
-  const fix = 'each line must be one task object as written by `toolforge generate`';
-  const tasks: Task[] = [];
-  const lineOfId = new Map<string, number>();
-  const lines = parseJsonLines(text, (lineNumber, message) => {
+  const parsedLines = parseJsonLines(lines, (lineNumber, message) => {
     throw new ConfigError('input.invalid', `${path}:${lineNumber}: not valid JSON (${message})`, { fix });
   });
-  for (const { lineNumber, value } of lines) {
+  for (const { lineNumber, value } of parsedLines) {
     const parsed = taskSchema.safeParse(value);
     if (!parsed.success) throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${describeIssue(parsed.error)}`, { fix });
     const task = parsed.data as Task;
-    const expectedSuite = options.suiteId ?? tasks[0]?.suite.id;
+    const expectedSuite = options.suiteId ?? firstSuite;
     if (expectedSuite !== undefined && task.suite.id !== expectedSuite) {
       throw new ConfigError('input.invalid', `${path}:${lineNumber}: field 'suite.id' is '${task.suite.id}', but ${options.suiteId ? 'the run is for' : 'earlier tasks belong to'} suite '${expectedSuite}'`, {
         fix: options.suiteId ? `run this file with 'toolforge run ${task.suite.id} --tasks ${path}'` : 'a tasks file holds the tasks of one suite: split it',
       });
     }
+    firstSuite ??= task.suite.id;
     const previous = lineOfId.get(task.id);
     if (previous !== undefined) {
       throw new ConfigError('input.invalid', `${path}:${lineNumber}: task id '${task.id}' already appears on line ${previous}`, { fix: 'remove the duplicate line' });
     }
     lineOfId.set(task.id, lineNumber);
-    tasks.push(task);
+    yield task;
   }
-  if (tasks.length === 0) {
-    throw new ConfigError('input.invalid', `${path} holds no tasks`, { fix: 'write tasks with `toolforge generate <suite> --out <file>`' });
-  }
-  return tasks;
+}
+
+function* prependLine(first: string, rest: Iterator<string>): Generator<string> {
+  yield first;
+  for (let step = rest.next(); !step.done; step = rest.next()) yield step.value;
 }
 
 /** Tasks as JSONL, one per line with a trailing newline: the format readTasksFile reads. */

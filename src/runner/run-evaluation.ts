@@ -61,7 +61,8 @@ export type ExecutionOptions = {
 
 export type RunOptions = ExecutionOptions & {
   suite: Suite;
-  tasks: readonly Task[];
+  /** The run's tasks in order; a stream is written to the store in batches as it is read, never held whole. */
+  tasks: TaskSource;
   modelRef: string;
   baseUrl?: string;
   /** Default: each task's first mode. */
@@ -99,56 +100,111 @@ export type ResumeOptions = ExecutionOptions & {
 
 export const defaultConcurrency = 4;
 
+/** Tasks in run order: an array, or a stream (a tasks file read line by line, a generator) that is never held whole. */
+export type TaskSource = Iterable<Task> | AsyncIterable<Task>;
+
+/** Tasks written to the store per transaction while a run's tasks stream in. */
+const taskBatchSize = 256;
+
 export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
-  const { suite, tasks } = options;
+  const { suite } = options;
   const trials = options.trials ?? 1;
   const concurrency = options.concurrency ?? defaultConcurrency;
   checkPositiveInteger('trials', trials, '--trials <n>');
   checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
-  checkTasks(suite, tasks, options.mode);
+  checkSuiteMode(suite, options.mode);
   checkExecutionOptions(options);
   // Resolve the model first: a bad reference or a missing key fails before a run is recorded.
   const model = options.agent ?? cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry }), options.baseUrl, options);
   const settings = options.settings ?? {};
   const baseUrl = options.baseUrl ?? null;
-  const missingOutputs = checkOutputCoverage(model, tasks, trials, options);
+  const tasks = asyncIteratorOf(options.tasks);
+  const first = await tasks.next();
+  if (first.done) {
+    throw new ConfigError('config.invalid', `no tasks to run for suite '${suite.id}'`, { fix: 'pass --count <n> >= 1, or a non-empty --tasks file' });
+  }
   return withStore(options, async (store) => {
     const runId = createRunId(suite.id);
     const mode = options.mode ?? null;
     const provenance = collectProvenance({
       suite, modelRef: options.modelRef, baseUrl, settings, seed: options.seed, params: options.params, mode, trials,
-      cliArgs: options.cliArgs ?? [], keepRaw: options.keepRaw ?? false, transforms: transformsOf(tasks),
+      cliArgs: options.cliArgs ?? [], keepRaw: options.keepRaw ?? false, transforms: transformsOf(first.value),
     });
-    if (missingOutputs.length > 0) provenance.missingOutputs = missingOutputs;
-    const run = store.createRun({
+    store.beginRun({
       id: runId, suite: { id: suite.id, version: suite.version }, model: options.modelRef, baseUrl, mode, trials, concurrency,
       seed: options.seed, params: options.params, settings, provenance,
-    }, tasks);
+    });
+    // The tasks stream into the store in batches (checked as they pass); the run then reads them back a page at a
+    // time, so no moment holds them all. A refused task leaves no run behind, as when tasks were checked up front.
+    try {
+      const taskCount = await storeTasks(store, runId, suite, options.mode, first.value, tasks);
+      if (options.signal?.aborted) {
+        // Interrupted while its tasks were written: the run stays, marked incomplete; --resume says to start again.
+        store.setRunStatus(runId, 'cancelled');
+        return summarizeRun(store, runId, suite);
+      }
+      const missingOutputs = checkOutputCoverage(model, store, runId, suite, taskCount, trials, options);
+      store.completeTasks(runId, missingOutputs.length > 0 ? { ...provenance, missingOutputs } : undefined);
+    } catch (error) {
+      store.deleteRun(runId);
+      throw error;
+    }
+    const run = store.getRun(runId);
     if (options.workersOnly) {
       const queued = store.enqueueEpisodes(runId);
-      options.onProgress?.({ type: 'run-start', runId, plannedEpisodes: queued.pending, alreadyScoredEpisodes: 0, totalEpisodes: tasks.length * trials });
+      options.onProgress?.({ type: 'run-start', runId, plannedEpisodes: queued.pending, alreadyScoredEpisodes: 0, totalEpisodes: run.taskCount * trials });
     } else {
-      await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
+      await executeRun(store, run, suite, model, { ...options, concurrency });
     }
-    return summarizeRun(store, runId, suite, tasks);
+    return summarizeRun(store, runId, suite);
   });
+}
+
+function asyncIteratorOf(source: TaskSource): AsyncIterator<Task> {
+  if (Symbol.asyncIterator in source) return source[Symbol.asyncIterator]();
+  const iterator = source[Symbol.iterator]();
+  return { next: async () => iterator.next() };
+}
+
+/** Checks each task as it streams past and writes them in batches; returns how many were written. */
+async function storeTasks(store: ResultsStore, runId: string, suite: Suite, mode: Mode | undefined, first: Task, rest: AsyncIterator<Task>): Promise<number> {
+  const seen = new Set<string>();
+  let batch: Task[] = [];
+  let written = 0;
+  const flush = (): void => {
+    store.appendTasks(runId, batch, written);
+    written += batch.length;
+    batch = [];
+  };
+  for (let step: IteratorResult<Task> = { done: false, value: first }; !step.done; step = await rest.next()) {
+    checkTask(suite, step.value, mode, seen);
+    batch.push(step.value);
+    if (batch.length === taskBatchSize) {
+      flush();
+      // A stream that never waits on I/O would otherwise hold the event loop (Ctrl-C, timers) until its end.
+      await yieldToEventLoop();
+    }
+  }
+  flush();
+  return written;
 }
 
 export async function resumeEvaluation(options: ResumeOptions): Promise<RunSummary> {
   return withStore(options, async (store) => {
-    const { run, suite, tasks, model, baseUrl, concurrency } = openStoredRun(store, options);
+    const { run, suite, model, baseUrl, concurrency } = openStoredRun(store, options);
     store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
-    await executeRun(store, run, suite, tasks, model, { ...options, concurrency });
-    return summarizeRun(store, run.id, suite, tasks);
+    await executeRun(store, run, suite, model, { ...options, concurrency });
+    return summarizeRun(store, run.id, suite);
   });
 }
 
 /**
  * What continuing a stored run needs (a resume, or a worker of a team run): the run, its registered suite at the
- * run's version, its tasks and its model, with the execution options checked.
+ * run's version and its model, with the execution options checked. Its tasks stay in the store (read a page at a
+ * time); a run stopped while they were still being written is refused.
  */
 export function openStoredRun(store: ResultsStore, options: ResumeOptions): {
-  run: StoredRun; suite: Suite; tasks: Task[]; model: ModelSource; baseUrl: string | undefined; concurrency: number;
+  run: StoredRun; suite: Suite; model: ModelSource; baseUrl: string | undefined; concurrency: number;
 } {
   const run = store.getRun(options.runId);
   const suite = options.suite ?? getSuite(run.suite.id);
@@ -157,13 +213,17 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions): {
       fix: `start a new run, or continue it with the ToolForge version the run was made with (${run.provenance.toolforgeVersion}${run.provenance.git ? `, commit ${run.provenance.git.commit}` : ''})`,
     });
   }
+  if (!store.hasAllTasks(run.id)) {
+    throw new ConfigError('store.invalid', `run '${run.id}' was stopped while its tasks were still being written (${run.taskCount} stored), so it has no complete task list to continue`, {
+      fix: `start it again with the command that started it (toolforge ${run.provenance.cliArgs.join(' ')}), and delete this one with 'toolforge delete ${run.id}'`,
+    });
+  }
   const concurrency = options.concurrency ?? run.concurrency;
   checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
   checkExecutionOptions(options);
-  const tasks = store.listTasks(run.id);
   const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
   const model = options.agent ?? cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env, retry: options.retry }), baseUrl, options);
-  return { run, suite, tasks, model, baseUrl, concurrency };
+  return { run, suite, model, baseUrl, concurrency };
 }
 
 /** Built-in and replay models cost nothing to call again: only provider models go through the cache. */
@@ -189,9 +249,14 @@ export async function withStore<T>(options: ExecutionOptions, use: (store: Resul
  * are failures: silently scoring them as unparsable would look like a model result. Outputs for tasks that are not
  * in the run are reported, not fatal (a file may cover a larger set).
  */
-function checkOutputCoverage(model: ModelSource, tasks: readonly Task[], trials: number, options: RunOptions): string[] {
+function checkOutputCoverage(model: ModelSource, store: ResultsStore, runId: string, suite: Suite, taskCount: number, trials: number, options: RunOptions): string[] {
   if (!model.coverage) return [];
-  const coverage = model.coverage(tasks.flatMap((task) => Array.from({ length: trials }, (_, trial) => ({ task, trial }))));
+  // The planned episodes by task id (all coverage reads), from the stored ids: no task body is loaded.
+  const stamp = { id: suite.id, version: suite.version };
+  function* planned(): Generator<{ task: Pick<Task, 'id' | 'suite'>; trial: number }> {
+    for (const id of store.listTaskIds(runId)) for (let trial = 0; trial < trials; trial += 1) yield { task: { id, suite: stamp }, trial };
+  }
+  const coverage = model.coverage(planned());
   if (coverage.unknownTaskIds.length > 0) {
     const shown = coverage.unknownTaskIds.slice(0, 5).join(', ');
     options.onProgress?.({ type: 'warning', message: `${model.ref}: ${coverage.unknownTaskIds.length} stored outputs name tasks that are not in this run (${shown}${coverage.unknownTaskIds.length > 5 ? ', ...' : ''}); they are ignored` });
@@ -199,7 +264,7 @@ function checkOutputCoverage(model: ModelSource, tasks: readonly Task[], trials:
   if (coverage.missing.length === 0) return [];
   if (options.allowMissingOutputs !== true) {
     const shown = coverage.missing.slice(0, 5).join(', ');
-    throw new ConfigError('input.invalid', `${model.ref} has no output for ${coverage.missing.length} of ${tasks.length} tasks (${shown}${coverage.missing.length > 5 ? ', ...' : ''})`, {
+    throw new ConfigError('input.invalid', `${model.ref} has no output for ${coverage.missing.length} of ${taskCount} tasks (${shown}${coverage.missing.length > 5 ? ', ...' : ''})`, {
       fix: 'add the missing outputs to the file, run only the tasks it covers (--tasks <file>), or pass --allow-missing to score them as failures',
     });
   }
@@ -207,9 +272,9 @@ function checkOutputCoverage(model: ModelSource, tasks: readonly Task[], trials:
   return coverage.missing;
 }
 
-/** The transform chain the tasks share (provenance); tasks with different chains record the first. */
-function transformsOf(tasks: readonly Task[]): { id: string; version: string; knobs: JsonObject }[] {
-  return (tasks[0]?.origin?.transforms ?? []).map(({ id, version, knobs }) => ({ id, version, knobs }));
+/** The transform chain the tasks share (provenance); tasks with different chains record the first's. */
+function transformsOf(first: Task): { id: string; version: string; knobs: JsonObject }[] {
+  return (first.origin?.transforms ?? []).map(({ id, version, knobs }) => ({ id, version, knobs }));
 }
 
 function checkPositiveInteger(name: string, value: number, flag: string): void {
@@ -230,34 +295,28 @@ function checkExecutionOptions(options: ExecutionOptions): void {
   if (episodeTimeoutMs !== undefined) checkPositiveInteger('episode timeout (ms)', episodeTimeoutMs, '--episode-timeout <ms>');
 }
 
-function checkTasks(suite: Suite, tasks: readonly Task[], mode: Mode | undefined): void {
-  if (tasks.length === 0) {
-    throw new ConfigError('config.invalid', `no tasks to run for suite '${suite.id}'`, { fix: 'pass --count <n> >= 1, or a non-empty --tasks file' });
+/** One task of a run: this suite at this version, a sound ground truth, the run's mode, an id not seen before. */
+function checkTask(suite: Suite, task: Task, mode: Mode | undefined, seen: Set<string>): void {
+  if (task.suite.id !== suite.id) {
+    throw new ConfigError('input.invalid', `task '${task.id}' belongs to suite '${task.suite.id}', not '${suite.id}'`, {
+      fix: `run it with 'toolforge run ${task.suite.id}', or pass a tasks file generated for ${suite.id}`,
+    });
   }
-  checkSuiteMode(suite, mode);
-  const seen = new Set<string>();
-  for (const task of tasks) {
-    if (task.suite.id !== suite.id) {
-      throw new ConfigError('input.invalid', `task '${task.id}' belongs to suite '${task.suite.id}', not '${suite.id}'`, {
-        fix: `run it with 'toolforge run ${task.suite.id}', or pass a tasks file generated for ${suite.id}`,
-      });
-    }
-    if (task.suite.version !== suite.version) {
-      throw new ConfigError('input.invalid', `task '${task.id}' was generated by ${suite.id} version ${task.suite.version}, but this suite is version ${suite.version}`, {
-        fix: `regenerate the tasks with 'toolforge generate ${suite.id}' (same --seed and --set values)`,
-      });
-    }
-    checkExpected(suite, task);
-    if (mode !== undefined && !task.modes.includes(mode)) {
-      throw new ConfigError('config.unsupported-mode', `task '${task.id}' does not support mode '${mode}' (it supports ${task.modes.join(', ')})`, {
-        fix: `use --mode ${task.modes.join('|')}`,
-      });
-    }
-    if (seen.has(task.id)) {
-      throw new ConfigError('input.invalid', `task id '${task.id}' appears twice`, { fix: 'remove the duplicate task from the tasks file' });
-    }
-    seen.add(task.id);
+  if (task.suite.version !== suite.version) {
+    throw new ConfigError('input.invalid', `task '${task.id}' was generated by ${suite.id} version ${task.suite.version}, but this suite is version ${suite.version}`, {
+      fix: `regenerate the tasks with 'toolforge generate ${suite.id}' (same --seed and --set values)`,
+    });
   }
+  checkExpected(suite, task);
+  if (mode !== undefined && !task.modes.includes(mode)) {
+    throw new ConfigError('config.unsupported-mode', `task '${task.id}' does not support mode '${mode}' (it supports ${task.modes.join(', ')})`, {
+      fix: `use --mode ${task.modes.join('|')}`,
+    });
+  }
+  if (seen.has(task.id)) {
+    throw new ConfigError('input.invalid', `task id '${task.id}' appears twice`, { fix: 'remove the duplicate task from the tasks file' });
+  }
+  seen.add(task.id);
 }
 
 /** The task's ground truth has the suite's shape: checked once, before anything runs, the same for every suite. */
@@ -276,7 +335,6 @@ async function executeRun(
   store: ResultsStore,
   run: StoredRun,
   suite: Suite,
-  tasks: readonly Task[],
   model: ModelSource,
   options: ExecutionOptions & { concurrency: number },
 ): Promise<void> {
@@ -287,15 +345,16 @@ async function executeRun(
   const scoredKeys = new Set(store.listEpisodeKeys(run.id)
     .filter((episode) => episode.status === 'scored')
     .map((episode) => episodeKey(episode.taskId, episode.trial)));
-  // The plan is walked lazily: nothing per episode is held beyond the ones in flight.
-  let plannedEpisodes = 0;
-  for (const task of tasks) for (let trial = 0; trial < run.trials; trial += 1) if (!scoredKeys.has(episodeKey(task.id, trial))) plannedEpisodes += 1;
+  // The plan is walked lazily over the stored tasks, read a page at a time: nothing per episode or task is held
+  // beyond a page and the episodes in flight.
+  const totalEpisodes = run.taskCount * run.trials;
+  const plannedEpisodes = totalEpisodes - scoredKeys.size;
   function* plan(): Generator<{ task: Task; trial: number }> {
-    for (const task of tasks) {
+    for (const task of store.iterateTasks(run.id)) {
       for (let trial = 0; trial < run.trials; trial += 1) if (!scoredKeys.has(episodeKey(task.id, trial))) yield { task, trial };
     }
   }
-  emit({ type: 'run-start', runId: run.id, plannedEpisodes, alreadyScoredEpisodes: scoredKeys.size, totalEpisodes: tasks.length * run.trials });
+  emit({ type: 'run-start', runId: run.id, plannedEpisodes, alreadyScoredEpisodes: scoredKeys.size, totalEpisodes });
   store.setRunStatus(run.id, 'running');
   let completed = 0;
   let status: RunStatus = 'finished';

@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError } from '../core/errors.ts';
-import type { Task } from '../core/task.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
@@ -42,13 +41,12 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   }
   const workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   return withStore(options, async (store) => {
-    const { run, suite, tasks, model, concurrency } = openStoredRun(store, options);
-    const byId = new Map<string, Task>(tasks.map((task) => [task.id, task]));
+    const { run, suite, model, concurrency } = openStoredRun(store, options);
     const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
     const emit: RunProgressListener = options.onProgress ?? (() => {});
     const signal = options.signal ?? new AbortController().signal;
     const queued = store.enqueueEpisodes(run.id);
-    emit({ type: 'run-start', runId: run.id, plannedEpisodes: queued.pending + queued.leased, alreadyScoredEpisodes: queued.done, totalEpisodes: tasks.length * run.trials });
+    emit({ type: 'run-start', runId: run.id, plannedEpisodes: queued.pending + queued.leased, alreadyScoredEpisodes: queued.done, totalEpisodes: run.taskCount * run.trials });
     const sandbox = createLazySandbox(Math.min(concurrency, 2));
     // Renewal keeps a live worker's leases from expiring however long its episodes take.
     const renewal = setInterval(() => store.renewLeases(run.id, workerId, leaseMs), Math.max(50, Math.floor(leaseMs / 3)));
@@ -65,7 +63,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           await sleep(pollMs, undefined, { signal }).catch(() => undefined);
           continue;
         }
-        const task = byId.get(claim.taskId);
+        // Read per claim, not held: a worker's memory does not grow with the run.
+        const task = store.findTask(run.id, claim.taskId);
         if (!task) throw new ConfigError('store.invalid', `run '${run.id}' queues task '${claim.taskId}', which is not among its tasks`, { fix: 'the run was changed by hand: delete it and start it again' });
         const episode = await attemptEpisode({
           run, suite, task, trial: claim.trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get(),
@@ -90,7 +89,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     const finished = counts.pending === 0 && counts.leased === 0;
     if (finished) store.setRunStatus(run.id, 'finished');
     emit({ type: 'run-end', runId: run.id, status: signal.aborted ? 'cancelled' : finished ? 'finished' : 'running' });
-    return { ...summarizeRun(store, run.id, suite, tasks), workerId, episodesRun, duplicateSaves };
+    return { ...summarizeRun(store, run.id, suite), workerId, episodesRun, duplicateSaves };
   });
 }
 

@@ -51,3 +51,36 @@ export function failedTasksOf(store: ResultsStore, runId: string): Task[] {
   for (const taskId of store.listPassedTaskTrials(runId)) passedTrials.set(taskId, (passedTrials.get(taskId) ?? 0) + 1);
   return store.listTasks(runId).filter((task) => (passedTrials.get(task.id) ?? 0) < run.trials);
 }
+
+/**
+ * selectTasks over a stream, in order, holding nothing but the patterns' hits: tasks pass through as they are read.
+ * Past `limit` the stream is read on only while a pattern has not matched yet (its error needs the whole set).
+ */
+export async function* selectTaskStream(source: Iterable<Task> | AsyncIterable<Task>, selection: TaskSelection): AsyncGenerator<Task> {
+  const patterns = (selection.taskIds ?? []).map((pattern) => ({ pattern, expression: globExpression(pattern), matched: false }));
+  const examples: string[] = [];
+  let suiteId: string | undefined;
+  let kept = 0;
+  for await (const task of source) {
+    if (examples.length < 3) examples.push(task.id);
+    suiteId ??= task.suite.id;
+    let selected = patterns.length === 0;
+    for (const pattern of patterns) {
+      if (!pattern.expression.test(task.id)) continue;
+      pattern.matched = true;
+      selected = true;
+    }
+    const full = selection.limit !== undefined && kept >= selection.limit;
+    if (selected && !full) {
+      kept += 1;
+      yield task;
+    }
+    if (selection.limit !== undefined && kept >= selection.limit && patterns.every((pattern) => pattern.matched)) return;
+  }
+  const unmatched = patterns.filter((pattern) => !pattern.matched);
+  if (unmatched.length > 0) {
+    throw new ConfigError('config.invalid', `--task-id ${unmatched.map(({ pattern }) => `'${pattern}'`).join(', ')} matches no task`, {
+      fix: `use ids as stored (e.g. ${examples.join(', ')}); '*' matches any run of characters, e.g. --task-id '${suiteId ?? 'suite'}/*'`,
+    });
+  }
+}

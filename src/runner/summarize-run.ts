@@ -1,6 +1,5 @@
 import type { FailureCode } from '../core/failure.ts';
 import type { Mode } from '../core/mode.ts';
-import type { Task } from '../core/task.ts';
 import { failureBreakdown } from '../metrics/failure-breakdown.ts';
 import { meanAndDeviation } from '../metrics/mean-and-deviation.ts';
 import { meanPassAtK, meanPassHatK } from '../metrics/pass-at-k.ts';
@@ -8,8 +7,8 @@ import { wilsonInterval } from '../metrics/wilson-interval.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { RunStatus } from '../store/stored-run.ts';
 import { listSuites } from '../suites/registry.ts';
-import { episodeMode } from './episode-mode.ts';
-import type { ReportTable, ScoredEpisode, Suite } from '../suites/spec.ts';
+import type { ReportTable, Suite } from '../suites/spec.ts';
+import { storedScoredEpisodes } from './stored-scored-episodes.ts';
 
 export type RunSummary = {
   runId: string;
@@ -47,32 +46,44 @@ export type RunSummary = {
  * Recomputes a run's figures from the store (so a report never depends on the process that ran it).
  * Infrastructure errors are left out of every rate. `suite` defaults to the registered suite of the
  * run's id; without one (e.g. an imported run of a suite this install lacks) suite metrics are omitted.
+ * Bounded memory: episodes are read from the store a page at a time (the suite's summary iterates them the same
+ * way), task facts come from SQL, and only small per-episode numbers and per-task counts are kept.
  */
-export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite, runTasks?: readonly Task[]): RunSummary {
+export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite): RunSummary {
   const run = store.getRun(runId);
   const suiteForMetrics = suite ?? listSuites().find((candidate) => candidate.id === run.suite.id);
-  // The caller that ran the tasks passes them (they are the run's stored tasks): no second copy is parsed.
-  const tasks = runTasks ?? store.listTasks(runId);
-  const tasksById = new Map<string, Task>(tasks.map((task) => [task.id, task]));
-  const episodes = store.listEpisodeOutcomes(runId);
-  const scored: ScoredEpisode[] = [];
-  for (const episode of episodes) {
-    const task = tasksById.get(episode.taskId);
-    if (episode.status === 'scored' && episode.score && task) scored.push({ task, trial: episode.trial, score: episode.score });
+  const taskFacts = store.taskFacts(runId);
+  const scored = storedScoredEpisodes(store, runId);
+  // The runner's own figures in one pass, in task order then trial (the order sums were always taken in).
+  let scoredCount = 0;
+  let passed = 0;
+  const values: number[] = [];
+  const failures = failureBreakdown([]);
+  const perTask = new Map<number, { total: number; passed: number }>();
+  for (const { ordinal, outcome } of store.iterateEpisodeOutcomes(runId, { status: 'scored' })) {
+    const score = outcome.score;
+    if (score === null) continue;
+    scoredCount += 1;
+    if (score.passed) passed += 1;
+    else failures[score.failure ?? 'result.wrong'] += 1;
+    values.push(score.value);
+    const counts = perTask.get(ordinal) ?? { total: 0, passed: 0 };
+    counts.total += 1;
+    if (score.passed) counts.passed += 1;
+    perTask.set(ordinal, counts);
   }
-  const passed = scored.filter((episode) => episode.score.passed).length;
-  const values = meanAndDeviation(scored.map((episode) => episode.score.value));
+  const meanScore = meanAndDeviation(values);
   const suiteSummary = suiteForMetrics?.summarize(scored);
   const metrics: Record<string, number> = { ...suiteSummary?.metrics };
   // The runner's definitions win a name clash: these names mean the same thing in every suite.
-  metrics.meanScore = values.mean;
-  metrics.scoreStandardDeviation = values.standardDeviation;
-  if (run.trials > 1) Object.assign(metrics, repeatedTrialMetrics(scored, run.trials));
+  metrics.meanScore = meanScore.mean;
+  metrics.scoreStandardDeviation = meanScore.standardDeviation;
+  if (run.trials > 1) Object.assign(metrics, repeatedTrialMetrics([...perTask.values()], run.trials));
   // Model-written phrasing that lost a value of the task falls back to the template; how often says how far to
   // trust the phrasing model (suites mark each phrased task's stats.phrasing).
-  const phrased = tasks.filter((task) => task.stats.phrasing === 'model' || task.stats.phrasing === 'template-fallback');
-  if (phrased.length > 0) metrics.phrasingFallbacks = phrased.filter((task) => task.stats.phrasing === 'template-fallback').length;
-  const modesUsed = new Set(tasks.map((task) => episodeMode(run.mode, task)));
+  if (taskFacts.phrased > 0) metrics.phrasingFallbacks = taskFacts.phrasingFallbacks;
+  const modesUsed = new Set(taskFacts.firstModes.map((mode) => run.mode ?? (mode as Mode)));
+  const stored = store.countEpisodes(runId);
   return {
     runId: run.id,
     suite: run.suite.id,
@@ -81,31 +92,23 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite, 
     mode: modesUsed.size === 1 ? [...modesUsed][0] : (run.mode ?? 'mixed'),
     status: run.status,
     createdAt: run.createdAt,
-    tasks: tasks.length,
+    tasks: taskFacts.count,
     trials: run.trials,
-    episodes: scored.length,
+    episodes: scoredCount,
     passed,
-    infrastructureErrors: episodes.filter((episode) => episode.status === 'infrastructure-error').length,
-    missingEpisodes: tasks.length * run.trials - episodes.length,
-    passRate: scored.length === 0 ? 0 : passed / scored.length,
-    passRateCI95: wilsonInterval(passed, scored.length),
+    infrastructureErrors: stored['infrastructure-error'],
+    missingEpisodes: taskFacts.count * run.trials - (stored.scored + stored['infrastructure-error'] + stored.cancelled),
+    passRate: scoredCount === 0 ? 0 : passed / scoredCount,
+    passRateCI95: wilsonInterval(passed, scoredCount),
     metrics,
-    failures: failureBreakdown(scored.map((episode) => episode.score)),
+    failures,
     retries: store.countRetries(runId),
     tables: suiteSummary?.tables ?? [],
   };
 }
 
 /** pass@k and pass^k per task (over its scored trials), averaged over tasks with at least k of them. */
-function repeatedTrialMetrics(scored: readonly ScoredEpisode[], trials: number): Record<string, number> {
-  const perTask = new Map<string, { total: number; passed: number }>();
-  for (const episode of scored) {
-    const counts = perTask.get(episode.task.id) ?? { total: 0, passed: 0 };
-    counts.total += 1;
-    if (episode.score.passed) counts.passed += 1;
-    perTask.set(episode.task.id, counts);
-  }
-  const counts = [...perTask.values()];
+function repeatedTrialMetrics(counts: readonly { total: number; passed: number }[], trials: number): Record<string, number> {
   const metrics: Record<string, number> = {};
   for (let k = 1; k <= trials; k += 1) {
     const passAt = meanPassAtK(counts, k);

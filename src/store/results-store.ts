@@ -11,12 +11,27 @@ import { openPostgresConnection } from './postgres/postgres-connection.ts';
 import type { OpenStoreOptions, SqlDialect } from './sql-connection.ts';
 import { createSqlResultsStore } from './sql-results-store.ts';
 import { openSqliteConnection } from './sqlite-connection.ts';
-import type { RunStatus, StoredRun } from './stored-run.ts';
+import type { Provenance, RunStatus, StoredRun } from './stored-run.ts';
 
 export const defaultResultsPath = '.toolforge/results.db';
 
 /** What the runner supplies to start a run; the store adds status, task count and (by default) the time. */
 export type NewRun = Omit<StoredRun, 'schemaVersion' | 'status' | 'taskCount' | 'createdAt'> & { createdAt?: string };
+
+/** An episode as its row (see encodeEpisode); saveEpisodes writes it as it would the episode. */
+export type EncodedEpisode = { readonly kind: 'encoded-episode'; readonly row: Readonly<Record<string, string | number | null | Buffer>> };
+
+/** An episode outcome and its task's position in the run. */
+export type OrderedEpisodeOutcome = { ordinal: number; outcome: EpisodeOutcome };
+
+export type TaskFacts = {
+  count: number;
+  /** Tasks phrased by a model (stats.phrasing 'model' or 'template-fallback'), and those that fell back. */
+  phrased: number;
+  phrasingFallbacks: number;
+  /** Each task's first mode, once. */
+  firstModes: string[];
+};
 
 /** An episode a worker holds under a lease (see claimEpisode); `claims` counts every lease it has had. */
 export type EpisodeClaim = { taskId: string; trial: number; claims: number };
@@ -30,6 +45,17 @@ export interface ResultsStore {
   readonly dialect: SqlDialect;
   /** Records a run and its tasks (in order) in one transaction; status starts as 'running'. */
   createRun(run: NewRun, tasks: readonly Task[]): StoredRun;
+  /**
+   * Records a run whose tasks follow in batches (appendTasks), so a run of 100,000 tasks never holds them all:
+   * until completeTasks it is marked as still having its tasks written (hasAllTasks is false).
+   */
+  beginRun(run: NewRun): StoredRun;
+  /** Adds tasks at ordinals firstOrdinal, firstOrdinal + 1, ... in one transaction. */
+  appendTasks(runId: string, tasks: readonly Task[], firstOrdinal: number): void;
+  /** Marks every task of the run as stored; with `provenance`, replaces the run's provenance in the same write. */
+  completeTasks(runId: string, provenance?: Provenance): void;
+  /** False for a run stopped while its tasks were still being written (beginRun without completeTasks). */
+  hasAllTasks(runId: string): boolean;
   findRun(runId: string): StoredRun | undefined;
   /** Throws ConfigError 'store.unknown-run' naming recent runs. */
   getRun(runId: string): StoredRun;
@@ -41,6 +67,15 @@ export interface ResultsStore {
   recordResume(runId: string, resume: { at: string; baseUrl: string | null; cliArgs: string[] }): void;
   /** The run's tasks in their original order. */
   listTasks(runId: string): Task[];
+  /** The run's tasks in order, read from the store a page at a time (each iteration reads again): never all at once. */
+  iterateTasks(runId: string): Iterable<Task>;
+  /** The tasks at ordinals from..to (inclusive), by ordinal. */
+  listTasksBetween(runId: string, fromOrdinal: number, toOrdinal: number): Map<number, Task>;
+  /**
+   * What a summary needs of the tasks without parsing them: how many, how many were phrased by a model (and how
+   * many of those fell back to the template), and each task's default (first) mode, computed by SQL.
+   */
+  taskFacts(runId: string): TaskFacts;
   /**
    * Commits one episode now. Upserts on (run, task, trial), except that a scored row is never
    * replaced: returns false (and writes nothing) in that case. Retries add up over the rows an
@@ -51,11 +86,21 @@ export interface ResultsStore {
    * Group commit: the episodes in one transaction, each as saveEpisode would write it (one commit for many
    * episodes is what makes replay fast). Returns saveEpisode's answer for each, in order.
    */
-  saveEpisodes(episodes: readonly EpisodeRecord[]): boolean[];
+  saveEpisodes(episodes: readonly (EpisodeRecord | EncodedEpisode)[]): boolean[];
+  /**
+   * An episode as the row it will be written as (transcript encoded, JSON columns serialised): what group commit
+   * buffers, so an episode's object graph is released the moment it ends instead of surviving into the old heap.
+   */
+  encodeEpisode(episode: EpisodeRecord): EncodedEpisode;
   /** In task order, then trial. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
   /** Every episode without its transcript (in task order, then trial): what summaries and reports read. */
   listEpisodeOutcomes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeOutcome[];
+  /**
+   * The same episodes (of stored tasks) with their task's ordinal, read a page at a time in task order, then trial;
+   * each iteration reads the store again, so a summary of 100,000 episodes holds one page.
+   */
+  iterateEpisodeOutcomes(runId: string, filter?: { status?: EpisodeStatus }): Iterable<OrderedEpisodeOutcome>;
   /** One page of episodes (without transcripts) matching a filter, and how many match in all. */
   queryEpisodes(runId: string, query: EpisodeQuery): EpisodePage;
   /** The ids of the tasks with an episode matching a filter (limit and offset ignored), in task order. */

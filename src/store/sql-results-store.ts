@@ -10,10 +10,14 @@ import type { EpisodeRow, RunRow } from './episode-rows.ts';
 import { episodeFromRow, episodeToRow, outcomeColumns, outcomeFromRow, runFromRow } from './episode-rows.ts';
 import type { EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
 import { episodeQuerySql } from './episode-query.ts';
-import type { EpisodeClaim, EpisodeQueueCounts, NewRun, ResultsStore } from './results-store.ts';
+import type { EncodedEpisode, EpisodeClaim, EpisodeQueueCounts, NewRun, OrderedEpisodeOutcome, ResultsStore, TaskFacts } from './results-store.ts';
 import { exportRunLines, parseRunExport } from './run-jsonl.ts';
 import type { SqlConnection } from './sql-connection.ts';
-import type { StoredRun } from './stored-run.ts';
+import type { Provenance, StoredRun } from './stored-run.ts';
+
+/** Rows per read when a run's tasks or episodes are streamed: memory stays at one page whatever the run's size. */
+const taskPageSize = 256;
+const episodePageSize = 1000;
 
 const runColumns = `r.*, (SELECT COUNT(*) FROM run_tasks t WHERE t.run_id = r.id) AS task_count`;
 const episodeJoin = 'FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id';
@@ -40,6 +44,21 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       VALUES (@id, @created_at, @suite_id, @suite_version, @model, @base_url, @mode, @trials, @concurrency, @seed, @params,
       @settings, @provenance, @status)`,
     insertTask: 'INSERT INTO run_tasks (run_id, ordinal, task_id, task) VALUES (@run_id, @ordinal, @task_id, @task)',
+    setTasksComplete: 'UPDATE runs SET tasks_complete = @complete WHERE id = @id',
+    setRunProvenance: 'UPDATE runs SET provenance = @provenance WHERE id = @id',
+    tasksComplete: 'SELECT tasks_complete AS complete FROM runs WHERE id = @id',
+    taskPage: 'SELECT ordinal, task FROM run_tasks WHERE run_id = @run_id AND ordinal > @after ORDER BY ordinal LIMIT @limit',
+    tasksBetween: 'SELECT ordinal, task FROM run_tasks WHERE run_id = @run_id AND ordinal >= @from AND ordinal <= @to ORDER BY ordinal',
+    // Keyset paging in (ordinal, trial) order: each page starts where the last ended, without OFFSET's rescans.
+    outcomePage: `SELECT ${outcomeColumns('e')}, t.ordinal AS ordinal FROM run_tasks t JOIN episodes e ON e.run_id = t.run_id AND e.task_id = t.task_id
+      WHERE t.run_id = @run_id AND t.ordinal >= @ordinal AND (t.ordinal > @ordinal OR e.trial > @trial)
+        AND (CAST(@status AS TEXT) IS NULL OR e.status = @status)
+      ORDER BY t.ordinal, e.trial LIMIT @limit`,
+    taskFacts: postgres
+      ? `SELECT (task::jsonb -> 'stats' ->> 'phrasing') AS phrasing, (task::jsonb -> 'modes' ->> 0) AS mode, COUNT(*) AS count
+        FROM run_tasks WHERE run_id = @run_id GROUP BY 1, 2`
+      : `SELECT json_extract(task, '$.stats.phrasing') AS phrasing, json_extract(task, '$.modes[0]') AS mode, COUNT(*) AS count
+        FROM run_tasks WHERE run_id = @run_id GROUP BY 1, 2`,
     findRun: `SELECT ${runColumns} FROM runs r WHERE r.id = @id`,
     // PostgreSQL has no rowid: runs created in the same millisecond fall back to their (random) ids.
     listRuns: (limited: boolean) => `SELECT ${runColumns} FROM runs r WHERE (CAST(@suite_id AS TEXT) IS NULL OR r.suite_id = @suite_id)
@@ -131,7 +150,10 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       fix: recent.length > 0 ? `use one of the recent runs: ${recent.join(', ')} (or pass the right --db)` : `${location} has no runs yet: start one with 'toolforge run', or pass the right --db`,
     });
   };
-  const createRun = (run: NewRun, tasks: readonly Task[]): StoredRun => {
+  const insertTasks = (runId: string, tasks: readonly Task[], firstOrdinal: number): void => {
+    tasks.forEach((task, index) => connection.run(sql.insertTask, { run_id: runId, ordinal: firstOrdinal + index, task_id: task.id, task: JSON.stringify(task) }));
+  };
+  const createRun = (run: NewRun, tasks: readonly Task[], tasksComplete = true): StoredRun => {
     connection.transaction(() => {
       connection.run(sql.insertRun, {
         id: run.id,
@@ -149,16 +171,39 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
         provenance: JSON.stringify(run.provenance),
         status: 'running',
       });
-      tasks.forEach((task, ordinal) => connection.run(sql.insertTask, { run_id: run.id, ordinal, task_id: task.id, task: JSON.stringify(task) }));
+      if (!tasksComplete) connection.run(sql.setTasksComplete, { complete: 0, id: run.id });
+      insertTasks(run.id, tasks, 0);
     });
     return getRun(run.id);
   };
-  const saveEpisode = (episode: EpisodeRecord): boolean => {
+  function* iterateTasks(runId: string): Generator<Task> {
+    for (let after = -1; ;) {
+      const rows = connection.all<{ ordinal: number; task: string }>(sql.taskPage, { run_id: runId, after, limit: taskPageSize });
+      for (const row of rows) yield JSON.parse(row.task) as Task;
+      if (rows.length < taskPageSize) return;
+      after = rows[rows.length - 1].ordinal;
+    }
+  }
+  function* iterateEpisodeOutcomes(runId: string, filter: { status?: EpisodeStatus }): Generator<OrderedEpisodeOutcome> {
+    for (let ordinal = -1, trial = -1; ;) {
+      const rows = connection.all<EpisodeRow & { ordinal: number }>(sql.outcomePage, {
+        run_id: runId, ordinal, trial, status: filter.status ?? null, limit: episodePageSize,
+      });
+      for (const row of rows) yield { ordinal: row.ordinal, outcome: outcomeFromRow(row) };
+      if (rows.length < episodePageSize) return;
+      ({ ordinal, trial } = rows[rows.length - 1]);
+    }
+  }
+  const encodeEpisode = (episode: EpisodeRecord): EncodedEpisode => {
     const row = episodeToRow(episode);
     // PostgreSQL keeps every transcript as bytes (BYTEA); SQLite keeps short ones as readable text.
     if (postgres && typeof row.messages === 'string') row.messages = Buffer.from(row.messages, 'utf8');
+    return { kind: 'encoded-episode', row };
+  };
+  const saveEpisode = (episode: EpisodeRecord | EncodedEpisode): boolean => {
+    const { row } = 'kind' in episode ? episode : encodeEpisode(episode);
     const changed = connection.run(sql.upsertEpisode, row) > 0;
-    connection.run(sql.finishQueued, { run_id: episode.runId, task_id: episode.taskId, trial: episode.trial });
+    connection.run(sql.finishQueued, { run_id: row.run_id, task_id: row.task_id, trial: row.trial });
     return changed;
   };
   const listEpisodes = (runId: string, filter: { status?: EpisodeStatus } = {}): EpisodeRecord[] =>
@@ -189,8 +234,41 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       connection.run(sql.setProvenance, { provenance: JSON.stringify(provenance), base_url: resume.baseUrl, id: runId });
     },
     listTasks,
+    beginRun: (run) => createRun(run, [], false),
+    appendTasks(runId, tasks, firstOrdinal) {
+      connection.transaction(() => insertTasks(runId, tasks, firstOrdinal));
+    },
+    completeTasks(runId, provenance?: Provenance) {
+      connection.transaction(() => {
+        if (provenance) connection.run(sql.setRunProvenance, { provenance: JSON.stringify(provenance), id: runId });
+        connection.run(sql.setTasksComplete, { complete: 1, id: runId });
+      });
+    },
+    hasAllTasks(runId) {
+      const row = connection.get<{ complete: number }>(sql.tasksComplete, { id: runId });
+      if (!row) getRun(runId);
+      return Number(row?.complete) === 1;
+    },
+    iterateTasks: (runId) => ({ [Symbol.iterator]: () => iterateTasks(runId) }),
+    listTasksBetween(runId, from, to) {
+      const rows = connection.all<{ ordinal: number; task: string }>(sql.tasksBetween, { run_id: runId, from, to });
+      return new Map(rows.map((row) => [Number(row.ordinal), JSON.parse(row.task) as Task]));
+    },
+    taskFacts(runId) {
+      const facts: TaskFacts = { count: 0, phrased: 0, phrasingFallbacks: 0, firstModes: [] };
+      for (const row of connection.all<{ phrasing: string | null; mode: string | null; count: number }>(sql.taskFacts, { run_id: runId })) {
+        const count = Number(row.count);
+        facts.count += count;
+        if (row.phrasing === 'model' || row.phrasing === 'template-fallback') facts.phrased += count;
+        if (row.phrasing === 'template-fallback') facts.phrasingFallbacks += count;
+        if (row.mode !== null && !facts.firstModes.includes(row.mode)) facts.firstModes.push(row.mode);
+      }
+      return facts;
+    },
+    iterateEpisodeOutcomes: (runId, filter = {}) => ({ [Symbol.iterator]: () => iterateEpisodeOutcomes(runId, filter) }),
     saveEpisode: (episode) => connection.transaction(() => saveEpisode(episode)),
     saveEpisodes: (episodes) => connection.transaction(() => episodes.map(saveEpisode)),
+    encodeEpisode,
     listEpisodes,
     countEpisodes(runId) {
       const counts: Record<EpisodeStatus, number> = { scored: 0, 'infrastructure-error': 0, cancelled: 0 };

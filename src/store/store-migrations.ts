@@ -121,6 +121,13 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX episode_queue_next ON episode_queue (run_id, done, ordinal, trial)`,
     ],
   },
+  {
+    version: 6,
+    // A run's tasks are streamed into run_tasks in batches after its row is written: 0 until the last batch is in,
+    // so a run killed meanwhile is told apart from one that has all its tasks. Runs written before are complete.
+    description: 'whether every task of a run is stored',
+    statements: ['ALTER TABLE runs ADD COLUMN tasks_complete INTEGER NOT NULL DEFAULT 1'],
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

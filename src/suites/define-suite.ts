@@ -7,7 +7,7 @@
 import type { ZodError } from 'zod';
 import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { ScoreDetails } from '../core/score.ts';
-import type { ScoredEpisode, Suite, SuiteDefinition } from './spec.ts';
+import type { ScoredEpisode, ScoredEpisodes, Suite, SuiteDefinition } from './spec.ts';
 
 export function defineSuite<TExpected, TDetails extends ScoreDetails>(definition: SuiteDefinition<TExpected, TDetails>): Suite<TExpected, TDetails> {
   const { summarize, ...rest } = definition;
@@ -24,16 +24,30 @@ export function defineSuite<TExpected, TDetails extends ScoreDetails>(definition
       // The scorer's own object is stored (not the parse's copy), so stored bytes do not depend on the schema.
       return score;
     },
-    summarize(episodes: readonly ScoredEpisode[]) {
-      return summarize(episodes.map((episode): ScoredEpisode<TDetails> => {
+    summarize(episodes: ScoredEpisodes) {
+      return summarize(checkedDetails(definition, episodes));
+    },
+  };
+}
+
+/**
+ * The stored episodes with their details checked as the summary reads them: lazily, one at a time, so a summary
+ * folding a 100,000-episode run from the store still holds one page. The task is read through, only when asked
+ * (a stored episode reads it from the store).
+ */
+function checkedDetails<TExpected, TDetails extends ScoreDetails>(definition: SuiteDefinition<TExpected, TDetails>, episodes: ScoredEpisodes): ScoredEpisodes<TDetails> {
+  return {
+    *[Symbol.iterator]() {
+      for (const episode of episodes) {
         const parsed = definition.detailsSchema.safeParse(episode.score.details);
         if (!parsed.success) {
           throw new ConfigError('store.invalid', `the stored score of task '${episode.task.id}' trial ${episode.trial} does not have ${definition.id} details: ${firstIssue(parsed.error)}`, {
             fix: `it was scored by another version of the ${definition.id} suite (this one is ${definition.version}): re-score the run with 'toolforge rescore <run>', or report it with the ToolForge that ran it`,
           });
         }
-        return { ...episode, score: { ...episode.score, details: parsed.data } };
-      }));
+        const score = { ...episode.score, details: parsed.data };
+        yield { trial: episode.trial, score, get task() { return episode.task; } } satisfies ScoredEpisode<TDetails>;
+      }
     },
   };
 }

@@ -40,6 +40,14 @@ export type BuiltinModel = {
 export type ScoredEpisode<TDetails = ScoreDetails> = { task: Task; trial: number; score: Score<TDetails> };
 
 /**
+ * A run's scored episodes, in task order then trial. Read from the store a page at a time: every `for...of`
+ * reads them again, and there is no length or index. A summary folds them in one pass into accumulators (small
+ * per-task records are fine); it never copies every episode into an array, so a 100,000-episode run stays small.
+ * Arrays satisfy the type (tests pass them).
+ */
+export type ScoredEpisodes<TDetails = ScoreDetails> = Iterable<ScoredEpisode<TDetails>>;
+
+/**
  * A table may ask to be drawn too (HTML report and viewer): a line per `lines` column against the `x` column, one
  * panel per distinct value of `panel` when given. The table stays the data; null cells leave gaps.
  */
@@ -85,12 +93,18 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
    */
   readonly detailsSchema: ZodType<TDetails>;
   generate(request: GenerateTasksRequest): Promise<Task[]>;
+  /**
+   * The same tasks as `generate`, in the same order, one at a time: for suites whose task sets can be large
+   * (a 100,000-sample data file, a generator asked for 100,000 tasks), so a run never holds them all. The runner
+   * uses it when present; `generate` then usually collects it.
+   */
+  streamTasks?(request: GenerateTasksRequest): AsyncIterable<Task>;
   createEnvironment(task: Task, mode: Mode): Promise<Environment>;
   /** A suite-specific agent for a mode; the runner falls back to the generic agent of that mode. */
   createAgent?(mode: Mode): Agent | undefined;
   score(input: ScoreInput & { mode: Mode }): Promise<Score<TDetails>>;
   /** The suite's figures from its scored episodes, whose details have passed `detailsSchema`. */
-  summarize(episodes: readonly ScoredEpisode<TDetails>[]): SuiteSummary;
+  summarize(episodes: ScoredEpisodes<TDetails>): SuiteSummary;
   readonly builtinModels: Readonly<Record<string, BuiltinModel>>;
 }
 
@@ -100,5 +114,5 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
  * before the suite's own summary reads them.
  */
 export interface Suite<TExpected = unknown, TDetails extends ScoreDetails = ScoreDetails> extends Omit<SuiteDefinition<TExpected, TDetails>, 'summarize'> {
-  summarize(episodes: readonly ScoredEpisode[]): SuiteSummary;
+  summarize(episodes: ScoredEpisodes): SuiteSummary;
 }

@@ -98,6 +98,26 @@ export async function applyTransformsPrepared(tasks: readonly Task[], requests: 
   return states.map(finish);
 }
 
+/**
+ * applyTransformsPrepared over a stream of tasks, a batch at a time, so a run deriving 100,000 tasks never holds
+ * them all. Each task's derivation depends only on the task, the seed and the knobs, so batches give the same tasks.
+ */
+export async function* transformStream(tasks: Iterable<Task> | AsyncIterable<Task>, requests: readonly TransformRequest[], seed: number, resources: TransformResources, batchSize = 64): AsyncGenerator<Task> {
+  let batch: Task[] = [];
+  for await (const task of tasks) {
+    if (requests.length === 0) {
+      yield task;
+      continue;
+    }
+    batch.push(task);
+    if (batch.length === batchSize) {
+      yield* await applyTransformsPrepared(batch, requests, seed, resources);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield* await applyTransformsPrepared(batch, requests, seed, resources);
+}
+
 type DerivationState = { task: Task; origin: TaskOrigin };
 
 function startState(source: Task): DerivationState {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { ConfigError } from '../../src/core/errors.ts';
 import { resumeEvaluation } from '../../src/runner/run-evaluation.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
@@ -71,4 +72,50 @@ test('a run killed with SIGKILL keeps its committed episodes, and resume scores 
   assert.deepEqual(raw.prepare(`SELECT COUNT(*) AS rows, COUNT(DISTINCT task_id || '/' || trial) AS keys, SUM(status = 'scored') AS scored
     FROM episodes WHERE run_id = ?`).get(run.id), { rows: 12, keys: 12, scored: 12 });
   raw.close();
+});
+
+/** Stored task rows as another process sees them; undefined until the schema exists. */
+function storedTasks(dbPath: string): number | undefined {
+  if (!existsSync(dbPath)) return undefined;
+  try {
+    const database = new Database(dbPath, { readonly: true, fileMustExist: true });
+    try {
+      return (database.prepare('SELECT COUNT(*) AS count FROM run_tasks').get() as { count: number }).count;
+    } finally {
+      database.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+test('a run killed while its tasks are still being written is refused by --resume, naming the fix', async () => {
+  const dbPath = join(temporaryDirectory(), 'results.db');
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../fixtures/stalled-tasks-run.ts', import.meta.url)), dbPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  for (let poll = 0; poll < 1500 && child.exitCode === null; poll += 1) {
+    if ((storedTasks(dbPath) ?? 0) >= 256) break;
+    await sleep(20);
+  }
+  assert.equal(child.exitCode, null, `the child ended before it could be killed: ${stderr}`);
+  child.kill('SIGKILL');
+  assert.equal(await exited, 'SIGKILL');
+
+  const store = openResultsStore(dbPath);
+  try {
+    const run = store.latestRun();
+    assert.ok(run);
+    assert.equal(run.taskCount, 256, 'the first batch of the stream is stored, the rest never came');
+    assert.equal(store.hasAllTasks(run.id), false);
+    assert.equal(store.listEpisodes(run.id).length, 0, 'no episode runs before every task is stored');
+    await assert.rejects(resumeEvaluation({ runId: run.id, store, suite: createFakeSuite() }), (error: unknown) =>
+      error instanceof ConfigError && error.code === 'store.invalid'
+      && /stopped while its tasks were still being written \(256 stored\)/.test(error.message)
+      && /start it again/.test(error.fix ?? '') && /stalled-run/.test(error.fix ?? ''));
+    assert.equal(store.listEpisodes(run.id).length, 0);
+  } finally {
+    store.close();
+  }
 });

@@ -1,3 +1,4 @@
+import type { Task } from '../../src/core/task.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -37,10 +38,10 @@ function flakyModel(failures: number, error: () => Error, oracle: BuiltinModel):
 
 const sandboxCrash = (): SandboxError => new SandboxError('sandbox.crashed', 'the sandbox worker died');
 
-async function baseOptions(overrides: Partial<RunOptions> & { suite?: RunOptions['suite'] } = {}): Promise<RunOptions> {
+async function baseOptions(overrides: Partial<RunOptions> & { suite?: RunOptions['suite'] } = {}): Promise<RunOptions & { tasks: readonly Task[] }> {
   const suite = overrides.suite ?? createFakeSuite();
   const tasks = await suite.generate({ seed: 11, count: 3, params: {} });
-  return { suite, tasks, modelRef: 'builtin/oracle', seed: 11, params: {}, store: openResultsStore(':memory:'), ...overrides };
+  return { suite, tasks, modelRef: 'builtin/oracle', seed: 11, params: {}, store: openResultsStore(':memory:'), ...overrides } as RunOptions & { tasks: readonly Task[] };
 }
 
 describe('runEvaluation', () => {

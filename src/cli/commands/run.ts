@@ -8,12 +8,12 @@ import { createModelSource, parseModelReference } from '../../models/registry.ts
 import type { GenerationSettings } from '../../models/spec.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
-import { generateTasks } from '../../runner/generate-tasks.ts';
-import { readTasksFile } from '../../runner/read-tasks-file.ts';
+import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
+import { emptyTasksFile, streamTasksFile } from '../../runner/read-tasks-file.ts';
 import { resolveModelSource } from '../../runner/resolve-model-source.ts';
 import { checkSuiteMode } from '../../runner/episode-mode.ts';
 import { resumeEvaluation, runEvaluation } from '../../runner/run-evaluation.ts';
-import type { RunOptions } from '../../runner/run-evaluation.ts';
+import type { RunOptions, TaskSource } from '../../runner/run-evaluation.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
@@ -22,7 +22,7 @@ import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
 import { collectTransform, collectValues, once, parseFiniteNumber, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
-import { failedTasksOf, selectTasks } from '../../runner/select-tasks.ts';
+import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
 import { formatPercent } from '../../report/format-figure.ts';
 import { openResultsStore, withoutPassword } from '../../store/index.ts';
 import { readEvalSetFile } from '../../runner/eval-set-config.ts';
@@ -31,7 +31,7 @@ import { renderStoredReport } from './report.ts';
 import { openResponseCache, responseCachePathFor } from '../../store/response-cache-store.ts';
 import type { ResponseCacheStore } from '../../store/response-cache-store.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy } from '../../models/response-cache.ts';
-import { applyTransformsPrepared, parseTransformRequest } from '../../transforms/registry.ts';
+import { parseTransformRequest, transformStream } from '../../transforms/registry.ts';
 import type { TransformResources } from '../../transforms/spec.ts';
 import { openParaphraseCache } from '../paraphrase-cache.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
@@ -225,8 +225,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   // With --baseline the untransformed tasks run first, as their own run; the transformed run pairs with it.
   const sources = flags.baseline ? transforms : [];
   const derive = flags.baseline ? [] : transforms;
-  let baselineTasks: Task[] | undefined;
-  let tasks: Task[];
+  let tasks: TaskSource;
   let params: JsonObject;
   // perturb:paraphrase asks the --phrasing-model, also of tasks read from a file.
   const paraphrasing = transforms.some(({ transform, knobs }) => transform.id === 'perturb' && knobs.kind === 'paraphrase');
@@ -251,23 +250,25 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
     const resources: TransformResources = {
       ...(phrasingModel ? { phrasingModel } : {}), ...(paraphraseCache ? { paraphraseCache } : {}), signal: interrupt.signal,
     };
+    // Tasks stream from the file or the generator through selection and transforms into the run's store, a batch at
+    // a time: a run of 100,000 tasks never holds them all.
     if (rerun) {
-      tasks = await applyTransformsPrepared(rerun.tasks, derive, seed, resources);
+      tasks = transformStream(rerun.tasks, derive, seed, resources);
       params = rerun.params;
     } else if (flags.tasks) {
-      tasks = await applyTransformsPrepared(await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id }), derive, seed, resources);
-      params = tasks[0].params as JsonObject;
+      const path = resolve(io.cwd, flags.tasks);
+      const fileTasks = streamTasksFile(path, { suiteId: suite.id });
+      const first = fileTasks.next();
+      if (first.done) throw emptyTasksFile(path);
+      params = first.value.params as JsonObject;
+      tasks = transformStream(prependTask(first.value, fileTasks), derive, seed, resources);
     } else {
       params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
-      tasks = await generateTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal, ...(paraphraseCache ? { paraphraseCache } : {}) });
+      tasks = streamGeneratedTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal, ...(paraphraseCache ? { paraphraseCache } : {}) });
     }
-    tasks = selectTasks(tasks, { taskIds: flags.taskId, limit: flags.limit });
-    if (sources.length > 0) {
-      baselineTasks = tasks;
-      tasks = await applyTransformsPrepared(baselineTasks, sources, seed, resources);
-    }
+    tasks = selectTaskStream(tasks, { taskIds: flags.taskId, limit: flags.limit });
     const modelRef = agent?.ref ?? flags.model ?? '';
-    const runTasks = async (selected: Task[]): Promise<RunSummary> => runEvaluation({
+    const runTasks = async (selected: TaskSource): Promise<RunSummary> => runEvaluation({
       suite, tasks: selected, modelRef, ...(agent ? { agent } : {}), baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache,
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
@@ -277,12 +278,13 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
         progress.listener(event);
       },
     });
-    if (baselineTasks === undefined) return await runTasks(tasks);
+    if (sources.length === 0) return await runTasks(tasks);
     if (flags.workersOnly) throw new ConfigError('config.invalid', '--baseline pairs two runs as they end, so it cannot be planned for workers', { fix: 'run the baseline and the transformed tasks as two --workers-only runs, or drop --workers-only' });
-    const baseline = await runTasks(baselineTasks);
+    const baseline = await runTasks(tasks);
     if (baseline.status === 'cancelled') return baseline;
     progress = createProgressDisplay(io);
-    const treated = await runTasks(tasks);
+    // The transformed run derives each task from the baseline run's stored tasks, read back a page at a time.
+    const treated = await runTasks(transformStream(store.iterateTasks(baseline.runId), sources, seed, resources));
     return { ...treated, baselineRunId: baseline.runId, paired: pairTransformRuns(store, baseline.runId, treated.runId) };
   } catch (error) {
     progress.stop();
@@ -293,6 +295,11 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
     progress.stop();
     store.close();
   }
+}
+
+function* prependTask(first: Task, rest: Iterator<Task>): Generator<Task> {
+  yield first;
+  for (let step = rest.next(); !step.done; step = rest.next()) yield step.value;
 }
 
 /** `--rerun-failed <run>`: the stored run's failed tasks, with the suite, seed and knobs they were made with. */

@@ -37,11 +37,11 @@ function indexReplayEntries(entries: readonly ReplayEntry[]): ReplayIndex {
   return index;
 }
 
-function replayCoverage(entries: readonly ReplayEntry[], episodes: readonly { task: Task; trial: number }[]): OutputCoverage {
+function replayCoverage(entries: readonly ReplayEntry[], episodes: Iterable<{ task: Pick<Task, 'id' | 'suite'>; trial: number }>): OutputCoverage {
   const missing: string[] = [];
   const used = new Set<ReplayEntry>();
   const index = indexReplayEntries(entries);
-  const trialsByTask = new Map<string, { task: Task; trials: number[]; missingTrials: number[] }>();
+  const trialsByTask = new Map<string, { task: Pick<Task, 'id' | 'suite'>; trials: number[]; missingTrials: number[] }>();
   for (const { task, trial } of episodes) {
     const byTask = trialsByTask.get(task.id) ?? { task, trials: [], missingTrials: [] };
     trialsByTask.set(task.id, byTask);

@@ -6,7 +6,7 @@
  * computed from the stored scores' details, so a stored run can be summarised again.
  */
 import type { FailureCode } from '../../core/failure.ts';
-import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
+import type { ReportTable, ScoredEpisodes, SuiteSummary } from '../spec.ts';
 import { callFaults } from './environment.ts';
 import type { FuncgenDetails } from './funcgen-details.ts';
 
@@ -28,37 +28,63 @@ function irrelevantKind(connected: number, disconnected: number): IrrelevantKind
   return connected === disconnected ? 'Half & Half' : 'Mixed';
 }
 
-type Row = {
-  passed: boolean; calls: number; core: number; depth: number; kind: IrrelevantKind; restate: boolean;
-  failureCounts: Partial<Record<FailureCode, number>>;
-};
+/** Counts of one group of episodes (same core, depth, irrelevant kind and restating); every figure is a sum of integers. */
+type Counts = { episodes: number; passed: number; callsPassed: number; callsFailed: number; faults: number[] };
+type Group = { core: number; depth: number; kind: IrrelevantKind; restate: boolean; counts: Counts };
 
-function mean(values: readonly number[]): number | undefined {
-  return values.length === 0 ? undefined : values.reduce((sum, value) => sum + value, 0) / values.length;
+const emptyCounts = (): Counts => ({ episodes: 0, passed: 0, callsPassed: 0, callsFailed: 0, faults: callFaults.map(() => 0) });
+
+function addCounts(total: Counts, counts: Counts): Counts {
+  total.episodes += counts.episodes;
+  total.passed += counts.passed;
+  total.callsPassed += counts.callsPassed;
+  total.callsFailed += counts.callsFailed;
+  counts.faults.forEach((count, index) => { total.faults[index] += count; });
+  return total;
 }
 
 const percent = (value: number | undefined): string | null => (value === undefined ? null : `${(value * 100).toFixed(1)}%`);
 const oneDecimal = (value: number | undefined): string | null => (value === undefined ? null : value.toFixed(1));
 
-export function summarizeFuncgen(episodes: readonly ScoredEpisode<FuncgenDetails>[]): SuiteSummary {
-  const rows: Row[] = episodes.flatMap(({ score }) => {
+/** One pass over the episodes into a few groups: the tables are sums over groups, so no episode is kept. */
+function groupEpisodes(episodes: ScoredEpisodes<FuncgenDetails>): Group[] {
+  const groups = new Map<string, Group>();
+  for (const { score } of episodes) {
     // defineSuite checked every episode's details against funcgenDetailsSchema: none is absent here.
     const { details } = score;
-    if (!details) return [];
-    return [{
-      passed: score.passed, calls: details.calls, core: details.core, depth: details.depth,
-      kind: irrelevantKind(details.connected, details.disconnected), restate: details.restate, failureCounts: score.failureCounts ?? {},
-    }];
-  });
-  const aggregate = (group: readonly Row[]) => ({
-    episodes: group.length,
-    successRate: group.length === 0 ? undefined : group.filter((row) => row.passed).length / group.length,
-    avgCallsSuccess: mean(group.filter((row) => row.passed).map((row) => row.calls)),
-    avgCallsFailure: mean(group.filter((row) => !row.passed).map((row) => row.calls)),
-  });
+    if (!details) continue;
+    const kind = irrelevantKind(details.connected, details.disconnected);
+    const key = `${details.core}/${details.depth}/${kind}/${details.restate}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = { core: details.core, depth: details.depth, kind, restate: details.restate, counts: emptyCounts() };
+      groups.set(key, group);
+    }
+    const { counts } = group;
+    counts.episodes += 1;
+    if (score.passed) {
+      counts.passed += 1;
+      counts.callsPassed += details.calls;
+    } else counts.callsFailed += details.calls;
+    const failureCounts: Partial<Record<FailureCode, number>> = score.failureCounts ?? {};
+    callFaults.forEach((code, index) => { counts.faults[index] += failureCounts[code] ?? 0; });
+  }
+  return [...groups.values()];
+}
 
-  const overall = aggregate(rows);
-  const faultTotals = callFaults.map((code) => rows.reduce((sum, row) => sum + (row.failureCounts[code] ?? 0), 0));
+export function summarizeFuncgen(episodes: ScoredEpisodes<FuncgenDetails>): SuiteSummary {
+  const groups = groupEpisodes(episodes);
+  const countsOf = (keep: (group: Group) => boolean): Counts => groups.filter(keep).reduce((total, group) => addCounts(total, group.counts), emptyCounts());
+  const aggregate = (counts: Counts) => ({
+    episodes: counts.episodes,
+    successRate: counts.episodes === 0 ? undefined : counts.passed / counts.episodes,
+    avgCallsSuccess: counts.passed === 0 ? undefined : counts.callsPassed / counts.passed,
+    avgCallsFailure: counts.episodes - counts.passed === 0 ? undefined : counts.callsFailed / (counts.episodes - counts.passed),
+  });
+  const all = countsOf(() => true);
+
+  const overall = aggregate(all);
+  const faultTotals = all.faults;
   const totalErrors = faultTotals.reduce((sum, count) => sum + count, 0);
 
   const metrics: Record<string, number> = { episodes: overall.episodes, callErrors: totalErrors };
@@ -67,11 +93,11 @@ export function summarizeFuncgen(episodes: readonly ScoredEpisode<FuncgenDetails
   if (overall.avgCallsFailure !== undefined) metrics.avgCallsFailure = overall.avgCallsFailure;
   if (totalErrors > 0) callFaults.forEach((code, index) => { metrics[faultLabels[code].metric] = faultTotals[index] / totalErrors; });
 
-  const coreSizes = [...new Set(rows.map((row) => row.core))].sort((left, right) => left - right);
+  const coreSizes = [...new Set(groups.map((group) => group.core))].sort((left, right) => left - right);
   const byCore: ReportTable = {
     title: 'Success rate and average calls (ACs) by core nodes (paper Table 2)',
     columns: ['core nodes', 'episodes', 'success rate', 'ACs (succ.)', 'ACs (fail.)'],
-    rows: [...coreSizes.map((core) => [String(core), aggregate(rows.filter((row) => row.core === core))] as const), ['all', overall] as const]
+    rows: [...coreSizes.map((core) => [String(core), aggregate(countsOf((group) => group.core === core))] as const), ['all', overall] as const]
       .map(([label, stats]) => [label, stats.episodes, percent(stats.successRate), oneDecimal(stats.avgCallsSuccess), oneDecimal(stats.avgCallsFailure)]),
   };
   const failureTypes: ReportTable = {
@@ -82,31 +108,31 @@ export function summarizeFuncgen(episodes: readonly ScoredEpisode<FuncgenDetails
       ['Total errors', null, totalErrors],
     ],
   };
-  const depthKeys = [...new Set(rows.map((row) => `${row.core}/${row.depth}`))]
+  const depthKeys = [...new Set(groups.map((group) => `${group.core}/${group.depth}`))]
     .map((key) => key.split('/').map(Number) as [number, number])
     .sort((left, right) => left[0] - right[0] || left[1] - right[1]);
   const byDepth: ReportTable = {
     title: 'Success rate by dependency depth (paper Figure 5)',
     columns: ['core nodes', 'depth', 'episodes', 'success rate'],
     rows: depthKeys.map(([core, depth]) => {
-      const stats = aggregate(rows.filter((row) => row.core === core && row.depth === depth));
+      const stats = aggregate(countsOf((group) => group.core === core && group.depth === depth));
       return [core, depth, stats.episodes, percent(stats.successRate)];
     }),
   };
-  const kinds = irrelevantKinds.filter((kind) => rows.some((row) => row.kind === kind));
+  const kinds = irrelevantKinds.filter((kind) => groups.some((group) => group.kind === kind));
   const byKind: ReportTable = {
     title: 'Success rate by irrelevant-function kind (paper Figure 4)',
     columns: ['irrelevant functions', 'episodes', 'success rate'],
     rows: kinds.map((kind) => {
-      const stats = aggregate(rows.filter((row) => row.kind === kind));
+      const stats = aggregate(countsOf((group) => group.kind === kind));
       return [kind, stats.episodes, percent(stats.successRate)];
     }),
   };
   const byRestate: ReportTable = {
     title: 'Success rate without and with restated variable values (paper Figure 8)',
     columns: ['variable values', 'episodes', 'success rate'],
-    rows: [false, true].filter((restate) => rows.some((row) => row.restate === restate)).map((restate) => {
-      const stats = aggregate(rows.filter((row) => row.restate === restate));
+    rows: [false, true].filter((restate) => groups.some((group) => group.restate === restate)).map((restate) => {
+      const stats = aggregate(countsOf((group) => group.restate === restate));
       return [restate ? 'restated (mitigation)' : 'baseline', stats.episodes, percent(stats.successRate)];
     }),
   };
@@ -114,8 +140,7 @@ export function summarizeFuncgen(episodes: readonly ScoredEpisode<FuncgenDetails
     title: 'Failure types of calls by dependency depth',
     columns: ['core nodes', 'depth', ...callFaults.map((code) => faultLabels[code].label), 'total errors'],
     rows: depthKeys.map(([core, depth]) => {
-      const group = rows.filter((row) => row.core === core && row.depth === depth);
-      const totals = callFaults.map((code) => group.reduce((sum, row) => sum + (row.failureCounts[code] ?? 0), 0));
+      const totals = countsOf((group) => group.core === core && group.depth === depth).faults;
       const total = totals.reduce((sum, count) => sum + count, 0);
       return [core, depth, ...totals.map((count) => percent(total === 0 ? undefined : count / total)), total];
     }),

@@ -88,7 +88,8 @@ function prepareReference(reference: NestfulReference): PreparedReference {
     stats: analyzeCallGraph(goldCalls),
     toolNames: new Set(reference.tools.map((tool) => tool.name)),
   };
-  if (preparedCache.size > 50_000) preparedCache.clear();
+  // Bounded: the trials of a task run back to back, so a small cache serves them; 100,000 distinct samples must not stay.
+  if (preparedCache.size >= 1024) preparedCache.clear();
   preparedCache.set(key, prepared);
   return prepared;
 }

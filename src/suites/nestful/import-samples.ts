@@ -14,6 +14,7 @@ import { datasetPath, locateDataset, missingDataError } from '../../core/data-lo
 import { isFloatLiteral, markFloat, parseLenientJson } from './lenient-json.ts';
 import type { NestfulFlavour, NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { pythonJsonDumps } from './python-format.ts';
+import { readLinesSync } from '../../core/read-lines.ts';
 
 const callSchema = z.object({
   name: z.string().min(1),
@@ -59,14 +60,65 @@ export function resolveDataPath(path: string): string {
   });
 }
 
+type SourceRecord = { record: JsonValue; where: string };
+
+function unreadable(path: string, error: unknown): ConfigError {
+  return new ConfigError('input.unreadable', `cannot read nestful data file '${path}': ${(error as Error).message}`, {
+    fix: 'check the path given to --set data=',
+  });
+}
+
+/**
+ * The records of a data file, one at a time: a JSONL file is read line by line (a 100,000-sample file is never
+ * held whole); a JSON list is parsed whole (the published files are a few thousand samples).
+ */
+function* streamRecords(path: string): Generator<SourceRecord> {
+  let lines: Generator<string>;
+  try {
+    lines = readLinesSync(path);
+    const first = lines.next();
+    const firstLine = first.done ? '' : first.value;
+    if (firstLine.trimStart() === '' || firstLine.trimStart().startsWith('[')) {
+      // A JSON list (or leading blank lines): read the whole text as before.
+      lines.return(undefined);
+      yield* readWholeFile(path);
+      return;
+    }
+    lines = prepend(firstLine, lines);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw unreadable(path, error);
+  }
+  let lineNumber = 0;
+  for (const line of lines) {
+    lineNumber += 1;
+    if (line.trim() === '') continue;
+    const parsed = parseLenientJson(line);
+    if (!parsed.ok) {
+      throw new ConfigError('input.invalid', `${path} line ${lineNumber}: not JSON (${parsed.error})`, {
+        fix: 'each line of a JSONL file must be one NESTFUL sample object',
+      });
+    }
+    yield { record: parsed.value, where: `${path} line ${lineNumber}` };
+  }
+}
+
+function* prepend(first: string, rest: Generator<string>): Generator<string> {
+  yield first;
+  yield* rest;
+}
+
+function* readWholeFile(path: string): Generator<SourceRecord> {
+  const { records, where } = readRecords(path);
+  for (let index = 0; index < records.length; index += 1) yield { record: records[index], where: where(index) };
+}
+
 function readRecords(path: string): { records: JsonValue[]; where: (index: number) => string } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError('input.unreadable', `cannot read nestful data file '${path}': ${(error as Error).message}`, {
-      fix: 'check the path given to --set data=',
-    });
+    throw unreadable(path, error);
   }
   const trimmed = text.trimStart();
   if (trimmed.startsWith('[')) {
@@ -145,22 +197,28 @@ function readV1Tools(dataPath: string): NestfulTool[] {
 
 /** Reads every sample of a NESTFUL data file. */
 export function importNestfulSamples(path: string): NestfulSample[] {
+  return [...streamNestfulSamples(path)];
+}
+
+/** The samples of a NESTFUL data file one at a time, in file order (JSONL files read line by line). */
+export function* streamNestfulSamples(path: string): Generator<NestfulSample> {
   const dataPath = resolveDataPath(path);
-  const { records, where } = readRecords(dataPath);
   let v1Tools: NestfulTool[] | undefined;
   const fileStem = basename(dataPath).replace(/\.jsonl?$/, '');
-  return records.map((record, index) => {
+  let index = -1;
+  for (const { record, where } of streamRecords(dataPath)) {
+    index += 1;
     if (!isJsonObject(record)) {
-      throw new ConfigError('input.invalid', `${where(index)}: a sample must be a JSON object`, { fix: 'one sample object per item' });
+      throw new ConfigError('input.invalid', `${where}: a sample must be a JSON object`, { fix: 'one sample object per item' });
     }
     // Validate with zod but keep the original objects: they carry the parser's float-literal marks.
     const isV2 = 'sample_id' in record || 'tools' in record || 'gold_answer' in record;
     if (isV2) {
       if (typeof record.output === 'string') for (const key of ['output', 'tools', 'gold_answer']) unstringify(record, key);
       const parsed = v2RecordSchema.safeParse(record);
-      if (!parsed.success) throw invalid(where(index), parsed.error);
+      if (!parsed.success) throw invalid(where, parsed.error);
       const output = record.output as JsonValue[];
-      return {
+      yield {
         sampleId: String(parsed.data.sample_id),
         input: parsed.data.input,
         flavour: flavourOf(output),
@@ -168,11 +226,12 @@ export function importNestfulSamples(path: string): NestfulSample[] {
         goldAnswerJson: pythonJsonDumps((record.gold_answer ?? null), isFloatLiteral(record, 'gold_answer')),
         tools: parsed.data.tools.map(toNestfulTool),
       };
+      continue;
     }
     const parsed = v1RecordSchema.safeParse(record);
-    if (!parsed.success) throw invalid(where(index), parsed.error);
+    if (!parsed.success) throw invalid(where, parsed.error);
     v1Tools ??= readV1Tools(dataPath);
-    return {
+    yield {
       sampleId: `${fileStem}/${index}`,
       input: parsed.data.input,
       flavour: 'v1',
@@ -180,5 +239,5 @@ export function importNestfulSamples(path: string): NestfulSample[] {
       goldAnswerJson: null,
       tools: v1Tools,
     };
-  });
+  }
 }

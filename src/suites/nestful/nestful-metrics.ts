@@ -26,70 +26,118 @@ export type NestfulMetrics = {
   winRateByPattern: Breakdown;
 };
 
-/** Macro F1 over the gold vocabulary, rows given as (predicted labels, gold labels). */
-export function macroF1(rows: readonly (readonly [readonly string[], readonly string[]])[]): number {
-  const counts = new Map<string, { truePositives: number; falsePositives: number; falseNegatives: number }>();
-  for (const [, gold] of rows) for (const label of gold) if (!counts.has(label)) counts.set(label, { truePositives: 0, falsePositives: 0, falseNegatives: 0 });
-  if (counts.size === 0) return 0;
-  for (const [predicted, gold] of rows) {
-    const goldSet = new Set(gold);
-    const predictedSet = new Set(predicted);
-    for (const label of goldSet) {
-      const count = counts.get(label);
-      if (!count) continue;
-      if (predictedSet.has(label)) count.truePositives += 1;
-      else count.falseNegatives += 1;
-    }
-    for (const label of predictedSet) {
-      if (goldSet.has(label)) continue;
-      const count = counts.get(label);
-      if (count) count.falsePositives += 1;
-    }
-  }
-  let sum = 0;
-  for (const { truePositives, falsePositives, falseNegatives } of counts.values()) {
-    const denominator = 2 * truePositives + falsePositives + falseNegatives;
-    sum += denominator === 0 ? 0 : (2 * truePositives) / denominator;
-  }
-  return sum / counts.size;
+type LabelCounts = { truePositives: number; falsePositives: number; falseNegatives: number };
+
+/**
+ * Macro F1 over the gold vocabulary, one row at a time: labels enter the vocabulary in the order gold rows first
+ * name them (the order the F1s are summed in), and a predicted label not yet in it keeps its false positives aside
+ * until a gold row names it. The same figure as a second pass over every row, without keeping the rows.
+ */
+export function createMacroF1(): { add(predicted: readonly string[], gold: readonly string[]): void; value(): number } {
+  const vocabulary = new Map<string, LabelCounts>();
+  const outsideFalsePositives = new Map<string, number>();
+  return {
+    add(predicted, gold) {
+      const goldSet = new Set(gold);
+      const predictedSet = new Set(predicted);
+      for (const label of goldSet) {
+        let count = vocabulary.get(label);
+        if (!count) {
+          count = { truePositives: 0, falsePositives: outsideFalsePositives.get(label) ?? 0, falseNegatives: 0 };
+          outsideFalsePositives.delete(label);
+          vocabulary.set(label, count);
+        }
+        if (predictedSet.has(label)) count.truePositives += 1;
+        else count.falseNegatives += 1;
+      }
+      for (const label of predictedSet) {
+        if (goldSet.has(label)) continue;
+        const count = vocabulary.get(label);
+        if (count) count.falsePositives += 1;
+        else outsideFalsePositives.set(label, (outsideFalsePositives.get(label) ?? 0) + 1);
+      }
+    },
+    value() {
+      if (vocabulary.size === 0) return 0;
+      let sum = 0;
+      for (const { truePositives, falsePositives, falseNegatives } of vocabulary.values()) {
+        const denominator = 2 * truePositives + falsePositives + falseNegatives;
+        sum += denominator === 0 ? 0 : (2 * truePositives) / denominator;
+      }
+      return sum / vocabulary.size;
+    },
+  };
 }
 
-function breakdown(evaluations: readonly SampleEvaluation[], keyOf: (evaluation: SampleEvaluation) => string, order: (left: string, right: string) => number): Breakdown {
+/** Macro F1 over the gold vocabulary, rows given as (predicted labels, gold labels). */
+export function macroF1(rows: Iterable<readonly [readonly string[], readonly string[]]>): number {
+  const f1 = createMacroF1();
+  for (const [predicted, gold] of rows) f1.add(predicted, gold);
+  return f1.value();
+}
+
+/** Wins over executable samples by a key, in the order keys first appear. */
+function createBreakdown(keyOf: (evaluation: SampleEvaluation) => string): { add(evaluation: SampleEvaluation): void; rows(order: (left: string, right: string) => number): Breakdown } {
   const groups = new Map<string, { tasks: number; wins: number }>();
-  for (const evaluation of evaluations) {
-    if (!evaluation.executable) continue;
-    const key = keyOf(evaluation);
-    const group = groups.get(key) ?? { tasks: 0, wins: 0 };
-    group.tasks += 1;
-    if (evaluation.win) group.wins += 1;
-    groups.set(key, group);
-  }
-  return [...groups.entries()].sort(([left], [right]) => order(left, right))
-    .map(([key, { tasks, wins }]) => ({ key, tasks, wins, winRate: wins / tasks }));
+  return {
+    add(evaluation) {
+      if (!evaluation.executable) return;
+      const key = keyOf(evaluation);
+      const group = groups.get(key) ?? { tasks: 0, wins: 0 };
+      group.tasks += 1;
+      if (evaluation.win) group.wins += 1;
+      groups.set(key, group);
+    },
+    rows: (order) => [...groups.entries()].sort(([left], [right]) => order(left, right))
+      .map(([key, { tasks, wins }]) => ({ key, tasks, wins, winRate: wins / tasks })),
+  };
 }
 
 const numericOrder = (left: string, right: string): number => Number(left) - Number(right);
 
-export function aggregateEvaluations(evaluations: readonly SampleEvaluation[]): NestfulMetrics {
-  const samples = evaluations.length;
-  const executable = evaluations.filter((evaluation) => evaluation.executable);
-  const wins = executable.filter((evaluation) => evaluation.win).length;
-  const patternTasks = new Map<string, number>();
-  for (const evaluation of executable) patternTasks.set(evaluation.pattern, (patternTasks.get(evaluation.pattern) ?? 0) + 1);
+/** The dataset metrics in one pass over the evaluations (read from the store page by page; none is kept). */
+export function aggregateEvaluations(evaluations: Iterable<SampleEvaluation>): NestfulMetrics {
+  let samples = 0;
+  let partialSum = 0;
+  let fullMatches = 0;
+  let executableTasks = 0;
+  let wins = 0;
+  let unparsable = 0;
+  const f1Function = createMacroF1();
+  const f1Parameter = createMacroF1();
+  const byDepth = createBreakdown((evaluation) => String(evaluation.depth));
+  const byDependencies = createBreakdown((evaluation) => String(evaluation.dependencies));
+  const byPattern = createBreakdown((evaluation) => evaluation.pattern);
+  for (const evaluation of evaluations) {
+    samples += 1;
+    f1Function.add(evaluation.predictedNames, evaluation.goldNames);
+    for (const [predicted, gold] of evaluation.parameterRows) f1Parameter.add(predicted, gold);
+    partialSum += evaluation.partialAccuracy;
+    if (evaluation.fullMatch) fullMatches += 1;
+    if (evaluation.executable) {
+      executableTasks += 1;
+      if (evaluation.win) wins += 1;
+    }
+    if (!evaluation.parsed) unparsable += 1;
+    byDepth.add(evaluation);
+    byDependencies.add(evaluation);
+    byPattern.add(evaluation);
+  }
+  const patternRows = byPattern.rows(() => 0);
+  const patternTasks = new Map(patternRows.map((row) => [row.key, row.tasks]));
   return {
     samples,
-    f1Function: macroF1(evaluations.map((evaluation) => [evaluation.predictedNames, evaluation.goldNames] as const)),
-    f1Parameter: macroF1(evaluations.flatMap((evaluation) => evaluation.parameterRows)),
-    partialAccuracy: samples === 0 ? 0 : evaluations.reduce((sum, evaluation) => sum + evaluation.partialAccuracy, 0) / samples,
-    fullAccuracy: samples === 0 ? 0 : evaluations.filter((evaluation) => evaluation.fullMatch).length / samples,
-    winRate: executable.length === 0 ? 0 : wins / executable.length,
-    executableTasks: executable.length,
-    unparsable: evaluations.filter((evaluation) => !evaluation.parsed).length,
-    winRateByDepth: breakdown(evaluations, (evaluation) => String(evaluation.depth), numericOrder),
-    winRateByDependencies: breakdown(evaluations, (evaluation) => String(evaluation.dependencies), numericOrder),
+    f1Function: f1Function.value(),
+    f1Parameter: f1Parameter.value(),
+    partialAccuracy: samples === 0 ? 0 : partialSum / samples,
+    fullAccuracy: samples === 0 ? 0 : fullMatches / samples,
+    winRate: executableTasks === 0 ? 0 : wins / executableTasks,
+    executableTasks,
+    unparsable,
+    winRateByDepth: byDepth.rows(numericOrder),
+    winRateByDependencies: byDependencies.rows(numericOrder),
     // Most common patterns first, as the paper's figure shows the common ones.
-    winRateByPattern: breakdown(evaluations, (evaluation) => evaluation.pattern,
-      (left, right) => (patternTasks.get(right) ?? 0) - (patternTasks.get(left) ?? 0) || left.localeCompare(right)),
+    winRateByPattern: byPattern.rows((left, right) => (patternTasks.get(right) ?? 0) - (patternTasks.get(left) ?? 0) || left.localeCompare(right)),
   };
 }
 

@@ -12,7 +12,7 @@ import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
 import type { Termination } from '../../core/termination.ts';
-import type { GenerateTasksRequest, ScoredEpisode, Suite, SuiteSummary } from '../spec.ts';
+import type { GenerateTasksRequest, ScoredEpisodes, Suite, SuiteSummary } from '../spec.ts';
 import type { Knob } from '../knob.ts';
 import { defineSuite } from '../define-suite.ts';
 import { nestfulBuiltinModels } from './builtin-models.ts';
@@ -20,7 +20,7 @@ import type { SampleEvaluation } from './evaluate-sample.ts';
 import { evaluatePrediction, sampleEvaluationSchema } from './evaluate-sample.ts';
 import type { ExecutionOutcome } from './execute-calls.ts';
 import { generateSample, maximumFanIn } from './generate-samples.ts';
-import { importNestfulSamples } from './import-samples.ts';
+import { streamNestfulSamples } from './import-samples.ts';
 import { createNestfulEnvironment, loggedCalls } from './nestful-environment.ts';
 import { aggregateEvaluations, flattenMetrics, metricsTables } from './nestful-metrics.ts';
 import { interactivePrompt } from './nestful-prompt.ts';
@@ -48,22 +48,30 @@ function numberKnob(params: JsonObject, name: string): number {
 }
 
 async function generate(request: GenerateTasksRequest): Promise<Task[]> {
+  const tasks: Task[] = [];
+  for await (const task of streamTasks(request)) tasks.push(task);
+  return tasks;
+}
+
+/** Imported samples are read from the file one at a time (JSONL line by line); generated ones made one at a time. */
+async function* streamTasks(request: GenerateTasksRequest): AsyncGenerator<Task> {
   const { params, seed } = request;
   const iclCount = Number(params.icl ?? '3');
   const data = params.data;
   if (typeof data === 'string' && data !== '') {
-    const samples = importNestfulSamples(data);
-    const selected = request.count === undefined ? samples : samples.slice(0, request.count);
-    return selected.map((sample) => buildNestfulTask(sample, {
-      id: `${nestfulSuiteId}/${sample.sampleId}`, seed, params: { data, icl: String(iclCount) }, iclCount,
-    }));
+    let index = 0;
+    for (const sample of streamNestfulSamples(data)) {
+      if (request.count !== undefined && index >= request.count) return;
+      index += 1;
+      yield buildNestfulTask(sample, { id: `${nestfulSuiteId}/${sample.sampleId}`, seed, params: { data, icl: String(iclCount) }, iclCount });
+    }
+    return;
   }
   const generatorKnobs = {
     calls: numberKnob(params, 'calls'), depth: numberKnob(params, 'depth'),
     fanin: numberKnob(params, 'fanin'), distractors: numberKnob(params, 'distractors'),
   };
   const count = request.count ?? nestfulSuite.defaultCount;
-  const tasks: Task[] = [];
   for (let index = 0; index < count; index += 1) {
     const { sample } = generateSample(seed, index, generatorKnobs);
     let phrasing: Phrasing['source'] | undefined;
@@ -82,9 +90,8 @@ async function generate(request: GenerateTasksRequest): Promise<Task[]> {
     });
     // Counted by the run summary (phrasingFallbacks), so a model that rarely keeps the numbers shows.
     if (phrasing) task.stats.phrasing = phrasing;
-    tasks.push(task);
+    yield task;
   }
-  return tasks;
 }
 
 const limitTerminations: readonly Termination[] = ['max-turns', 'max-tool-calls', 'time-limit'];
@@ -131,10 +138,13 @@ async function score(input: ScoreInput & { mode: Mode }): Promise<Score<SampleEv
   return result;
 }
 
-function summarize(episodes: readonly ScoredEpisode<SampleEvaluation>[]): SuiteSummary {
+function* evaluationsOf(episodes: ScoredEpisodes<SampleEvaluation>): Generator<SampleEvaluation> {
   // defineSuite checked every episode's details against sampleEvaluationSchema.
-  const evaluations = episodes.flatMap((episode) => (episode.score.details ? [episode.score.details] : []));
-  const metrics = aggregateEvaluations(evaluations);
+  for (const episode of episodes) if (episode.score.details) yield episode.score.details;
+}
+
+function summarize(episodes: ScoredEpisodes<SampleEvaluation>): SuiteSummary {
+  const metrics = aggregateEvaluations(evaluationsOf(episodes));
   return { metrics: flattenMetrics(metrics), tables: metricsTables(metrics) };
 }
 
@@ -166,6 +176,7 @@ export const nestfulSuite: Suite<NestfulExpected, SampleEvaluation> = defineSuit
   modes: ['sequence', 'calls', 'react'],
   defaultCount: 50,
   generate,
+  streamTasks,
   async createEnvironment(task: Task) {
     const expected = nestfulExpected(task);
     return createNestfulEnvironment(expected.tools as NestfulTool[], task.tools);

@@ -5,7 +5,8 @@
  * generator's and the w/o-COV ablation's drawn with the run's seed and knobs (programs only, up to 120 of them).
  */
 import { meanPassAtK } from '../../metrics/pass-at-k.ts';
-import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
+import type { Task } from '../../core/task.ts';
+import type { ReportTable, ScoredEpisode, ScoredEpisodes, SuiteSummary } from '../spec.ts';
 import { taskOutcomes } from './error-types.ts';
 import { drawPrograms } from './generate-stateful-tasks.ts';
 import { coverageCurve } from './program-statistics.ts';
@@ -40,15 +41,26 @@ const round = (value: number, digits = 3) => Number(value.toFixed(digits));
 /** Programs drawn again per generator for the Fig. 3 comparison (a few seconds at most, on every summary). */
 const maxRedrawnPrograms = 120;
 
-export function summarizeStateful(episodes: readonly ScoredEpisode<StatefulScoreDetails>[]): SuiteSummary {
+/** What Table I and the ATC curve read of a task: kept once per task, not per episode. */
+type TaskFacts = Pick<Task, 'id' | 'stats' | 'seed' | 'params'> & { program: ReturnType<typeof readStatefulExpected>['program'] };
+
+export function summarizeStateful(episodes: ScoredEpisodes<StatefulScoreDetails>): SuiteSummary {
   const metrics: Record<string, number> = {};
   const tables: ReportTable[] = [];
   const byTask = new Map<string, { total: number; passed: number }>();
+  const perOutcome = new Map<Outcome, number>(outcomes.map((outcome) => [outcome, 0]));
+  const taskFacts = new Map<string, TaskFacts>();
+  let episodeCount = 0;
+  // One pass: per-task counts, outcomes, and each distinct task's facts.
   for (const episode of episodes) {
-    const counts = byTask.get(episode.task.id) ?? { total: 0, passed: 0 };
+    const { task } = episode;
+    const counts = byTask.get(task.id) ?? { total: 0, passed: 0 };
     counts.total += 1;
     if (episode.score.passed) counts.passed += 1;
-    byTask.set(episode.task.id, counts);
+    byTask.set(task.id, counts);
+    perOutcome.set(outcomeOf(episode), (perOutcome.get(outcomeOf(episode)) ?? 0) + 1);
+    episodeCount += 1;
+    if (!taskFacts.has(task.id)) taskFacts.set(task.id, { id: task.id, stats: task.stats, seed: task.seed, params: task.params, program: readStatefulExpected(task).program });
   }
   const counts = [...byTask.values()];
   metrics.passAt1 = meanPassAtK(counts, 1) ?? 0;
@@ -56,9 +68,7 @@ export function summarizeStateful(episodes: readonly ScoredEpisode<StatefulScore
   for (let k = 2; k <= trials; k += 1) metrics[`passAt${k}`] = meanPassAtK(counts, k) ?? 0;
 
   // RQ4: episodes per outcome.
-  const perOutcome = new Map<Outcome, number>(outcomes.map((outcome) => [outcome, 0]));
-  for (const episode of episodes) perOutcome.set(outcomeOf(episode), (perOutcome.get(outcomeOf(episode)) ?? 0) + 1);
-  const total = episodes.length || 1;
+  const total = episodeCount || 1;
   for (const [outcome, name] of Object.entries(outcomeMetric)) metrics[name] = (perOutcome.get(outcome as Outcome) ?? 0) / total;
   tables.push({
     title: 'Error types (RQ4): episodes by outcome',
@@ -68,7 +78,7 @@ export function summarizeStateful(episodes: readonly ScoredEpisode<StatefulScore
   });
 
   // Table I and the ATC curve over the distinct tasks of the run, per scenario.
-  const tasks = [...new Map(episodes.map((episode) => [episode.task.id, episode.task])).values()];
+  const tasks = [...taskFacts.values()];
   const tableOneRows: (string | number)[][] = [];
   const curveRows: (string | number | null)[][] = [];
   for (const scenario of scenarioIds) {
@@ -76,7 +86,7 @@ export function summarizeStateful(episodes: readonly ScoredEpisode<StatefulScore
     if (scenarioTasks.length === 0) continue;
     const mean = (name: string) => scenarioTasks.reduce((sum, task) => sum + (typeof task.stats[name] === 'number' ? task.stats[name] as number : 0), 0) / scenarioTasks.length;
     tableOneRows.push([scenario, scenarioTasks.length, ...statisticColumns.map(([name]) => round(mean(name), 2))]);
-    const programs = scenarioTasks.map((task) => readStatefulExpected(task).program);
+    const programs = scenarioTasks.map((task) => task.program);
     const checkpoints = [...new Set([20, 40, 60].filter((point) => point < programs.length).concat(programs.length))];
     const apis = statefulScenarios[scenario].apis.length;
     // The two generators with the run's seed and knobs (when its tasks share them).

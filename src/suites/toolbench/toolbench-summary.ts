@@ -5,7 +5,7 @@
  * recovered after a schema error), overall and per query group.
  */
 import { meanAndDeviation } from '../../metrics/mean-and-deviation.ts';
-import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
+import type { ReportTable, ScoredEpisodes, SuiteSummary } from '../spec.ts';
 import { solvablePassRate } from './solvable-pass-rate.ts';
 import type { ToolbenchDetails } from './toolbench-score.ts';
 
@@ -46,9 +46,11 @@ function passRateCell(details: readonly ToolbenchDetails[]): string {
   return `${(mean * 100).toFixed(1)} ± ${(standardDeviation * 100).toFixed(1)}`;
 }
 
-export function summarizeToolbench(episodes: readonly ScoredEpisode<ToolbenchDetails>[]): SuiteSummary {
-  // defineSuite checked every episode's details against toolbenchDetailsSchema.
-  const details = episodes.flatMap((episode) => (episode.score.details ? [episode.score.details] : []));
+export function summarizeToolbench(episodes: ScoredEpisodes<ToolbenchDetails>): SuiteSummary {
+  // defineSuite checked every episode's details against toolbenchDetailsSchema. Small per-episode records (flags and
+  // counts), not the episodes: ToolBench runs are a few thousand episodes.
+  const details: ToolbenchDetails[] = [];
+  for (const episode of episodes) if (episode.score.details) details.push(episode.score.details);
   const rates = passRatesPerJudgeRun(details);
   const metrics: Record<string, number> = { ...structural(details), judged: rates.length > 0 ? 1 : 0, judgeRuns: rates.length };
   if (rates.length > 0) {

@@ -4,7 +4,7 @@
  * complete Table V with (t) and (e) columns, and a per-API breakdown as in Tables VIII-XI.
  */
 import { isJsonObject } from '../../core/json.ts';
-import type { ReportTable, ScoredEpisode, SuiteSummary } from '../spec.ts';
+import type { ReportTable, ScoredEpisode, ScoredEpisodes, SuiteSummary } from '../spec.ts';
 import type { SampleStatistics } from './sample-statistics.ts';
 import type { WebapiRequestDetails } from './webapi-details.ts';
 import type { WebapiMetricName } from './webapi-metrics.ts';
@@ -47,8 +47,9 @@ export function webapiSampleOf(episode: ScoredEpisode<WebapiRequestDetails>): We
   return { api: details.api, setup, statistics: details.statistics };
 }
 
-export function summarizeWebapi(episodes: readonly ScoredEpisode<WebapiRequestDetails>[]): SuiteSummary {
-  const samples = episodes.map(webapiSampleOf).filter((sample): sample is WebapiSample => sample !== undefined);
+export function summarizeWebapi(episodes: ScoredEpisodes<WebapiRequestDetails>): SuiteSummary {
+  // One small record per episode (api, setup, counts), not the episodes: Table V's means are taken in episode order.
+  const samples = Array.from(episodes, webapiSampleOf).filter((sample): sample is WebapiSample => sample !== undefined);
   const metrics = computeWebapiMetrics(samples.map((sample) => sample.statistics));
   const tables: ReportTable[] = [];
   for (const setup of ['full', 'argument'] as const) {

@@ -1,0 +1,33 @@
+/**
+ * A text file's lines, read a chunk at a time (synchronously): a 1 GB JSONL file costs one chunk of memory, not
+ * its whole text. Lines are split on '\n' (a trailing '\r' is left to the caller's parser, as String.split left it);
+ * multi-byte characters split across chunks are decoded whole.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+
+const chunkBytes = 1 << 20;
+
+export function* readLinesSync(path: string): Generator<string> {
+  const file = openSync(path, 'r');
+  try {
+    const decoder = new StringDecoder('utf8');
+    const buffer = Buffer.alloc(chunkBytes);
+    let pending = '';
+    for (;;) {
+      const bytes = readSync(file, buffer, 0, chunkBytes, null);
+      const text = bytes === 0 ? decoder.end() : decoder.write(buffer.subarray(0, bytes));
+      pending += text;
+      let start = 0;
+      for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n', start)) {
+        yield pending.slice(start, end);
+        start = end + 1;
+      }
+      pending = pending.slice(start);
+      if (bytes === 0) break;
+    }
+    yield pending;
+  } finally {
+    closeSync(file);
+  }
+}
