@@ -20,7 +20,7 @@ suites:
   - id: funcgen
     set: {core: 4}
     grid: {depth: [1, 2]}
-    count: 400
+    count: 1200
   - id: nestful
     grid: {calls: [3, 4]}
 `;
@@ -31,7 +31,7 @@ test('an eval set runs models x knob values x suites as one group, survives a ki
   const child = spawn(process.execPath, [binPath, 'run', '--config', 'toolforge.config.yaml', '--db', 'r.db', '--concurrency', '1'],
     { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
   const closed = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
-  // Kill it once the first run has committed episodes (400 funcgen tasks take a while).
+  // Kill it once the first run has committed episodes (1,200 funcgen tasks take a while).
   for (let polls = 0; polls < 900; polls += 1) {
     await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
     if (!existsSync(join(directory, 'r.db'))) continue;
@@ -44,14 +44,16 @@ test('an eval set runs models x knob values x suites as one group, survives a ki
   await closed;
   const before = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string; model: string }[];
   assert.ok(before.length >= 1 && before.length < 8, `killed part-way: ${before.length} runs`);
-  // The run the kill interrupted (the first, or the second when the first finished between two polls).
+  // The run the kill interrupted (the first, or a later one when the first finished between two polls); on a fast
+  // machine the kill can also land between two runs, which then leaves none to resume.
   const interrupted = before.filter((run) => run.status !== 'finished');
-  assert.equal(interrupted.length, 1, JSON.stringify(before));
+  assert.ok(interrupted.length <= 1, JSON.stringify(before));
 
   const resumed = await runCli(['run', '--config', 'toolforge.config.yaml', '--db', 'r.db'], { cwd: directory });
   assert.equal(resumed.code, 0, resumed.stderr);
-  assert.match(resumed.stderr, new RegExp(`${before.length}/8 resuming: funcgen ${interrupted[0].model} depth=`));
-  assert.equal(resumed.stderr.match(/resuming:/g)?.length, 1);
+  assert.equal(resumed.stderr.match(/done already:/g)?.length ?? 0, before.length - interrupted.length, 'finished runs are not run again');
+  assert.equal(resumed.stderr.match(/resuming:/g)?.length ?? 0, interrupted.length);
+  if (interrupted.length === 1) assert.match(resumed.stderr, new RegExp(`${before.length}/8 resuming: funcgen ${interrupted[0].model} depth=`));
   assert.match(resumed.stderr, /eval set nightly-[0-9a-f]{10}: 8 runs/);
   const after = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string; suite: string; model: string; passRate: number }[];
   assert.equal(after.length, 8, 'the killed run was continued, not started again');
