@@ -95,6 +95,10 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     listEpisodeKeys: `SELECT task_id AS "taskId", trial, status FROM episodes WHERE run_id = @run_id ORDER BY task_id, trial`,
     listOutcomes: `SELECT ${outcomeColumns('e')} ${episodeJoin}
       WHERE e.run_id = @run_id AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`,
+    countScored: "SELECT COUNT(*) AS count FROM episodes WHERE run_id = @run_id AND status = 'scored'",
+    // Ties broken by key so the row at a rank is one definite row (the value is the same either way).
+    scoredDurationAt: `SELECT duration_ms AS value FROM episodes WHERE run_id = @run_id AND status = 'scored'
+      ORDER BY duration_ms, task_id, trial LIMIT 1 OFFSET @rank`,
     findEpisode: 'SELECT * FROM episodes WHERE run_id = @run_id AND task_id = @task_id AND trial = @trial',
     listTaskEpisodes: 'SELECT * FROM episodes WHERE run_id = @run_id AND task_id = @task_id ORDER BY trial',
     findTask: 'SELECT task FROM run_tasks WHERE run_id = @run_id AND task_id = @task_id',
@@ -284,6 +288,25 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     },
     listEpisodeOutcomes: (runId, filter = {}) =>
       connection.all<EpisodeRow>(sql.listOutcomes, { run_id: runId, status: filter.status ?? null }).map(outcomeFromRow),
+    listEpisodeOutcomesOfTasks(runId, taskIds) {
+      if (taskIds.length === 0) return [];
+      const parameters: Record<string, string> = { run_id: runId };
+      taskIds.forEach((taskId, index) => { parameters[`task${index}`] = taskId; });
+      return connection.all<EpisodeRow>(`SELECT ${outcomeColumns('e')} ${episodeJoin}
+        WHERE e.run_id = @run_id AND e.task_id IN (${taskIds.map((_, index) => `@task${index}`).join(', ')}) ORDER BY t.ordinal, e.trial`, parameters)
+        .map(outcomeFromRow);
+    },
+    sortedScoredDurations(runId) {
+      const count = Number(connection.get<{ count: number }>(sql.countScored, { run_id: runId })?.count ?? 0);
+      return {
+        count,
+        at(rank) {
+          const row = connection.get<{ value: number }>(sql.scoredDurationAt, { run_id: runId, rank });
+          if (row === undefined) throw new RangeError(`no scored episode at rank ${rank} of ${count} in run ${runId}`);
+          return Number(row.value);
+        },
+      };
+    },
     queryEpisodes(runId, query) {
       const page = pageQuery(query);
       const parameters: Record<string, string | number> = { ...page.parameters, run_id: runId };
