@@ -5,6 +5,7 @@
  * answers by sorting itself.
  */
 import type { SortedValues } from '../metrics/percentile.ts';
+import { sortedValuesOf } from '../metrics/percentile.ts';
 import type { EpisodeOutcome } from '../store/episode-query.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 
@@ -53,6 +54,5 @@ export function scoredDurations(episodes: ReportEpisodes): SortedValues {
   if (episodes.scoredDurations) return episodes.scoredDurations();
   const durations: number[] = [];
   for (const episode of episodes) if (episode.status === 'scored') durations.push(episode.durationMs);
-  durations.sort((left, right) => left - right);
-  return { count: durations.length, at: (rank) => durations[rank] };
+  return sortedValuesOf(durations);
 }

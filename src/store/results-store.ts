@@ -108,8 +108,8 @@ export interface ResultsStore {
    */
   listEpisodeOutcomesOfTasks(runId: string, taskIds: readonly string[]): EpisodeOutcome[];
   /**
-   * The scored episodes' durations (ms) in ascending order, read by rank from the store (SQL ORDER BY with OFFSET):
-   * exact percentiles of 100,000 episodes without holding their durations.
+   * The scored episodes' durations (ms) in ascending order, read at chosen ranks from the store (SQL ROW_NUMBER over one
+   * sort): exact percentiles of 100,000 episodes without holding their durations.
    */
   sortedScoredDurations(runId: string): SortedValues;
   /** One page of episodes (without transcripts) matching a filter, and how many match in all. */

@@ -96,9 +96,10 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     listOutcomes: `SELECT ${outcomeColumns('e')} ${episodeJoin}
       WHERE e.run_id = @run_id AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`,
     countScored: "SELECT COUNT(*) AS count FROM episodes WHERE run_id = @run_id AND status = 'scored'",
-    // Ties broken by key so the row at a rank is one definite row (the value is the same either way).
-    scoredDurationAt: `SELECT duration_ms AS value FROM episodes WHERE run_id = @run_id AND status = 'scored'
-      ORDER BY duration_ms, task_id, trial LIMIT 1 OFFSET @rank`,
+    // One sort for every rank asked (OFFSET would sort once per rank); ties broken by key, so each rank is one row.
+    scoredDurationsAt: (ranks: number) => `SELECT row_rank AS "rank", value FROM (SELECT duration_ms AS value,
+        ROW_NUMBER() OVER (ORDER BY duration_ms, task_id, trial) - 1 AS row_rank FROM episodes WHERE run_id = @run_id AND status = 'scored') ranked
+      WHERE row_rank IN (${Array.from({ length: ranks }, (_, index) => `@rank${index}`).join(', ')})`,
     findEpisode: 'SELECT * FROM episodes WHERE run_id = @run_id AND task_id = @task_id AND trial = @trial',
     listTaskEpisodes: 'SELECT * FROM episodes WHERE run_id = @run_id AND task_id = @task_id ORDER BY trial',
     findTask: 'SELECT task FROM run_tasks WHERE run_id = @run_id AND task_id = @task_id',
@@ -300,10 +301,17 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       const count = Number(connection.get<{ count: number }>(sql.countScored, { run_id: runId })?.count ?? 0);
       return {
         count,
-        at(rank) {
-          const row = connection.get<{ value: number }>(sql.scoredDurationAt, { run_id: runId, rank });
-          if (row === undefined) throw new RangeError(`no scored episode at rank ${rank} of ${count} in run ${runId}`);
-          return Number(row.value);
+        valuesAt(ranks) {
+          if (ranks.length === 0) return [];
+          const parameters: Record<string, string | number> = { run_id: runId };
+          ranks.forEach((rank, index) => { parameters[`rank${index}`] = rank; });
+          const byRank = new Map(connection.all<{ rank: number | string; value: number | string }>(sql.scoredDurationsAt(ranks.length), parameters)
+            .map((row) => [Number(row.rank), Number(row.value)]));
+          return ranks.map((rank) => {
+            const value = byRank.get(rank);
+            if (value === undefined) throw new RangeError(`no scored episode at rank ${rank} of ${count} in run ${runId}`);
+            return value;
+          });
         },
       };
     },

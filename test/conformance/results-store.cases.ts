@@ -131,8 +131,10 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     const failedDuration = store.findEpisode('run-r', tasks[1].id, 0)?.durationMs as number;
     // The infrastructure error's 5 ms is not a scored duration.
     assert.equal(durations.count, 4);
-    assert.deepEqual([0, 1, 2, 3].map((rank) => durations.at(rank)), [10, 10, 30, failedDuration].sort((left, right) => left - right));
-    assert.throws(() => durations.at(4), RangeError);
+    assert.deepEqual(durations.valuesAt([0, 1, 2, 3]), [10, 10, 30, failedDuration].sort((left, right) => left - right));
+    assert.deepEqual(durations.valuesAt([3, 0]), [Math.max(30, failedDuration), 10]);
+    assert.deepEqual(durations.valuesAt([]), []);
+    assert.throws(() => durations.valuesAt([4]), RangeError);
     assert.equal(store.sortedScoredDurations('missing-run').count, 0);
   }));
 

@@ -48,7 +48,9 @@ test('a stored run read a page at a time reports exactly what the array of its e
     const sortedStored = scoredDurations(stored);
     const sortedArray = scoredDurations(array);
     assert.equal(sortedStored.count, 11);
-    assert.deepEqual(Array.from({ length: 11 }, (_, rank) => sortedStored.at(rank)), Array.from({ length: 11 }, (_, rank) => sortedArray.at(rank)));
+    const ranks = Array.from({ length: 11 }, (_, rank) => rank);
+    assert.deepEqual(sortedStored.valuesAt(ranks), sortedArray.valuesAt(ranks));
+    assert.deepEqual(sortedStored.valuesAt([10, 0, 10]), [...sortedArray.valuesAt([10, 0]), sortedArray.valuesAt([10])[0]]);
   } finally {
     store.close();
   }
