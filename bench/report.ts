@@ -2,7 +2,9 @@
  * Scale of the results store: a 10,000-episode run (1,000 funcgen tasks x 10 trials of builtin/random, made
  * once and cached under the OS temp folder), then the database size, `toolforge report` wall time and peak RSS
  * (in a fresh process, as a user runs it), and the viewer's index and run page latency. Prints, asserts nothing.
- * Targets (issue 10): report under 2 s and 300 MB; the viewer's index under 300 ms.
+ * Targets (issue 10): report under 2 s and 300 MB; the viewer's index under 300 ms. Then the same report's peak RSS
+ * at 100,000 episodes (1,000 funcgen tasks x 100 trials of builtin/planner, cached the same way): the report reads
+ * episodes a page at a time (issue 8), so it should stay near the 10,000-episode figure.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -21,18 +23,18 @@ const binPath = fileURLToPath(new URL('../bin/toolforge.js', import.meta.url));
 const distMain = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const distMainUrl = new URL('../dist/cli/main.js', import.meta.url).href;
 
-async function makeRun(dbPath: string): Promise<string> {
+async function makeRun(dbPath: string, modelRef = 'builtin/random', trials = 10): Promise<string> {
   if (existsSync(dbPath)) {
     const store = openResultsStore(dbPath, { readOnly: true });
     const run = store.latestRun();
-    const complete = run !== undefined && store.countEpisodes(run.id).scored === 10_000;
+    const complete = run !== undefined && store.countEpisodes(run.id).scored === 1_000 * trials;
     store.close();
     if (complete && run) return run.id;
   }
   const suite = getSuite('funcgen');
   const params = resolveKnobs(suite.id, suite.knobs, {});
   const tasks = await generateTasks(suite, { seed: 10, count: 1_000, params });
-  return (await runEvaluation({ suite, tasks, modelRef: 'builtin/random', seed: 10, params, dbPath, trials: 10, concurrency: 8 })).runId;
+  return (await runEvaluation({ suite, tasks, modelRef, seed: 10, params, dbPath, trials, concurrency: 8 })).runId;
 }
 
 /**
@@ -79,6 +81,11 @@ export async function bench(): Promise<BenchFigure[]> {
     figures.push({ name: `report --format ${format} (10,000 episodes, built package)`, value: ms, unit: 'ms' });
     figures.push({ name: `report --format ${format} peak RSS`, value: rssMb, unit: 'MB' });
   }
+  const largeDbPath = join(tmpdir(), 'toolforge-bench-report-100000.db');
+  const largeRunId = await makeRun(largeDbPath, 'builtin/planner', 100);
+  const large = timeReport(largeDbPath, largeRunId, 'json', 'dist');
+  figures.push({ name: 'report --format json (100,000 episodes, built package)', value: large.ms, unit: 'ms' });
+  figures.push({ name: 'report --format json peak RSS (100,000 episodes)', value: large.rssMb, unit: 'MB' });
   const checkout = timeReport(dbPath, runId, 'table', 'tsx');
   figures.push({ name: 'report --format table from a checkout (tsx compiles on start)', value: checkout.ms, unit: 'ms' });
   const server = await startReportServer({ dbPath });

@@ -46,13 +46,19 @@ export function difficultyCurves(reports: readonly DifficultyInput[]): Difficult
     const modesOfModel = new Map<string, Set<string>>();
     for (const { summary } of suiteReports) modesOfModel.set(summary.model, (modesOfModel.get(summary.model) ?? new Set()).add(summary.mode));
     const seriesOf = (report: DifficultyInput): string => ((modesOfModel.get(report.summary.model)?.size ?? 0) > 1 ? `${report.summary.model} (${report.summary.mode})` : report.summary.model);
-    for (const axis of axes) {
-      const tally = new Map<string, { series: string; level: DifficultyLevel; scored: number; passed: number; failures: Record<string, number> }>();
-      for (const report of suiteReports) {
-        const series = seriesOf(report);
-        for (const episode of report.episodes) {
-          const level = report.taskLevels?.[episode.taskId]?.[axis.name];
-          if (level === undefined || episode.status !== 'scored' || !episode.score) continue;
+    type Tally = Map<string, { series: string; level: DifficultyLevel; scored: number; passed: number; failures: Record<string, number> }>;
+    // One pass over each run's episodes for every axis at once: a stored run's episodes are read from the store per pass.
+    const tallies: Tally[] = axes.map(() => new Map());
+    for (const report of suiteReports) {
+      if (axes.length === 0) break;
+      const series = seriesOf(report);
+      for (const episode of report.episodes) {
+        if (episode.status !== 'scored' || !episode.score) continue;
+        const levels = report.taskLevels?.[episode.taskId];
+        for (const [index, axis] of axes.entries()) {
+          const level = levels?.[axis.name];
+          if (level === undefined) continue;
+          const tally = tallies[index];
           const key = JSON.stringify([series, level]);
           const entry = tally.get(key) ?? { series, level, scored: 0, passed: 0, failures: {} };
           entry.scored += 1;
@@ -64,6 +70,9 @@ export function difficultyCurves(reports: readonly DifficultyInput[]): Difficult
           tally.set(key, entry);
         }
       }
+    }
+    for (const [index, axis] of axes.entries()) {
+      const tally = tallies[index];
       const levels = sortLevels([...new Map([...tally.values()].map((entry) => [JSON.stringify(entry.level), entry.level])).values()]);
       if (levels.length < 2) continue;
       const series = [...new Set([...tally.values()].map((entry) => entry.series))].sort();

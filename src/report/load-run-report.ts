@@ -4,10 +4,12 @@ import type { ResultsStore } from '../store/results-store.ts';
 import type { DifficultyAxis, DifficultyLevel } from '../suites/difficulty-axis.ts';
 import { difficultyLevel } from '../suites/difficulty-axis.ts';
 import { listSuites } from '../suites/registry.ts';
+import { storedReportEpisodes } from './report-episodes.ts';
 import type { RunReport } from './run-report.ts';
 
 /**
- * A stored run as a report: figures recomputed from the store, plus its episodes (without transcripts), each task's level
+ * A stored run as a report: figures recomputed from the store, plus its episodes (without transcripts, read from the
+ * store a page at a time on each pass the report makes), each task's level
  * on its suite's difficulty axes (none for a suite this install does not have), and its sweep.
  */
 export function loadRunReport(store: ResultsStore, runId: string): RunReport {
@@ -16,7 +18,7 @@ export function loadRunReport(store: ResultsStore, runId: string): RunReport {
   const { axes, taskLevels } = loadTaskLevels(store, runId, run.suite.id);
   const sweep = sweepMembershipOf(run.params);
   return {
-    summary, startedAt: summary.createdAt, episodes: store.listEpisodeOutcomes(runId),
+    summary, startedAt: summary.createdAt, episodes: storedReportEpisodes(store, runId),
     ...(axes.length > 0 ? { difficultyAxes: axes, taskLevels } : {}),
     ...(sweep ? { sweep } : {}),
   };
@@ -34,7 +36,7 @@ export function loadTaskLevels(store: ResultsStore, runId: string, suiteId: stri
   const taskLevels: Record<string, Record<string, DifficultyLevel>> = {};
   const knobAxes: Record<string, string> = Object.fromEntries(axes.flatMap((axis) => (axis.knob ? [[axis.name, axis.knob]] : [])));
   if (axes.length === 0) return { axes, taskLevels, knobAxes };
-  for (const task of store.listTasks(runId)) {
+  for (const task of store.iterateTasks(runId)) {
     const levels: Record<string, DifficultyLevel> = {};
     for (const axis of axes) {
       const level = difficultyLevel(axis, task);

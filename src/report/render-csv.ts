@@ -1,3 +1,4 @@
+import { episodesInTaskIdOrder } from './report-episodes.ts';
 import type { RunReport } from './run-report.ts';
 
 /** Per-episode columns: one row per (run, task, trial), ready for a spreadsheet or pandas. */
@@ -9,8 +10,7 @@ export const csvColumns = [
 export function renderCsv(reports: readonly RunReport[]): string {
   const lines = [csvColumns.join(',')];
   for (const report of reports) {
-    const episodes = [...report.episodes].sort((left, right) => left.taskId.localeCompare(right.taskId) || left.trial - right.trial);
-    for (const episode of episodes) {
+    for (const episode of episodesInTaskIdOrder(report.episodes)) {
       const score = episode.status === 'scored' ? episode.score : null;
       lines.push([
         report.summary.runId, report.summary.suite, episode.model, episode.mode, episode.taskId, episode.trial,

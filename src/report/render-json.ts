@@ -34,9 +34,12 @@ export type ReportJson = {
   comparisons: (ReportedComparison['comparison'] & { suite: string; trialsNeeded: ReportedComparison['trialsNeeded'] | null })[];
 };
 
-/** The `run --json` summary plus the suite's tables, per-task results, usage, difficulty and sweep. */
-export function runReportJson(report: RunReport, prices?: PriceTable): RunReportJson {
-  const costs = runCosts(report, prices);
+/**
+ * The `run --json` summary plus the suite's tables, per-task results, usage, difficulty and sweep. `computed` takes the
+ * run's costs and curves when a caller has them already (each is a pass over a stored run's episodes).
+ */
+export function runReportJson(report: RunReport, prices?: PriceTable, computed: { costs?: RunCosts; difficulty?: DifficultyCurve[] } = {}): RunReportJson {
+  const costs = computed.costs ?? runCosts(report, prices);
   const usage = { inputTokens: costs.inputTokens, outputTokens: costs.outputTokens, costUsd: costs.costUsd, latencyMs: costs.latencyMs };
   return {
     ...summaryObject(report.summary),
@@ -44,7 +47,7 @@ export function runReportJson(report: RunReport, prices?: PriceTable): RunReport
     tables: report.summary.tables.map((table) => ({ title: table.title, columns: [...table.columns], rows: table.rows.map((row) => [...row]) })),
     taskResults: taskResults(report.episodes),
     usage,
-    difficulty: difficultyCurves([report]),
+    difficulty: computed.difficulty ?? difficultyCurves([report]),
     sweep: report.sweep ?? null,
   };
 }
@@ -60,10 +63,12 @@ export function renderReportJson(
   reports: readonly RunReport[],
   options: { single: boolean; prices?: PriceTable; comparisons?: readonly ReportedComparison[]; analysis?: ReportAnalysis },
 ): string {
-  if (options.single && reports.length === 1) return renderJson(reports, options);
+  // The analysis's costs are each run's at the same prices; with one run its curves are the run's own.
+  const computed = (index: number) => (options.analysis ? { costs: options.analysis.costs[index], ...(reports.length === 1 ? { difficulty: options.analysis.difficulty } : {}) } : {});
+  if (options.single && reports.length === 1) return `${JSON.stringify(runReportJson(reports[0], options.prices, computed(0)), null, 2)}\n`;
   const analysis = options.analysis ?? analyzeReports(reports, { prices: options.prices });
   const json: ReportJson = {
-    runs: reports.map((report) => runReportJson(report, options.prices)),
+    runs: reports.map((report, index) => runReportJson(report, options.prices, computed(index))),
     leaderboard: analysis.leaderboard,
     difficulty: analysis.difficulty,
     comparisons: (options.comparisons ?? []).map(({ suite, comparison, trialsNeeded }) => ({ suite, ...comparison, trialsNeeded: trialsNeeded ?? null })),

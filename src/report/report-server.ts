@@ -12,6 +12,7 @@ import { difficultyCurves } from './difficulty-curves.ts';
 import { loadRunReport, loadTaskLevels } from './load-run-report.ts';
 import { renderHtml } from './render-html.ts';
 import { renderJson } from './render-json.ts';
+import { storedReportEpisodes } from './report-episodes.ts';
 import { compareWithFirstRuns } from './run-comparisons.ts';
 import { renderCompareList, renderComparePage } from './viewer/compare-page.ts';
 import { renderRunDifficultyPage } from './viewer/difficulty-section.ts';
@@ -114,7 +115,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
     const { axes, taskLevels, knobAxes } = loadTaskLevels(store, run.id, run.suite.id);
     const curves = axes.length === 0 ? [] : difficultyCurves([{
       summary: { suite: run.suite.id, model: run.model, mode: run.mode ?? 'default' },
-      episodes: store.listEpisodeOutcomes(run.id), difficultyAxes: axes, taskLevels,
+      episodes: storedReportEpisodes(store, run.id), difficultyAxes: axes, taskLevels,
     }]);
     return renderRunDifficultyPage(run, curves, knobAxes, sweepOfRun);
   }

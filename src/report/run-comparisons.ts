@@ -1,4 +1,5 @@
 import { taskPairKey } from '../core/task-digest.ts';
+import type { Task } from '../core/task.ts';
 import type { RunComparison } from '../runner/compare-runs.ts';
 import { compareRuns } from '../runner/compare-runs.ts';
 import type { ResultsStore } from '../store/results-store.ts';
@@ -26,13 +27,20 @@ export function compareWithFirstRuns(store: ResultsStore, runIds: readonly strin
     const suite = store.getRun(runId).suite.id;
     const earlier = earlierRunsOfSuite.get(suite) ?? [];
     earlierRunsOfSuite.set(suite, [...earlier, runId]);
-    const keys = new Set(store.listTasks(runId).map(taskPairKey));
-    const baselineRunId = earlier.find((candidate) => store.listTasks(candidate).some((task) => keys.has(taskPairKey(task))));
+    if (earlier.length === 0) continue;
+    // Task keys, not task bodies: tasks are read a page at a time.
+    const keys = new Set(Array.from(store.iterateTasks(runId), taskPairKey));
+    const baselineRunId = earlier.find((candidate) => someTask(store.iterateTasks(candidate), (task) => keys.has(taskPairKey(task))));
     if (baselineRunId === undefined) continue;
     const comparison = compareRuns(store, baselineRunId, runId, { pairKey: taskPairKey, seed: 0 });
     if (comparison.pairs > 0) comparisons.push({ suite, comparison, trialsNeeded: trialsNeeded(store, baselineRunId, runId, taskPairKey) });
   }
   return comparisons;
+}
+
+function someTask(tasks: Iterable<Task>, test: (task: Task) => boolean): boolean {
+  for (const task of tasks) if (test(task)) return true;
+  return false;
 }
 
 export function comparisonTable(comparisons: readonly ReportedComparison[]): ReportTable {

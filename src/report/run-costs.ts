@@ -1,7 +1,8 @@
 import type { LatencyPercentiles } from '../metrics/percentile.ts';
-import { latencyPercentiles } from '../metrics/percentile.ts';
+import { sortedLatencyPercentiles } from '../metrics/percentile.ts';
 import type { PriceTable } from './model-prices.ts';
 import { defaultPrices, priceOf } from './model-prices.ts';
+import { scoredDurations } from './report-episodes.ts';
 import type { RunReport } from './run-report.ts';
 
 export type RunCosts = {
@@ -17,19 +18,23 @@ export type RunCosts = {
 
 /**
  * Tokens over every stored episode of a run (an infrastructure error that consumed tokens still cost
- * them), their cost at the model's price, and latency percentiles over scored episodes.
+ * them), their cost at the model's price, and latency percentiles over scored episodes. One pass for the tokens;
+ * the percentiles read only the ranks they need of the sorted durations (a stored run's by SQL).
  */
 export function runCosts(report: RunReport, prices: PriceTable = defaultPrices): RunCosts {
-  const inputTokens = report.episodes.reduce((sum, episode) => sum + episode.usage.inputTokens, 0);
-  const outputTokens = report.episodes.reduce((sum, episode) => sum + episode.usage.outputTokens, 0);
+  let inputTokens = 0;
+  let outputTokens = 0;
+  for (const episode of report.episodes) {
+    inputTokens += episode.usage.inputTokens;
+    outputTokens += episode.usage.outputTokens;
+  }
   const price = priceOf(prices, report.summary.model);
-  const durations = report.episodes.filter((episode) => episode.status === 'scored').map((episode) => episode.durationMs);
   return {
     runId: report.summary.runId,
     model: report.summary.model,
     inputTokens,
     outputTokens,
     costUsd: price === undefined ? null : (inputTokens * price.input + outputTokens * price.output) / 1_000_000,
-    latencyMs: latencyPercentiles(durations) ?? null,
+    latencyMs: sortedLatencyPercentiles(scoredDurations(report.episodes)) ?? null,
   };
 }

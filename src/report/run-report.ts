@@ -1,4 +1,4 @@
-import type { EpisodeOutcome } from '../store/episode-query.ts';
+import type { ReportEpisodes } from './report-episodes.ts';
 import type { SweepMembership } from '../runner/sweep-membership.ts';
 import type { DifficultyAxis, DifficultyLevel } from '../suites/difficulty-axis.ts';
 import type { ReportTable } from '../suites/spec.ts';
@@ -25,12 +25,12 @@ export type ReportSummary = {
   tables: readonly ReportTable[];
 };
 
-/** One run as a report sees it: its summary and every stored episode (for the per-task table and CSV). */
+/** One run as a report sees it: its summary and its episodes (for the per-task table and CSV), read a pass at a time. */
 export type RunReport = {
   summary: ReportSummary;
   /** When the run started (ISO 8601), if known. */
   startedAt: string | null;
-  episodes: readonly EpisodeOutcome[];
+  episodes: ReportEpisodes;
   /** The suite's difficulty axes (absent: the report draws no difficulty figures for this run). */
   difficultyAxes?: readonly DifficultyAxis[];
   /** Each task's level on each axis, by task id then axis name. */

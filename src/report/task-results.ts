@@ -13,33 +13,44 @@ export type TaskResult = {
   infrastructureErrors: number;
 };
 
-/** Groups episodes by task, in task id order, so reports list tasks the same way every time. */
-export function taskResults(episodes: readonly EpisodeOutcome[]): TaskResult[] {
-  const byTask = new Map<string, EpisodeOutcome[]>();
+/** A task's running counts: what is kept per task while the episodes stream past, never the episodes. */
+type TaskTally = { scored: number; passed: number; scoreSum: number; failureCounts: Map<string, number>; infrastructureErrors: number };
+
+/**
+ * Groups episodes by task, in task id order, so reports list tasks the same way every time. One pass; each task's
+ * score sum adds its trials in the order they come (a stored run's: trial order), as a sum over the group would.
+ */
+export function taskResults(episodes: Iterable<EpisodeOutcome>): TaskResult[] {
+  const byTask = new Map<string, TaskTally>();
   for (const episode of episodes) {
-    const group = byTask.get(episode.taskId) ?? [];
-    group.push(episode);
-    byTask.set(episode.taskId, group);
+    let tally = byTask.get(episode.taskId);
+    if (!tally) {
+      tally = { scored: 0, passed: 0, scoreSum: 0, failureCounts: new Map(), infrastructureErrors: 0 };
+      byTask.set(episode.taskId, tally);
+    }
+    if (episode.status === 'infrastructure-error') tally.infrastructureErrors += 1;
+    const score = episode.status === 'scored' ? episode.score : null;
+    if (!score) continue;
+    tally.scored += 1;
+    tally.scoreSum += score.value;
+    if (score.passed) tally.passed += 1;
+    else {
+      const code = score.failure ?? 'result.wrong';
+      tally.failureCounts.set(code, (tally.failureCounts.get(code) ?? 0) + 1);
+    }
   }
   return [...byTask.keys()].sort().map((taskId) => {
-    const group = byTask.get(taskId) ?? [];
-    const scores = group.flatMap((episode) => (episode.status === 'scored' && episode.score ? [episode.score] : []));
-    const failureCounts = new Map<string, number>();
-    for (const score of scores) {
-      if (score.passed) continue;
-      const code = score.failure ?? 'result.wrong';
-      failureCounts.set(code, (failureCounts.get(code) ?? 0) + 1);
-    }
-    const failures = [...failureCounts.entries()]
+    const tally = byTask.get(taskId) as TaskTally;
+    const failures = [...tally.failureCounts.entries()]
       .sort((left, right) => right[1] - left[1] || left[0].localeCompare(right[0]))
       .map(([code]) => code);
     return {
       taskId,
-      scored: scores.length,
-      passed: scores.filter((score) => score.passed).length,
-      meanScore: scores.length === 0 ? null : scores.reduce((sum, score) => sum + score.value, 0) / scores.length,
+      scored: tally.scored,
+      passed: tally.passed,
+      meanScore: tally.scored === 0 ? null : tally.scoreSum / tally.scored,
       failures,
-      infrastructureErrors: group.filter((episode) => episode.status === 'infrastructure-error').length,
+      infrastructureErrors: tally.infrastructureErrors,
     };
   });
 }

@@ -61,12 +61,12 @@ function transformLabel(task: Task): string {
 
 /** Per task (by its source id): passed in every scored trial. Tasks with no scored episode are left out. */
 function outcomes(store: ResultsStore, runId: string, idOf: (task: Task) => string): Record<string, boolean> {
-  const tasks = new Map(store.listTasks(runId).map((task) => [task.id, task]));
+  // Each task's id, not its body, and episodes without transcripts, a page at a time.
+  const idOfTask = new Map(Array.from(store.iterateTasks(runId), (task) => [task.id, idOf(task)]));
   const result: Record<string, boolean> = {};
-  for (const episode of store.listEpisodes(runId)) {
-    const task = tasks.get(episode.taskId);
-    if (!task || episode.score === null) continue;
-    const id = idOf(task);
+  for (const { outcome: episode } of store.iterateEpisodeOutcomes(runId)) {
+    const id = idOfTask.get(episode.taskId);
+    if (id === undefined || episode.score === null) continue;
     result[id] = (result[id] ?? true) && episode.score.passed;
   }
   return result;
@@ -118,9 +118,13 @@ export function pairTransformRuns(store: ResultsStore, baselineRunId: string, tr
 export function findTransformPairs(store: ResultsStore, runIds: readonly string[]): TransformPairs[] {
   const result: TransformPairs[] = [];
   runIds.forEach((runId, index) => {
-    const tasks = store.listTasks(runId);
-    if (tasks.length === 0 || !tasks.every((task) => (task.origin?.transforms.length ?? 0) > 0)) return;
-    const keys = new Set(tasks.map(taskPairKey));
+    // Tasks are read a page at a time; an untransformed task ends the look at once.
+    const keys = new Set<string>();
+    for (const task of store.iterateTasks(runId)) {
+      if ((task.origin?.transforms.length ?? 0) === 0) return;
+      keys.add(taskPairKey(task));
+    }
+    if (keys.size === 0) return;
     const suite = store.getRun(runId).suite.id;
     const baselineRunId = runIds.slice(0, index).reverse().find((candidate) => {
       if (store.getRun(candidate).suite.id !== suite) return false;

@@ -24,9 +24,10 @@ export type TrialsNeeded = {
  */
 export function trialsNeeded(store: ResultsStore, baselineRunId: string, treatmentRunId: string, pairKey: (task: Task) => string): TrialsNeeded {
   const outcomes = (runId: string): Map<string, boolean> => {
-    const keyOf = new Map(store.listTasks(runId).map((task) => [task.id, pairKey(task)]));
+    const keyOf = new Map(Array.from(store.iterateTasks(runId), (task) => [task.id, pairKey(task)]));
     const result = new Map<string, boolean>();
-    for (const episode of store.listEpisodes(runId, { status: 'scored' })) {
+    // Outcomes without transcripts, a page at a time; the pairing keeps one boolean per (task, trial).
+    for (const { outcome: episode } of store.iterateEpisodeOutcomes(runId, { status: 'scored' })) {
       const key = keyOf.get(episode.taskId);
       if (key !== undefined && episode.score) result.set(`${key}\u0000${episode.trial}`, episode.score.passed);
     }

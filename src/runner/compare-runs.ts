@@ -21,9 +21,10 @@ export type RunComparison = PairedComparison & { baselineRunId: string; treatmen
 export function compareRuns(store: ResultsStore, baselineRunId: string, treatmentRunId: string, options: CompareRunsOptions = {}): RunComparison {
   const passRates = (runId: string): Record<string, number> => {
     store.getRun(runId);
-    const keyOf = new Map(store.listTasks(runId).map((task) => [task.id, options.pairKey ? options.pairKey(task) : (task.origin?.taskId ?? task.id)]));
+    // Per task its key and per key two counts; tasks and episodes are read a page at a time.
+    const keyOf = new Map(Array.from(store.iterateTasks(runId), (task) => [task.id, options.pairKey ? options.pairKey(task) : (task.origin?.taskId ?? task.id)]));
     const counts = new Map<string, { total: number; passed: number }>();
-    for (const episode of store.listEpisodeOutcomes(runId, { status: 'scored' })) {
+    for (const { outcome: episode } of store.iterateEpisodeOutcomes(runId, { status: 'scored' })) {
       const key = keyOf.get(episode.taskId);
       if (key === undefined || !episode.score) continue;
       const count = counts.get(key) ?? { total: 0, passed: 0 };

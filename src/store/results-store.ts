@@ -6,6 +6,7 @@
  */
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
 import type { Task } from '../core/task.ts';
+import type { SortedValues } from '../metrics/percentile.ts';
 import type { EpisodeOutcome, EpisodePage, EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
 import { openPostgresConnection } from './postgres/postgres-connection.ts';
 import type { OpenStoreOptions, SqlDialect } from './sql-connection.ts';
@@ -101,6 +102,16 @@ export interface ResultsStore {
    * each iteration reads the store again, so a summary of 100,000 episodes holds one page.
    */
   iterateEpisodeOutcomes(runId: string, filter?: { status?: EpisodeStatus }): Iterable<OrderedEpisodeOutcome>;
+  /**
+   * The episodes (without transcripts) of the given tasks, in task order, then trial: what a report reads a few tasks
+   * at a time when it wants the episodes in an order of its own (the CSV's task id order).
+   */
+  listEpisodeOutcomesOfTasks(runId: string, taskIds: readonly string[]): EpisodeOutcome[];
+  /**
+   * The scored episodes' durations (ms) in ascending order, read at chosen ranks from the store (SQL ROW_NUMBER over one
+   * sort): exact percentiles of 100,000 episodes without holding their durations.
+   */
+  sortedScoredDurations(runId: string): SortedValues;
   /** One page of episodes (without transcripts) matching a filter, and how many match in all. */
   queryEpisodes(runId: string, query: EpisodeQuery): EpisodePage;
   /** The ids of the tasks with an episode matching a filter (limit and offset ignored), in task order. */

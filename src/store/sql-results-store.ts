@@ -95,6 +95,11 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     listEpisodeKeys: `SELECT task_id AS "taskId", trial, status FROM episodes WHERE run_id = @run_id ORDER BY task_id, trial`,
     listOutcomes: `SELECT ${outcomeColumns('e')} ${episodeJoin}
       WHERE e.run_id = @run_id AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`,
+    countScored: "SELECT COUNT(*) AS count FROM episodes WHERE run_id = @run_id AND status = 'scored'",
+    // One sort for every rank asked (OFFSET would sort once per rank); ties broken by key, so each rank is one row.
+    scoredDurationsAt: (ranks: number) => `SELECT row_rank AS "rank", value FROM (SELECT duration_ms AS value,
+        ROW_NUMBER() OVER (ORDER BY duration_ms, task_id, trial) - 1 AS row_rank FROM episodes WHERE run_id = @run_id AND status = 'scored') ranked
+      WHERE row_rank IN (${Array.from({ length: ranks }, (_, index) => `@rank${index}`).join(', ')})`,
     findEpisode: 'SELECT * FROM episodes WHERE run_id = @run_id AND task_id = @task_id AND trial = @trial',
     listTaskEpisodes: 'SELECT * FROM episodes WHERE run_id = @run_id AND task_id = @task_id ORDER BY trial',
     findTask: 'SELECT task FROM run_tasks WHERE run_id = @run_id AND task_id = @task_id',
@@ -284,6 +289,32 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     },
     listEpisodeOutcomes: (runId, filter = {}) =>
       connection.all<EpisodeRow>(sql.listOutcomes, { run_id: runId, status: filter.status ?? null }).map(outcomeFromRow),
+    listEpisodeOutcomesOfTasks(runId, taskIds) {
+      if (taskIds.length === 0) return [];
+      const parameters: Record<string, string> = { run_id: runId };
+      taskIds.forEach((taskId, index) => { parameters[`task${index}`] = taskId; });
+      return connection.all<EpisodeRow>(`SELECT ${outcomeColumns('e')} ${episodeJoin}
+        WHERE e.run_id = @run_id AND e.task_id IN (${taskIds.map((_, index) => `@task${index}`).join(', ')}) ORDER BY t.ordinal, e.trial`, parameters)
+        .map(outcomeFromRow);
+    },
+    sortedScoredDurations(runId) {
+      const count = Number(connection.get<{ count: number }>(sql.countScored, { run_id: runId })?.count ?? 0);
+      return {
+        count,
+        valuesAt(ranks) {
+          if (ranks.length === 0) return [];
+          const parameters: Record<string, string | number> = { run_id: runId };
+          ranks.forEach((rank, index) => { parameters[`rank${index}`] = rank; });
+          const byRank = new Map(connection.all<{ rank: number | string; value: number | string }>(sql.scoredDurationsAt(ranks.length), parameters)
+            .map((row) => [Number(row.rank), Number(row.value)]));
+          return ranks.map((rank) => {
+            const value = byRank.get(rank);
+            if (value === undefined) throw new RangeError(`no scored episode at rank ${rank} of ${count} in run ${runId}`);
+            return value;
+          });
+        },
+      };
+    },
     queryEpisodes(runId, query) {
       const page = pageQuery(query);
       const parameters: Record<string, string | number> = { ...page.parameters, run_id: runId };

@@ -116,6 +116,28 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     assert.deepEqual(store.listMatchingTaskIds('run-c', { outcome: 'failed' }), [tasks[0].id, tasks[1].id]);
   }));
 
+  test('reads the outcomes of chosen tasks in task order, and scored durations by rank in ascending order', () => withStore((store, tasks) => {
+    store.createRun(sampleRun('run-r'), tasks);
+    store.saveEpisodes([
+      sampleEpisode('run-r', tasks[0].id, 1, { durationMs: 30 }), sampleEpisode('run-r', tasks[0].id, 0, { durationMs: 10 }),
+      failed('run-r', tasks[1].id, 0, 'result.wrong'), sampleEpisode('run-r', tasks[2].id, 0, { durationMs: 10 }),
+      { ...infrastructure('run-r', tasks[2].id, 1), durationMs: 5 },
+    ]);
+    const keys = (episodes: { taskId: string; trial: number }[]) => episodes.map((episode) => `${episode.taskId}#${episode.trial}`);
+    assert.deepEqual(keys(store.listEpisodeOutcomesOfTasks('run-r', [tasks[2].id, tasks[0].id])), [`${tasks[0].id}#0`, `${tasks[0].id}#1`, `${tasks[2].id}#0`, `${tasks[2].id}#1`]);
+    assert.deepEqual(store.listEpisodeOutcomesOfTasks('run-r', []), []);
+    assert.deepEqual(store.listEpisodeOutcomesOfTasks('run-r', [tasks[1].id]), store.listEpisodeOutcomes('run-r').filter((episode) => episode.taskId === tasks[1].id));
+    const durations = store.sortedScoredDurations('run-r');
+    const failedDuration = store.findEpisode('run-r', tasks[1].id, 0)?.durationMs as number;
+    // The infrastructure error's 5 ms is not a scored duration.
+    assert.equal(durations.count, 4);
+    assert.deepEqual(durations.valuesAt([0, 1, 2, 3]), [10, 10, 30, failedDuration].sort((left, right) => left - right));
+    assert.deepEqual(durations.valuesAt([3, 0]), [Math.max(30, failedDuration), 10]);
+    assert.deepEqual(durations.valuesAt([]), []);
+    assert.throws(() => durations.valuesAt([4]), RangeError);
+    assert.equal(store.sortedScoredDurations('missing-run').count, 0);
+  }));
+
   test('export then import into another database gives the same run, byte for byte', () => withStore((store, tasks) => {
     store.createRun(sampleRun('run-d'), tasks);
     store.saveEpisodes([sampleEpisode('run-d', tasks[0].id, 0, { retries: { 'provider.timeout': 1 } }), failed('run-d', tasks[1].id, 0, 'tool.unknown')]);
