@@ -146,8 +146,12 @@ export function topologicalOrder(count: number, edges: readonly [number, number]
   const ready = indegree.flatMap((degree, node) => (degree === 0 ? [node] : []));
   const order: number[] = [];
   while (ready.length > 0) {
-    ready.sort((left, right) => left - right);
-    const node = ready.shift() as number;
+    // The lowest ready id: a scan, not a sort per step (graphs are small; this runs once per tried edge).
+    let lowest = 0;
+    for (let index = 1; index < ready.length; index += 1) if (ready[index] < ready[lowest]) lowest = index;
+    const node = ready[lowest];
+    ready[lowest] = ready[ready.length - 1];
+    ready.pop();
     order.push(node);
     for (const child of children[node]) {
       indegree[child] -= 1;
