@@ -104,8 +104,11 @@ export interface ModelSource {
    * For sources of stored outputs (replay): which planned episodes have no output, and which outputs name a task
    * that is not planned. The runner refuses to score missing outputs as failures unless told to.
    */
-  coverage?(episodes: Iterable<{ task: Pick<Task, 'id' | 'suite'>; trial: number }>): OutputCoverage;
+  coverage?(tasks: Iterable<PlannedTask>): OutputCoverage;
 }
+
+/** A planned task of a run and its number of trials (trials 0 .. trials - 1), as coverage reads them. */
+export type PlannedTask = { task: Pick<Task, 'id' | 'suite'>; trials: number };
 
 export type OutputCoverage = {
   /** Planned episodes with no stored output, as `taskId` (or `taskId#trial` when only some trials lack one). */

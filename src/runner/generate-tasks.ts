@@ -77,6 +77,8 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
     }
     yield* await check();
   } finally {
+    // The consumer may hold this generator for the whole run: the ids it checked need not live that long.
+    seen.clear();
     await sandbox.dispose();
   }
   if (request.count !== undefined && generated < request.count && !request.signal?.aborted) {

@@ -14,7 +14,7 @@ import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Task } from '../core/task.ts';
 import { emptyUsage } from '../core/usage.ts';
-import type { GenerationSettings, ModelSource, RequestRetry } from '../models/spec.ts';
+import type { GenerationSettings, ModelSource, PlannedTask, RequestRetry } from '../models/spec.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { createRunId } from '../store/run-id.ts';
@@ -253,8 +253,8 @@ function checkOutputCoverage(model: ModelSource, store: ResultsStore, runId: str
   if (!model.coverage) return [];
   // The planned episodes by task id (all coverage reads), from the stored ids: no task body is loaded.
   const stamp = { id: suite.id, version: suite.version };
-  function* planned(): Generator<{ task: Pick<Task, 'id' | 'suite'>; trial: number }> {
-    for (const id of store.listTaskIds(runId)) for (let trial = 0; trial < trials; trial += 1) yield { task: { id, suite: stamp }, trial };
+  function* planned(): Generator<PlannedTask> {
+    for (const id of store.listTaskIds(runId)) yield { task: { id, suite: stamp }, trials };
   }
   const coverage = model.coverage(planned());
   if (coverage.unknownTaskIds.length > 0) {

@@ -59,7 +59,8 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
   let passed = 0;
   const values: number[] = [];
   const failures = failureBreakdown([]);
-  const perTask = new Map<number, { total: number; passed: number }>();
+  // Per-task counts only feed pass@k / pass^k: a one-trial run keeps none (100,000 tasks, 100,000 entries).
+  const perTask = run.trials > 1 ? new Map<number, { total: number; passed: number }>() : undefined;
   for (const { ordinal, outcome } of store.iterateEpisodeOutcomes(runId, { status: 'scored' })) {
     const score = outcome.score;
     if (score === null) continue;
@@ -67,6 +68,7 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
     if (score.passed) passed += 1;
     else failures[score.failure ?? 'result.wrong'] += 1;
     values.push(score.value);
+    if (perTask === undefined) continue;
     const counts = perTask.get(ordinal) ?? { total: 0, passed: 0 };
     counts.total += 1;
     if (score.passed) counts.passed += 1;
@@ -78,7 +80,7 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
   // The runner's definitions win a name clash: these names mean the same thing in every suite.
   metrics.meanScore = meanScore.mean;
   metrics.scoreStandardDeviation = meanScore.standardDeviation;
-  if (run.trials > 1) Object.assign(metrics, repeatedTrialMetrics([...perTask.values()], run.trials));
+  if (perTask !== undefined) Object.assign(metrics, repeatedTrialMetrics([...perTask.values()], run.trials));
   // Model-written phrasing that lost a value of the task falls back to the template; how often says how far to
   // trust the phrasing model (suites mark each phrased task's stats.phrasing).
   if (taskFacts.phrased > 0) metrics.phrasingFallbacks = taskFacts.phrasingFallbacks;

@@ -122,6 +122,39 @@ describe('replay models', () => {
     assertConfigError(() => createModelSource(`replay/${path}`), 'input.invalid', /line 2 repeats taskId 'a' already on line 1/);
   });
 
+  test('coverage names missing tasks, missing trials as id#trial, and file ids no planned task matches, in file order', () => {
+    const path = replayFile([
+      { taskId: 'stray-2', output: 'x' },
+      { taskId: 'suite-x/a', output: 'every trial' },
+      { taskId: 'b', trial: 1, output: 'trial one only' },
+      { taskId: 'stray-1', output: 'x' },
+      { taskId: 'stray-2', trial: 0, output: 'x' },
+    ]);
+    const source = createModelSource(`replay/${path}`);
+    const coverage = source.coverage?.(['suite-x/a', 'suite-x/b', 'suite-x/c'].map((id) => ({ task: episodeTask(id), trials: 2 })));
+    assert.deepEqual(coverage, { missing: ['suite-x/b#0', 'suite-x/c'], unknownTaskIds: ['stray-2', 'stray-1'] });
+  });
+
+  test('a file larger than one read chunk: multi-byte text split across chunks, CRLF endings and blank lines replay exactly', async () => {
+    // Each line ~70 KB of 3-byte characters: reads of 1 MiB split lines, and characters, at arbitrary bytes.
+    const outputs = Array.from({ length: 40 }, (_, index) => `${index}:${'€文'.repeat(12_000 + index)}`);
+    const path = join(directory, `outputs-${(fileCounter += 1)}.jsonl`);
+    writeFileSync(path, outputs.map((output, index) => `${JSON.stringify({ taskId: `t${index}`, output })}\r\n${index % 7 === 0 ? '\n' : ''}`).join(''));
+    const source = createModelSource(`replay/${path}`);
+    for (const index of [0, 13, 14, 39]) {
+      assert.equal((await modelFor(source, `suite-x/t${index}`).generate(request)).message.content, outputs[index]);
+    }
+    // Line numbers count the blank lines (after t0 and t7), as an editor shows them: t8 is on line 11.
+    assert.deepEqual((await modelFor(source, 'suite-x/t8').generate(request)).raw.response, { lineNumber: 11, turn: 0 });
+  });
+
+  test('a replay file rewritten after it was checked is a ConfigError when its line is read back', () => {
+    const path = replayFile([{ taskId: 'a', output: 'x' }, { taskId: 'b', output: 'y' }]);
+    const source = createModelSource(`replay/${path}`);
+    writeFileSync(path, `${JSON.stringify({ taskId: 'c', output: 'x' })}\n${JSON.stringify({ taskId: 'd', output: 'y' })}\n`);
+    assertConfigError(() => modelFor(source, 'suite-x/b'), 'input.invalid', /changed while the run was reading it: line 2/);
+  });
+
   test('a missing file is a ConfigError before anything runs', () => {
     assertConfigError(() => createModelSource(`replay/${join(directory, 'absent.jsonl')}`), 'input.unreadable', /absent\.jsonl/);
   });

@@ -2,11 +2,14 @@
  * Stored model outputs, one JSON object per line: a multi-turn script
  * `{"taskId", "turns": [{"content", "toolCalls": [{"name", "arguments" | "argumentsText"}]}]}` or a
  * one-shot `{"taskId", "output"}`; an optional `"trial"` pins a line to one trial.
+ *
+ * The file is checked whole in one streaming pass (a bad, repeated or unparsable line fails before anything runs)
+ * but only indexed: each line's task id, trial and byte range stay in memory, and a line is read back from the file
+ * when an episode asks for it. A 100,000-line file then costs its task ids, not its outputs.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from '../../core/errors.ts';
-import { parseJsonLines } from '../../core/json-lines.ts';
+import { ConfigError, errorMessage } from '../../core/errors.ts';
 
 const replayToolCallSchema = z.strictObject({
   id: z.string().min(1).optional(),
@@ -35,36 +38,146 @@ export type ReplayTurn = z.infer<typeof replayTurnSchema>;
 export type ReplayLine = z.infer<typeof replayLineSchema>;
 export type ReplayEntry = { lineNumber: number; line: ReplayLine };
 
-export function readReplayFile(path: string): ReplayEntry[] {
-  let text: string;
+/** A trial of -1: the line answers every trial of its task. */
+const everyTrial = -1;
+
+/**
+ * The lines of a replay file by number (file order, 0-based): where each is, and which entries each task id has.
+ * Task ids are kept in the order the file first names them.
+ */
+export type ReplayFileIndex = {
+  readonly path: string;
+  /** How many (non-blank) lines the file has. */
+  readonly entryCount: number;
+  /** Entry numbers of each task id, in file order: a number for the usual single line, an array for several. */
+  readonly entriesByTaskId: ReadonlyMap<string, number | readonly number[]>;
+  /** The line's pinned trial, or undefined when it answers every trial. */
+  trialOf(entry: number): number | undefined;
+  /** Reads the entry's line from the file again and parses it. */
+  read(entry: number): ReplayEntry;
+};
+
+const chunkBytes = 1 << 20;
+const newline = 0x0a;
+
+export function indexReplayFile(path: string): ReplayFileIndex {
+  const lineNumbers: number[] = [];
+  const trials: number[] = [];
+  const offsets: number[] = [];
+  const lengths: number[] = [];
+  const entriesByTaskId = new Map<string, number | number[]>();
+  for (const { lineNumber, offset, bytes } of fileLines(path)) {
+    const text = bytes.toString('utf8');
+    if (text.trim() === '') continue;
+    const line = parseLine(path, lineNumber, text);
+    const trial = line.trial ?? everyTrial;
+    const previous = entriesByTaskId.get(line.taskId);
+    const repeated = previous === undefined ? undefined
+      : (typeof previous === 'number' ? [previous] : previous).find((entry) => trials[entry] === trial);
+    if (repeated !== undefined) {
+      throw lineError(path, lineNumber, `repeats taskId '${line.taskId}'${line.trial === undefined ? '' : ` trial ${line.trial}`} already on line ${lineNumbers[repeated]}`);
+    }
+    const entry = lineNumbers.length;
+    lineNumbers.push(lineNumber);
+    trials.push(trial);
+    offsets.push(offset);
+    lengths.push(bytes.length);
+    if (previous === undefined) entriesByTaskId.set(line.taskId, entry);
+    else if (typeof previous === 'number') entriesByTaskId.set(line.taskId, [previous, entry]);
+    else previous.push(entry);
+  }
+  return {
+    path,
+    entryCount: lineNumbers.length,
+    entriesByTaskId,
+    trialOf: (entry) => (trials[entry] === everyTrial ? undefined : trials[entry]),
+    read(entry) {
+      const lineNumber = lineNumbers[entry];
+      const text = readRange(path, offsets[entry], lengths[entry]).toString('utf8');
+      let line: ReplayLine;
+      try {
+        line = replayLineSchema.parse(JSON.parse(text));
+      } catch (error) {
+        throw changedError(path, lineNumber, errorMessage(error));
+      }
+      const entries = entriesByTaskId.get(line.taskId);
+      const indexed = entries === entry || (typeof entries === 'object' && entries.includes(entry));
+      if (!indexed || trials[entry] !== (line.trial ?? everyTrial)) {
+        throw changedError(path, lineNumber, `it now names taskId '${line.taskId}'`);
+      }
+      return { lineNumber, line };
+    },
+  };
+}
+
+function parseLine(path: string, lineNumber: number, text: string): ReplayLine {
+  let value: unknown;
   try {
-    text = readFileSync(path, 'utf8');
+    value = JSON.parse(text) as unknown;
+  } catch (error) {
+    throw lineError(path, lineNumber, `is not valid JSON (${errorMessage(error)})`);
+  }
+  const parsed = replayLineSchema.safeParse(value);
+  if (!parsed.success) throw lineError(path, lineNumber, describeLineIssue(value, parsed.error));
+  return parsed.data;
+}
+
+/**
+ * The file's lines split on '\n' as bytes (a trailing '\r' is left to JSON.parse, which allows it), with their
+ * 1-based numbers and byte ranges, read a chunk at a time. '\n' never occurs inside a UTF-8 multi-byte character,
+ * so a byte range always holds whole characters.
+ */
+function* fileLines(path: string): Generator<{ lineNumber: number; offset: number; bytes: Buffer }> {
+  const file = openReplayFile(path);
+  try {
+    const buffer = Buffer.alloc(chunkBytes);
+    let pending = Buffer.alloc(0);
+    let pendingOffset = 0;
+    let lineNumber = 0;
+    for (;;) {
+      const read = readSync(file, buffer, 0, chunkBytes, null);
+      if (read === 0) break;
+      const chunk = pending.length === 0 ? buffer.subarray(0, read) : Buffer.concat([pending, buffer.subarray(0, read)]);
+      let start = 0;
+      for (let end = chunk.indexOf(newline); end >= 0; end = chunk.indexOf(newline, start)) {
+        lineNumber += 1;
+        yield { lineNumber, offset: pendingOffset + start, bytes: chunk.subarray(start, end) };
+        start = end + 1;
+      }
+      // Copied: the next read overwrites the buffer the remainder lies in.
+      pending = Buffer.from(chunk.subarray(start));
+      pendingOffset += start;
+    }
+    yield { lineNumber: lineNumber + 1, offset: pendingOffset, bytes: pending };
+  } finally {
+    closeSync(file);
+  }
+}
+
+function openReplayFile(path: string): number {
+  try {
+    return openSync(path, 'r');
   } catch (error) {
     throw new ConfigError('input.unreadable', `cannot read replay file ${path}: ${(error as Error).message}`, {
       fix: 'pass an existing JSONL file: replay/<path/to/outputs.jsonl>', cause: error,
     });
   }
-  return parseReplayLines(text, path);
 }
 
-export function parseReplayLines(text: string, path: string): ReplayEntry[] {
-  const entries: ReplayEntry[] = [];
-  const seen = new Map<string, number>();
-  const lines = parseJsonLines(text, (lineNumber, message) => {
-    throw lineError(path, lineNumber, `is not valid JSON (${message})`);
-  });
-  for (const { lineNumber, value } of lines) {
-    const parsed = replayLineSchema.safeParse(value);
-    if (!parsed.success) throw lineError(path, lineNumber, describeLineIssue(value, parsed.error));
-    const key = `${parsed.data.taskId}\u0000${parsed.data.trial ?? ''}`;
-    const previous = seen.get(key);
-    if (previous !== undefined) {
-      throw lineError(path, lineNumber, `repeats taskId '${parsed.data.taskId}'${parsed.data.trial === undefined ? '' : ` trial ${parsed.data.trial}`} already on line ${previous}`);
+function readRange(path: string, offset: number, length: number): Buffer {
+  const file = openReplayFile(path);
+  try {
+    const bytes = Buffer.alloc(length);
+    let done = 0;
+    while (done < length) {
+      const read = readSync(file, bytes, done, length - done, offset + done);
+      if (read === 0) break;
+      done += read;
     }
-    seen.set(key, lineNumber);
-    entries.push({ lineNumber, line: parsed.data });
+    return bytes.subarray(0, done);
+  } finally {
+    closeSync(file);
   }
-  return entries;
 }
 
 /** Names the offending field; for the union, the issue of the branch the line was meant to be. */
@@ -83,5 +196,12 @@ function describeLineIssue(value: unknown, error: z.ZodError): string {
 function lineError(path: string, lineNumber: number, problem: string): ConfigError {
   return new ConfigError('input.invalid', `replay file ${path} line ${lineNumber} ${problem}`, {
     fix: 'each line must be {"taskId": "...", "turns": [{"content": "...", "toolCalls": [{"name": "...", "arguments": {...}}]}]} or {"taskId": "...", "output": "..."}',
+  });
+}
+
+/** Lines are read back while the run goes: a file rewritten meanwhile would replay other outputs than were checked. */
+function changedError(path: string, lineNumber: number, problem: string): ConfigError {
+  return new ConfigError('input.invalid', `replay file ${path} changed while the run was reading it: line ${lineNumber} no longer reads as checked (${problem})`, {
+    fix: 'leave the replay file unchanged while a run replays it; write new outputs to a new file',
   });
 }

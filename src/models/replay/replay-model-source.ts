@@ -1,83 +1,75 @@
 /**
  * `replay/<file.jsonl>`: scores stored outputs without calling a model. Each episode gets a fresh
  * LanguageModel that answers each generate with the next recorded turn; a task the file does not
- * cover gets an empty answer and a warning, so it is scored as a failure (as official scorers do).
+ * cover gets an empty answer and a warning, so it is scored as a failure (as official scorers do). The file is
+ * indexed, not held: each episode reads its own line back from it.
  */
 import type { JsonObject } from '../../core/json.ts';
 import type { AssistantMessage } from '../../core/message.ts';
 import type { Task } from '../../core/task.ts';
 import { createToolCall } from '../../core/tool.ts';
-import type { EpisodeContext, GenerateResult, LanguageModel, ModelSource, OutputCoverage, ProviderWarning } from '../spec.ts';
-import type { ReplayEntry, ReplayTurn } from './replay-file.ts';
-import { readReplayFile } from './replay-file.ts';
+import type { EpisodeContext, GenerateResult, LanguageModel, ModelSource, OutputCoverage, PlannedTask, ProviderWarning } from '../spec.ts';
+import type { ReplayEntry, ReplayFileIndex, ReplayTurn } from './replay-file.ts';
+import { indexReplayFile } from './replay-file.ts';
 
 export function createReplayModelSource(path: string, ref = `replay/${path}`): ModelSource {
-  const entries = readReplayFile(path);
-  const index = indexReplayEntries(entries);
+  const index = indexReplayFile(path);
   return {
     ref,
     forEpisode(episode: EpisodeContext): LanguageModel {
       const entry = findReplayEntry(index, episode.task, episode.trial);
-      return createReplayLanguageModel(path, entry, episode.task.id);
+      return createReplayLanguageModel(path, entry === undefined ? undefined : index.read(entry), episode.task.id);
     },
-    coverage: (episodes) => replayCoverage(entries, episodes),
+    coverage: (tasks) => replayCoverage(index, tasks),
   };
 }
 
-/** The file's lines by task id, in file order: one lookup per episode, not a scan of the file (100,000-line files). */
-type ReplayIndex = ReadonlyMap<string, readonly ReplayEntry[]>;
-
-function indexReplayEntries(entries: readonly ReplayEntry[]): ReplayIndex {
-  const index = new Map<string, ReplayEntry[]>();
-  for (const entry of entries) {
-    const list = index.get(entry.line.taskId);
-    if (list) list.push(entry);
-    else index.set(entry.line.taskId, [entry]);
-  }
-  return index;
-}
-
-function replayCoverage(entries: readonly ReplayEntry[], episodes: Iterable<{ task: Pick<Task, 'id' | 'suite'>; trial: number }>): OutputCoverage {
+/**
+ * One pass over the planned tasks holding only what it reports: which of the file's task ids were matched (a flag
+ * per line, for the outputs of tasks not in the run) and the missing episodes.
+ */
+function replayCoverage(index: ReplayFileIndex, tasks: Iterable<PlannedTask>): OutputCoverage {
   const missing: string[] = [];
-  const used = new Set<ReplayEntry>();
-  const index = indexReplayEntries(entries);
-  const trialsByTask = new Map<string, { task: Pick<Task, 'id' | 'suite'>; trials: number[]; missingTrials: number[] }>();
-  for (const { task, trial } of episodes) {
-    const byTask = trialsByTask.get(task.id) ?? { task, trials: [], missingTrials: [] };
-    trialsByTask.set(task.id, byTask);
-    byTask.trials.push(trial);
-    const entry = findReplayEntry(index, task, trial);
-    if (entry) used.add(entry);
-    else byTask.missingTrials.push(trial);
-  }
-  for (const [taskId, { trials, missingTrials }] of trialsByTask) {
-    if (missingTrials.length === 0) continue;
-    if (missingTrials.length === trials.length) missing.push(taskId);
-    else missing.push(...missingTrials.map((trial) => `${taskId}#${trial}`));
-  }
-  const plannedIds = new Set<string>();
-  for (const { task } of trialsByTask.values()) {
-    plannedIds.add(task.id);
-    for (const separator of ['/', ':']) {
-      const prefix = `${task.suite.id}${separator}`;
-      if (task.id.startsWith(prefix)) plannedIds.add(task.id.slice(prefix.length));
+  // By each task id's first entry: the file's ids are not copied.
+  const matched = new Uint8Array(index.entryCount);
+  for (const { task, trials } of tasks) {
+    const missingTrials: number[] = [];
+    for (let trial = 0; trial < trials; trial += 1) {
+      if (findReplayEntry(index, task, trial) === undefined) missingTrials.push(trial);
     }
+    for (const candidate of candidateIds(task)) {
+      const entries = index.entriesByTaskId.get(candidate);
+      if (entries !== undefined) matched[firstEntry(entries)] = 1;
+    }
+    if (missingTrials.length === 0) continue;
+    if (missingTrials.length === trials) missing.push(task.id);
+    else missing.push(...missingTrials.map((trial) => `${task.id}#${trial}`));
   }
-  const unknownTaskIds = [...new Set(entries.filter((entry) => !plannedIds.has(entry.line.taskId)).map((entry) => entry.line.taskId))];
+  const unknownTaskIds: string[] = [];
+  for (const [taskId, entries] of index.entriesByTaskId) if (matched[firstEntry(entries)] === 0) unknownTaskIds.push(taskId);
   return { missing, unknownTaskIds };
 }
 
+function firstEntry(entries: number | readonly number[]): number {
+  return typeof entries === 'number' ? entries : entries[0];
+}
+
 /** Task ids in files from other tools lack our suite prefix: `nestful/abc` also matches `abc`. */
-function findReplayEntry(index: ReplayIndex, task: Pick<Task, 'id' | 'suite'>, trial: number): ReplayEntry | undefined {
+function candidateIds(task: Pick<Task, 'id' | 'suite'>): Set<string> {
   const candidates = new Set([task.id]);
   for (const separator of ['/', ':']) {
     const prefix = `${task.suite.id}${separator}`;
     if (task.id.startsWith(prefix)) candidates.add(task.id.slice(prefix.length));
   }
-  // In file order, as a scan of the whole file would meet them.
-  const matching = [...candidates].flatMap((candidate) => index.get(candidate) ?? []).sort((a, b) => a.lineNumber - b.lineNumber);
+  return candidates;
+}
+
+/** The entry that answers this trial of the task, if any. */
+function findReplayEntry(index: ReplayFileIndex, task: Pick<Task, 'id' | 'suite'>, trial: number): number | undefined {
+  // In file order (entry numbers are), as a scan of the whole file would meet them.
+  const matching = [...candidateIds(task)].flatMap((candidate) => index.entriesByTaskId.get(candidate) ?? []).sort((a, b) => a - b);
   // A line pinned to this trial wins over a line for every trial.
-  return matching.find((entry) => entry.line.trial === trial) ?? matching.find((entry) => entry.line.trial === undefined);
+  return matching.find((entry) => index.trialOf(entry) === trial) ?? matching.find((entry) => index.trialOf(entry) === undefined);
 }
 
 function createReplayLanguageModel(path: string, entry: ReplayEntry | undefined, taskId: string): LanguageModel {
