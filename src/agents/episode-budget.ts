@@ -8,6 +8,7 @@ import type { Limits } from '../core/limits.ts';
 import type { Termination } from '../core/termination.ts';
 import type { EpisodeClock } from './episode-clock.ts';
 import { startEpisodeClock } from './episode-clock.ts';
+import { linkAbortSignals } from '../core/linked-abort-signal.ts';
 
 export type EpisodeBudget = {
   /** Aborts when the time limit passes or the runner cancels; pass it to the model and the environment. */
@@ -20,15 +21,16 @@ export type EpisodeBudget = {
 export function startEpisodeBudget(limits: Limits, outerSignal: AbortSignal, runnerClock?: EpisodeClock): EpisodeBudget {
   // Only the wall-clock budget depends on time, never generation or scoring.
   const clock = runnerClock ?? startEpisodeClock(limits.timeLimitMs);
-  const signal = AbortSignal.any([outerSignal, clock.signal]);
+  const linked = linkAbortSignals([outerSignal, clock.signal]);
   return {
-    signal,
+    signal: linked.signal,
     stopReason() {
       if (clock.signal.aborted) return 'time-limit';
       if (outerSignal.aborted) return terminationForAbort(outerSignal.reason);
       return undefined;
     },
     dispose() {
+      linked.unlink();
       // The runner's clock is the runner's to stop.
       if (runnerClock === undefined) clock.dispose();
     },

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
+import { test } from 'node:test';
+import { linkAbortSignals } from '../../src/core/linked-abort-signal.ts';
+
+test('aborts with the reason of the source that aborted, then lets go of every source', () => {
+  const run = new AbortController();
+  const clock = new AbortController();
+  const linked = linkAbortSignals([run.signal, clock.signal]);
+  assert.equal(getEventListeners(run.signal, 'abort').length, 1);
+  clock.abort(new Error('time'));
+  assert.equal(linked.signal.aborted, true);
+  assert.equal((linked.signal.reason as Error).message, 'time');
+  assert.equal(getEventListeners(run.signal, 'abort').length, 0);
+  assert.equal(getEventListeners(clock.signal, 'abort').length, 0);
+});
+
+test('an already aborted source aborts it at once and leaves no listener', () => {
+  const run = new AbortController();
+  const stopped = AbortSignal.abort('stopped');
+  const linked = linkAbortSignals([run.signal, stopped]);
+  assert.equal(linked.signal.reason, 'stopped');
+  assert.equal(getEventListeners(run.signal, 'abort').length, 0);
+});
+
+test('unlink releases a long-lived source: 10,000 episodes leave nothing on the run signal, and no listener warning', async () => {
+  const warnings: string[] = [];
+  const onWarning = (warning: Error): void => { warnings.push(warning.message); };
+  process.on('warning', onWarning);
+  try {
+    const run = new AbortController();
+    const inFlight = Array.from({ length: 300 }, () => linkAbortSignals([run.signal, new AbortController().signal]));
+    assert.equal(getEventListeners(run.signal, 'abort').length, 300);
+    for (const linked of inFlight) linked.unlink();
+    for (let episode = 0; episode < 10_000; episode += 1) linkAbortSignals([run.signal]).unlink();
+    assert.equal(getEventListeners(run.signal, 'abort').length, 0);
+    run.abort('cancelled');
+    assert.equal(inFlight[0].signal.aborted, false, 'an unlinked signal no longer follows its sources');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(warnings.filter((message) => message.includes('listeners')), []);
+  } finally {
+    process.off('warning', onWarning);
+  }
+});
