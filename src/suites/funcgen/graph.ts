@@ -61,19 +61,25 @@ export function buildFunctionGraph(rng: Rng, shape: GraphShape): FunctionGraph {
     down[node] = down[child] + 1;
   }
 
-  // 1c. Up to 2·n_core extra core edges that keep it acyclic and the longest path at d.
+  // 1c. Up to 2·n_core extra core edges that keep it acyclic and the longest path at d. The longest
+  // paths are updated incrementally per added edge (recomputing them per edge dominated generation).
   const wanted = rng.int(0, 2 * core);
   let added = 0;
-  let longest = longestPaths(core, edges);
+  const { up, down: downToSink } = longestPaths(core, edges);
+  const children: number[][] = Array.from({ length: core }, () => []);
+  for (const [parent, child] of edges) children[parent].push(child);
+  const reach = createReachability(core);
   for (let attempt = 0; attempt < wanted * attemptsPerEdge && added < wanted; attempt += 1) {
     const from = rng.int(0, core - 1);
     const to = rng.int(0, core - 1);
     if (from === to || parents[to].includes(from)) continue;
-    if (longest.reaches(to, from)) continue;
-    if (longest.up[from] + 1 + longest.down[to] > depth) continue;
+    if (up[from] + 1 + downToSink[to] > depth) continue;
+    if (reach.reaches(children, to, from)) continue;
     addEdge(from, to);
+    children[from].push(to);
+    raiseUp(children, up, to, up[from] + 1);
+    raiseDown(parents, downToSink, from, downToSink[to] + 1);
     added += 1;
-    longest = longestPaths(core, edges);
   }
 
   // 2. CINs: children of random core nodes.
@@ -97,6 +103,42 @@ export function buildFunctionGraph(rng: Rng, shape: GraphShape): FunctionGraph {
     }
   }
   return { roles, edges, target };
+}
+
+/** Sets up[node] to at least `value` and carries the rise to its descendants (the graph is a DAG). */
+function raiseUp(children: readonly number[][], up: number[], node: number, value: number): void {
+  if (up[node] >= value) return;
+  up[node] = value;
+  for (const child of children[node]) raiseUp(children, up, child, value + 1);
+}
+
+/** Sets down[node] to at least `value` and carries the rise to its ancestors. */
+function raiseDown(parents: readonly number[][], down: number[], node: number, value: number): void {
+  if (down[node] >= value) return;
+  down[node] = value;
+  for (const parent of parents[node]) raiseDown(parents, down, parent, value + 1);
+}
+
+/** Depth-first reachability with a reused stack and visit stamps, so a query allocates nothing. */
+function createReachability(count: number) {
+  const stamps = new Uint32Array(count);
+  const stack: number[] = [];
+  let stamp = 0;
+  return {
+    reaches(children: readonly number[][], from: number, to: number): boolean {
+      stamp += 1;
+      stack.length = 0;
+      stack.push(from);
+      while (stack.length > 0) {
+        const node = stack.pop() as number;
+        if (node === to) return true;
+        if (stamps[node] === stamp) continue;
+        stamps[node] = stamp;
+        for (const child of children[node]) stack.push(child);
+      }
+      return false;
+    },
+  };
 }
 
 /**

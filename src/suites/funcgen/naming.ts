@@ -23,9 +23,10 @@ export type NameSource = {
 /** `variableCounts`: how many variables each pool will serve, to size it. */
 export function createNameSource(rng: Rng, variableCounts: Record<TypePool, number>): NameSource {
   const used = new Set<string>();
-  const fresh = (make: () => string): string => {
+  /** `prefix` + `length` random letters (a length in [4, 6] drawn per try when 0), drawn again until unused in this task. */
+  const fresh = (prefix: string, length: number): string => {
     for (;;) {
-      const name = make();
+      const name = prefix + rng.letters(length === 0 ? rng.int(4, 6) : length);
       if (!used.has(name)) {
         used.add(name);
         return name;
@@ -35,14 +36,14 @@ export function createNameSource(rng: Rng, variableCounts: Record<TypePool, numb
   // About four variables per type, and at least two types, so types alone never identify a link.
   // Type names are unique across both pools (one `used` set), so the pools never overlap.
   const poolOf = (count: number): string[] => (count === 0 ? []
-    : Array.from({ length: Math.max(2, Math.round(count / 4)) }, () => fresh(() => `type_${rng.letters(3)}`)));
+    : Array.from({ length: Math.max(2, Math.round(count / 4)) }, () => fresh('type_', 3)));
   const pools: Record<TypePool, string[]> = { core: poolOf(variableCounts.core), distractor: poolOf(variableCounts.distractor) };
   return {
-    functionName: () => fresh(() => `func_${rng.letters(3)}`),
-    variableName: () => fresh(() => rng.letters(rng.int(4, 6))),
+    functionName: () => fresh('func_', 3),
+    variableName: () => fresh('', 0),
     variableKind: (pool) => {
       if (pools[pool].length === 0) throw new Error(`funcgen: no '${pool}' type pool was sized for this variable (generator bug)`);
-      return { type: rng.pick(pools[pool]), subtype: fresh(() => `subtype_${rng.letters(3)}`) };
+      return { type: rng.pick(pools[pool]), subtype: fresh('subtype_', 3) };
     },
   };
 }

@@ -49,7 +49,11 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
   const names = createNameSource(rng.child('names'), variableCounts);
   const values = rng.child('values');
   const order = rng.child('order');
-  const newVariable = (pool: TypePool): FuncgenVariable => ({ name: names.variableName(), ...names.variableKind(pool), value: values.int(100, 999) });
+  const newVariable = (pool: TypePool): FuncgenVariable => {
+    const name = names.variableName();
+    const { type, subtype } = names.variableKind(pool);
+    return { name, type, subtype, value: values.int(100, 999) };
+  };
   const functionNames = graph.roles.map(() => names.functionName());
   const outputs = graph.roles.map((role) => newVariable(poolOf(role)));
   const inputs: FuncgenVariable[] = [];
@@ -64,7 +68,7 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
     const own: FuncgenParameter[] = Array.from({ length: inputCounts[node] }, () => {
       const input = newVariable(poolOf(role));
       inputs.push(input);
-      return { ...input, source: { kind: 'input' } };
+      return { name: input.name, type: input.type, subtype: input.subtype, value: input.value, source: { kind: 'input' } };
     });
     return { name: functionNames[node], role, parameters: order.shuffle([...linked, ...own]), output: outputs[node] };
   });
@@ -108,16 +112,30 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
 
 /** Integer parameters, all required, no extras (the paper's `strict` OpenAI schema). */
 export function funcgenToolSpec(fn: FuncgenFunction): ToolSpec {
+  const properties = dictionaryObject<{ type: 'integer' }>();
+  const required: string[] = [];
+  for (const parameter of fn.parameters) {
+    properties[parameter.name] = { type: 'integer' };
+    required.push(parameter.name);
+  }
   return {
     name: fn.name,
     description: describeFunction(fn),
-    inputSchema: {
-      type: 'object',
-      properties: Object.fromEntries(fn.parameters.map((parameter) => [parameter.name, { type: 'integer' }])),
-      required: fn.parameters.map((parameter) => parameter.name),
-      additionalProperties: false,
-    },
+    inputSchema: { type: 'object', properties, required, additionalProperties: false },
   };
+}
+
+/**
+ * An empty plain object already in V8's dictionary mode. Parameter names are fresh random keys in every
+ * task, so adding them to an ordinary object builds a new hidden class per key, which was the largest
+ * cost of generation; deleting a property that is not the last one switches the object to dictionary mode.
+ * Key order, prototype and JSON are those of `{}`.
+ */
+function dictionaryObject<Value>(): Record<string, Value> {
+  const object: Record<string, unknown> = { first: 0, second: 0 };
+  delete object.first;
+  delete object.second;
+  return object as Record<string, Value>;
 }
 
 function promptAndQuery(query: string): Pick<Task, 'prompt' | 'query'> {
