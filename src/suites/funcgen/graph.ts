@@ -177,25 +177,32 @@ export function longestPaths(count: number, edges: readonly [number, number][]) 
 
 /** Kahn's algorithm over nodes [0, count), lowest id first; undefined when there is a cycle. */
 export function topologicalOrder(count: number, edges: readonly [number, number][]): number[] | undefined {
-  const indegree = new Array<number>(count).fill(0);
-  const children: number[][] = Array.from({ length: count }, () => []);
+  // Children in flat typed arrays (offsets per node), not an array per node: this runs once per task.
+  const indegree = new Int32Array(count);
+  const offsets = new Int32Array(count + 1);
   for (const [parent, child] of edges) {
     if (parent < count && child < count) {
       indegree[child] += 1;
-      children[parent].push(child);
+      offsets[parent + 1] += 1;
     }
   }
-  const ready = indegree.flatMap((degree, node) => (degree === 0 ? [node] : []));
+  for (let node = 0; node < count; node += 1) offsets[node + 1] += offsets[node];
+  const children = new Int32Array(offsets[count]);
+  const filled = offsets.slice(0, count);
+  for (const [parent, child] of edges) if (parent < count && child < count) children[filled[parent]++] = child;
+  const ready: number[] = [];
+  for (let node = 0; node < count; node += 1) if (indegree[node] === 0) ready.push(node);
   const order: number[] = [];
   while (ready.length > 0) {
-    // The lowest ready id: a scan, not a sort per step (graphs are small; this runs once per tried edge).
+    // The lowest ready id: a scan, not a sort per step (graphs are small).
     let lowest = 0;
     for (let index = 1; index < ready.length; index += 1) if (ready[index] < ready[lowest]) lowest = index;
     const node = ready[lowest];
     ready[lowest] = ready[ready.length - 1];
     ready.pop();
     order.push(node);
-    for (const child of children[node]) {
+    for (let index = offsets[node]; index < offsets[node + 1]; index += 1) {
+      const child = children[index];
       indegree[child] -= 1;
       if (indegree[child] === 0) ready.push(child);
     }
