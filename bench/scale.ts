@@ -199,6 +199,8 @@ export async function bench(): Promise<BenchFigure[]> {
       { name: `funcgen builtin/planner episodes run, scored and stored (${tasks} tasks x ${trials} trials, concurrency 4, load ${load()}; goal >= 2,000)`, value: plannerResult.episodes / plannerResult.seconds, unit: 'episodes/s' },
       { name: `funcgen builtin/planner: peak RSS of the run process (built package, ${plannerResult.episodes} episodes = ${tasks} tasks x ${trials} trials; goal < 300 MB at 100,000)`, value: plannerResult.peakRssKb / 1024, unit: 'MB' },
     );
+    const generation = JSON.parse((await runChild([join(folder, 'funcgen-generation.mjs'), distIndex], directory)).stdout) as { tasks: number; seconds: number };
+    figures.push({ name: `funcgen tasks generated (built package, core=10 connected=5 disconnected=5, no oracle validation, load ${load()}; goal >= 10,000)`, value: generation.tasks / generation.seconds, unit: 'tasks/s' });
     const inFlight = 256;
     const latencyMs = 200;
     const standInEpisodes = inFlight * 16;
