@@ -154,7 +154,10 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
       const queued = store.enqueueEpisodes(runId);
       options.onProgress?.({ type: 'run-start', runId, plannedEpisodes: queued.pending, alreadyScoredEpisodes: 0, totalEpisodes: run.taskCount * trials });
     } else {
-      await executeRun(store, run, suite, model, { ...options, concurrency });
+      // Tasks the caller passed as an array are already held whole by the caller: the run reads them from it, not
+      // back from the store (a JSON parse of every task, per episode, for the same objects).
+      const heldTasks = Array.isArray(options.tasks) ? options.tasks as readonly Task[] : undefined;
+      await executeRun(store, run, suite, model, { ...options, concurrency, heldTasks });
     }
     return summarizeRun(store, runId, suite);
   });
@@ -336,7 +339,7 @@ async function executeRun(
   run: StoredRun,
   suite: Suite,
   model: ModelSource,
-  options: ExecutionOptions & { concurrency: number },
+  options: ExecutionOptions & { concurrency: number; heldTasks?: readonly Task[] },
 ): Promise<void> {
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const emit: RunProgressListener = options.onProgress ?? (() => {});
@@ -350,7 +353,9 @@ async function executeRun(
   const totalEpisodes = run.taskCount * run.trials;
   const plannedEpisodes = totalEpisodes - scoredKeys.size;
   function* plan(): Generator<{ task: Task; trial: number }> {
-    for (const task of store.iterateTasks(run.id)) {
+    // Held tasks were written in order, ordinal i from tasks[i], and are the run's every task.
+    const tasks = options.heldTasks?.length === run.taskCount ? options.heldTasks : store.iterateTasks(run.id);
+    for (const task of tasks) {
       for (let trial = 0; trial < run.trials; trial += 1) if (!scoredKeys.has(episodeKey(task.id, trial))) yield { task, trial };
     }
   }
