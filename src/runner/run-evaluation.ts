@@ -9,6 +9,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
+import { checkOnce } from '../core/checked-once.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
@@ -324,9 +325,9 @@ function checkTask(suite: Suite, task: Task, mode: Mode | undefined, seen: Set<s
 
 /** The task's ground truth has the suite's shape: checked once, before anything runs, the same for every suite. */
 export function checkExpected(suite: Suite, task: Task): void {
-  const parsed = suite.expectedSchema.safeParse(task.expected);
-  if (parsed.success) return;
-  const issue = parsed.error.issues[0];
+  const error = checkOnce(suite.expectedSchema, task.expected);
+  if (!error) return;
+  const issue = error.issues[0];
   const field = ['expected', ...(issue?.path ?? []).map(String)].join('.');
   throw new ConfigError('input.invalid', `task '${task.id}': ${field}: ${issue?.message ?? 'invalid'}`, {
     fix: `regenerate the task with 'toolforge generate ${suite.id}' (this ToolForge's ${suite.id} version ${suite.version})`,
