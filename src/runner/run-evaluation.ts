@@ -349,8 +349,8 @@ async function executeRun(
   const scoredKeys = new Set(store.listEpisodeKeys(run.id)
     .filter((episode) => episode.status === 'scored')
     .map((episode) => episodeKey(episode.taskId, episode.trial)));
-  // The plan is walked lazily over the stored tasks, read a page at a time: nothing per episode or task is held
-  // beyond a page and the episodes in flight.
+  // The plan is walked lazily over the stored tasks, read a page at a time (or over the caller's array, already
+  // held): nothing per episode or task is held beyond a page and the episodes in flight.
   const totalEpisodes = run.taskCount * run.trials;
   const plannedEpisodes = totalEpisodes - scoredKeys.size;
   function* plan(): Generator<{ task: Task; trial: number }> {
