@@ -9,6 +9,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
+import { checkOnce } from '../core/checked-once.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
@@ -154,7 +155,10 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
       const queued = store.enqueueEpisodes(runId);
       options.onProgress?.({ type: 'run-start', runId, plannedEpisodes: queued.pending, alreadyScoredEpisodes: 0, totalEpisodes: run.taskCount * trials });
     } else {
-      await executeRun(store, run, suite, model, { ...options, concurrency });
+      // Tasks the caller passed as an array are already held whole by the caller: the run reads them from it, not
+      // back from the store (a JSON parse of every task, per episode, for the same objects).
+      const heldTasks = Array.isArray(options.tasks) ? options.tasks as readonly Task[] : undefined;
+      await executeRun(store, run, suite, model, { ...options, concurrency, heldTasks });
     }
     return summarizeRun(store, runId, suite);
   });
@@ -321,9 +325,9 @@ function checkTask(suite: Suite, task: Task, mode: Mode | undefined, seen: Set<s
 
 /** The task's ground truth has the suite's shape: checked once, before anything runs, the same for every suite. */
 export function checkExpected(suite: Suite, task: Task): void {
-  const parsed = suite.expectedSchema.safeParse(task.expected);
-  if (parsed.success) return;
-  const issue = parsed.error.issues[0];
+  const error = checkOnce(suite.expectedSchema, task.expected);
+  if (!error) return;
+  const issue = error.issues[0];
   const field = ['expected', ...(issue?.path ?? []).map(String)].join('.');
   throw new ConfigError('input.invalid', `task '${task.id}': ${field}: ${issue?.message ?? 'invalid'}`, {
     fix: `regenerate the task with 'toolforge generate ${suite.id}' (this ToolForge's ${suite.id} version ${suite.version})`,
@@ -336,7 +340,7 @@ async function executeRun(
   run: StoredRun,
   suite: Suite,
   model: ModelSource,
-  options: ExecutionOptions & { concurrency: number },
+  options: ExecutionOptions & { concurrency: number; heldTasks?: readonly Task[] },
 ): Promise<void> {
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const emit: RunProgressListener = options.onProgress ?? (() => {});
@@ -345,12 +349,14 @@ async function executeRun(
   const scoredKeys = new Set(store.listEpisodeKeys(run.id)
     .filter((episode) => episode.status === 'scored')
     .map((episode) => episodeKey(episode.taskId, episode.trial)));
-  // The plan is walked lazily over the stored tasks, read a page at a time: nothing per episode or task is held
-  // beyond a page and the episodes in flight.
+  // The plan is walked lazily over the stored tasks, read a page at a time (or over the caller's array, already
+  // held): nothing per episode or task is held beyond a page and the episodes in flight.
   const totalEpisodes = run.taskCount * run.trials;
   const plannedEpisodes = totalEpisodes - scoredKeys.size;
   function* plan(): Generator<{ task: Task; trial: number }> {
-    for (const task of store.iterateTasks(run.id)) {
+    // Held tasks were written in order, ordinal i from tasks[i], and are the run's every task.
+    const tasks = options.heldTasks?.length === run.taskCount ? options.heldTasks : store.iterateTasks(run.id);
+    for (const task of tasks) {
       for (let trial = 0; trial < run.trials; trial += 1) if (!scoredKeys.has(episodeKey(task.id, trial))) yield { task, trial };
     }
   }

@@ -1,8 +1,9 @@
 /**
  * The hidden ground truth of a funcgen task (`task.expected`): the whole graph with every value.
- * Parsed with zod wherever it is read, since tasks come back from files.
+ * Checked with zod wherever it is read (once per task object), since tasks come back from files.
  */
 import { z } from 'zod';
+import { checkOnce } from '../../core/checked-once.ts';
 import { ToolForgeError } from '../../core/errors.ts';
 import type { Task } from '../../core/task.ts';
 import type { FuncgenParams } from './knobs.ts';
@@ -65,12 +66,15 @@ export function readFuncgenTask(task: Task): FuncgenTaskView {
 }
 
 function parseFuncgenTask(task: Task): FuncgenTaskView {
-  const parsed = funcgenExpectedSchema.safeParse(task.expected);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+  // Checked once per task object (the runner checks it when the task enters a run, with this same schema).
+  const error = checkOnce(funcgenExpectedSchema, task.expected);
+  if (error) {
+    const issue = error.issues[0];
     throw new ToolForgeError('suite.invalid-task', `funcgen task '${task.id}' has an invalid expected.${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`, {
       fix: 'regenerate the task file with `toolforge generate funcgen`',
     });
   }
-  return { task, expected: parsed.data, params: parseFuncgenParams(task.params) };
+  // The checked original, not a parsed copy: the schema has no defaults or transforms, and readers never read keys
+  // it does not name; a copy would live as long as its task (this cache), doubling a held task's size.
+  return { task, expected: task.expected as FuncgenExpected, params: parseFuncgenParams(task.params) };
 }

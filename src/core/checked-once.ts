@@ -1,0 +1,26 @@
+/**
+ * zod checks remembered by the checked object and the schema. A task's ground truth is checked when the task enters
+ * a run and again by its suite in each of its episodes; a pass of the same object against the same schema is
+ * remembered, so the later checks cost a lookup. Only for values never mutated once made (tasks), and for callers
+ * that need the verdict, not a parsed copy.
+ */
+import type { ZodError, ZodType } from 'zod';
+
+const passed = new WeakMap<object, WeakSet<ZodType>>();
+
+/** undefined when `value` passes `schema` (now or before), else the check's error. */
+export function checkOnce(schema: ZodType, value: unknown): ZodError | undefined {
+  const remembered = typeof value === 'object' && value !== null;
+  if (remembered && passed.get(value)?.has(schema)) return undefined;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) return parsed.error;
+  if (remembered) {
+    let schemas = passed.get(value);
+    if (!schemas) {
+      schemas = new WeakSet();
+      passed.set(value, schemas);
+    }
+    schemas.add(schema);
+  }
+  return undefined;
+}
