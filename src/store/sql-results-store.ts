@@ -43,7 +43,8 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       concurrency, seed, params, settings, provenance, status)
       VALUES (@id, @created_at, @suite_id, @suite_version, @model, @base_url, @mode, @trials, @concurrency, @seed, @params,
       @settings, @provenance, @status)`,
-    insertTask: 'INSERT INTO run_tasks (run_id, ordinal, task_id, task) VALUES (@run_id, @ordinal, @task_id, @task)',
+    insertTask: `INSERT INTO run_tasks (run_id, ordinal, task_id, task, phrasing, first_mode)
+      VALUES (@run_id, @ordinal, @task_id, @task, @phrasing, @first_mode)`,
     setTasksComplete: 'UPDATE runs SET tasks_complete = @complete WHERE id = @id',
     setRunProvenance: 'UPDATE runs SET provenance = @provenance WHERE id = @id',
     tasksComplete: 'SELECT tasks_complete AS complete FROM runs WHERE id = @id',
@@ -54,11 +55,8 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       WHERE t.run_id = @run_id AND t.ordinal >= @ordinal AND (t.ordinal > @ordinal OR e.trial > @trial)
         AND (CAST(@status AS TEXT) IS NULL OR e.status = @status)
       ORDER BY t.ordinal, e.trial LIMIT @limit`,
-    taskFacts: postgres
-      ? `SELECT (task::jsonb -> 'stats' ->> 'phrasing') AS phrasing, (task::jsonb -> 'modes' ->> 0) AS mode, COUNT(*) AS count
-        FROM run_tasks WHERE run_id = @run_id GROUP BY 1, 2`
-      : `SELECT json_extract(task, '$.stats.phrasing') AS phrasing, json_extract(task, '$.modes[0]') AS mode, COUNT(*) AS count
-        FROM run_tasks WHERE run_id = @run_id GROUP BY 1, 2`,
+    // Served by the run_tasks_facts index alone (store schema 7), without reading any task's JSON.
+    taskFacts: 'SELECT phrasing, first_mode AS mode, COUNT(*) AS count FROM run_tasks WHERE run_id = @run_id GROUP BY phrasing, first_mode',
     findRun: `SELECT ${runColumns} FROM runs r WHERE r.id = @id`,
     // PostgreSQL has no rowid: runs created in the same millisecond fall back to their (random) ids.
     listRuns: (limited: boolean) => `SELECT ${runColumns} FROM runs r WHERE (CAST(@suite_id AS TEXT) IS NULL OR r.suite_id = @suite_id)
@@ -156,7 +154,9 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     });
   };
   const insertTasks = (runId: string, tasks: readonly Task[], firstOrdinal: number): void => {
-    tasks.forEach((task, index) => connection.run(sql.insertTask, { run_id: runId, ordinal: firstOrdinal + index, task_id: task.id, task: JSON.stringify(task) }));
+    tasks.forEach((task, index) => connection.run(sql.insertTask, {
+      run_id: runId, ordinal: firstOrdinal + index, task_id: task.id, task: JSON.stringify(task), ...taskFactColumns(task),
+    }));
   };
   const createRun = (run: NewRun, tasks: readonly Task[], tasksComplete = true): StoredRun => {
     connection.transaction(() => {
@@ -407,4 +407,10 @@ function trialNumbers(postgres: boolean): string {
   return postgres
     ? '(SELECT generate_series(0, CAST(@trials AS INTEGER) - 1) AS trial)'
     : '(WITH RECURSIVE numbers(trial) AS (SELECT 0 WHERE @trials > 0 UNION ALL SELECT trial + 1 FROM numbers WHERE trial + 1 < @trials) SELECT trial FROM numbers)';
+}
+
+/** The run_tasks columns a run's summary counts (taskFacts), as json_extract read them from the task before schema 7. */
+function taskFactColumns(task: Task): { phrasing: string | null; first_mode: string | null } {
+  const phrasing = task.stats?.phrasing;
+  return { phrasing: typeof phrasing === 'string' ? phrasing : null, first_mode: task.modes?.[0] ?? null };
 }

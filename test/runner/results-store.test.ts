@@ -41,7 +41,7 @@ describe('results store', () => {
 
     const raw = new Database(path, { readonly: true });
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
-    assert.deepEqual(raw.prepare('SELECT version FROM schema_version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+    assert.deepEqual(raw.prepare('SELECT version FROM schema_version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
     assert.deepEqual(raw.prepare('SELECT passed, value, failure FROM episodes ORDER BY task_id, trial').all(),
       [{ passed: 0, value: 0, failure: 'result.wrong' }, { passed: 1, value: 1, failure: null }, { passed: 1, value: 1, failure: null }]);
     raw.close();
@@ -187,6 +187,37 @@ describe('results store', () => {
     assert.deepEqual(other.countRetries('run-old'), { 'provider.connection': 1, 'provider.rate-limited': 6, 'provider.timeout': 8 });
     assert.equal(other.exportRun('run-old'), exported);
     other.close();
+  });
+
+  test('a schema-6 database gets its tasks\' phrasing and first mode filled in, and taskFacts counts them as before', () => {
+    const path = join(temporaryDirectory(), 'schema-6.db');
+    const old = new Database(path);
+    old.exec('CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
+    for (const migration of migrations.filter((candidate) => candidate.version <= 6)) {
+      for (const statement of migrationStatements(migration, 'sqlite')) old.exec(statement);
+      old.prepare('INSERT INTO schema_version VALUES (?, ?)').run(migration.version, '2026-01-01T00:00:00.000Z');
+    }
+    old.prepare(`INSERT INTO runs (id, created_at, suite_id, suite_version, model, base_url, mode, trials, concurrency, seed, params, settings, provenance, status)
+      VALUES ('run-6', '2026-01-01T00:00:00.000Z', 'fake-sum', '1', 'builtin/oracle', NULL, NULL, 1, 1, 7, '{}', '{}', '{}', 'finished')`).run();
+    // Three tasks: phrased by a model, a template fallback, and unphrased with another first mode.
+    const stored = [
+      { ...tasks[0], id: 'a', stats: { ...tasks[0].stats, phrasing: 'model' } },
+      { ...tasks[0], id: 'b', stats: { ...tasks[0].stats, phrasing: 'template-fallback' } },
+      { ...tasks[1], id: 'c', modes: ['sequence' as const, ...tasks[1].modes] },
+    ];
+    stored.forEach((task, ordinal) => old.prepare('INSERT INTO run_tasks (run_id, ordinal, task_id, task) VALUES (?, ?, ?, ?)').run('run-6', ordinal, task.id, JSON.stringify(task)));
+    old.close();
+    const upgraded = openResultsStore(path);
+    const facts = upgraded.taskFacts('run-6');
+    assert.equal(facts.count, 3);
+    assert.equal(facts.phrased, 2);
+    assert.equal(facts.phrasingFallbacks, 1);
+    assert.deepEqual([...facts.firstModes].sort(), [tasks[0].modes[0], 'sequence'].sort());
+    // A run written after the upgrade gets the columns from its tasks.
+    upgraded.createRun(sampleRun('run-7'), stored);
+    assert.deepEqual(upgraded.taskFacts('run-7'), { ...facts, firstModes: upgraded.taskFacts('run-7').firstModes });
+    assert.deepEqual([...upgraded.taskFacts('run-7').firstModes].sort(), [...facts.firstModes].sort());
+    upgraded.close();
   });
 
   test('a database from a newer schema is refused rather than misread', () => {

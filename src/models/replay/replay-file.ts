@@ -86,6 +86,15 @@ export function indexReplayFile(path: string): ReplayFileIndex {
     else if (typeof previous === 'number') entriesByTaskId.set(line.taskId, [previous, entry]);
     else previous.push(entry);
   }
+  // Episodes ask for lines mostly in file order: one read of a chunk serves the lines after it too, instead of an
+  // open, read and close per episode. A chunk holds no more than chunkBytes (or one longer line).
+  let window: { offset: number; bytes: Buffer } | undefined;
+  const readLine = (offset: number, length: number): Buffer => {
+    if (!window || offset < window.offset || offset + length > window.offset + window.bytes.length) {
+      window = { offset, bytes: readRange(path, offset, Math.max(length, chunkBytes)) };
+    }
+    return window.bytes.subarray(offset - window.offset, offset - window.offset + length);
+  };
   return {
     path,
     entryCount: lineNumbers.length,
@@ -93,7 +102,7 @@ export function indexReplayFile(path: string): ReplayFileIndex {
     trialOf: (entry) => (trials[entry] === everyTrial ? undefined : trials[entry]),
     read(entry) {
       const lineNumber = lineNumbers[entry];
-      const text = readRange(path, offsets[entry], lengths[entry]).toString('utf8');
+      const text = readLine(offsets[entry], lengths[entry]).toString('utf8');
       let line: ReplayLine;
       try {
         line = replayLineSchema.parse(JSON.parse(text));

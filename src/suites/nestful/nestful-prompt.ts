@@ -58,7 +58,19 @@ export function iclExamples(): JsonValue[] {
   return cachedExamples;
 }
 
+/** Rendered examples by count: every task of a run renders the same ones, and json.dumps of them is a third of a prompt's cost. */
+const renderedExamples = new Map<number, string>();
+
 function renderExamples(count: number): string {
+  let rendered = renderedExamples.get(count);
+  if (rendered === undefined) {
+    rendered = renderExamplesUncached(count);
+    renderedExamples.set(count, rendered);
+  }
+  return rendered;
+}
+
+function renderExamplesUncached(count: number): string {
   return iclExamples().slice(0, count).map((example, index) => {
     const input = isJsonObject(example) && typeof example.input === 'string' ? example.input : '';
     const output = isJsonObject(example) ? example.output ?? [] : [];

@@ -70,9 +70,13 @@ export function pythonStr(value: JsonValue, isFloat = false): string {
   return typeof value === 'string' ? value : pythonRepr(value, isFloat);
 }
 
+const nonAscii = /[\u007f-\uffff]/;
+
 function jsonString(text: string): string {
-  // json.dumps escapes every non-ASCII character (ensure_ascii=True).
-  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const json = JSON.stringify(text);
+  // json.dumps escapes every non-ASCII character (ensure_ascii=True); most strings have none, and a test is half a replace's cost.
+  if (!nonAscii.test(json)) return json;
+  return json.replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** `json.dumps(value)` with Python's default separators (", " and ": ") and float forms. */
