@@ -1,7 +1,9 @@
 /**
  * Crash safety under repeated SIGKILL (issue 14's "20 SIGKILLs of a 790-episode run"): `toolforge run funcgen
- * --model builtin/planner --count 395 --trials 2` (790 episodes) is started as a user starts it, in a child
- * process, and killed with SIGKILL 20 times at spread-out moments, each time after the child committed more
+ * --model openai-compatible/stand-in --base-url <a local stand-in endpoint answering after 20 ms> --concurrency 8
+ * --count 395 --trials 2` (790 episodes, a few seconds: a built-in model finishes them in a fifth of a second, too
+ * fast to kill 20 times mid-run) is started as a user starts it, in a child process, and killed with SIGKILL 20
+ * times at spread-out moments, each time after the child committed more
  * episodes (a threshold that rises through the run, plus a random 0-80 ms, so kills land between and during
  * group commits); after each kill `toolforge run --resume <run>` starts it again; the last one runs to the end.
  * Prints the episodes expected, rows stored, distinct (task, trial) keys, scored rows, lost (expected -
@@ -10,6 +12,7 @@
  * Sizes: TOOLFORGE_BENCH_KILLS (default 20), TOOLFORGE_BENCH_KILL_TASKS (default 395; 2 trials each).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,6 +24,8 @@ import type { BenchFigure } from './bench-figure.ts';
 const kills = Number(process.env.TOOLFORGE_BENCH_KILLS ?? 20);
 const taskCount = Number(process.env.TOOLFORGE_BENCH_KILL_TASKS ?? 395);
 const trials = 2;
+/** The stand-in endpoint's answer time: 790 episodes at --concurrency 8 then take about 2 s. */
+const latencyMs = 20;
 const expected = taskCount * trials;
 /** A child that is still starting after this long is broken: the bench stops instead of hanging. */
 const attemptBoundMs = 120_000;
@@ -72,12 +77,14 @@ export async function bench(): Promise<BenchFigure[]> {
   const directory = mkdtempSync(join(tmpdir(), 'toolforge-kill-resume-'));
   const dbPath = join(directory, 'results.db');
   const random = seededRandom(20);
+  const endpoint = await startStandInEndpoint(latencyMs);
   const start = performance.now();
   /** started_at of every row seen committed before a kill, to find rows a later process stored again. */
   const seenBeforeKill = new Map<string, string>();
   const committedAtKill: number[] = [];
   try {
-    const firstArgs = ['run', 'funcgen', '--model', 'builtin/planner', '--count', String(taskCount), '--trials', String(trials), '--db', dbPath, '--json'];
+    const firstArgs = ['run', 'funcgen', '--model', 'openai-compatible/stand-in', '--base-url', `http://127.0.0.1:${endpoint.port}/v1`, '--concurrency', '8',
+      '--count', String(taskCount), '--trials', String(trials), '--db', dbPath, '--json'];
     let args = firstArgs;
     for (let kill = 1; kill <= kills; kill += 1) {
       const before = committedRows(dbPath).length;
@@ -125,7 +132,7 @@ export async function bench(): Promise<BenchFigure[]> {
     }
     console.log(`  committed episodes at each of the ${committedAtKill.length} kills: ${committedAtKill.join(' ')}; run status at the end: ${counts.status}`);
     return [
-      { name: `SIGKILLs of a ${expected}-episode run (funcgen builtin/planner via the CLI, then --resume; load ${loadavg()[0].toFixed(1)}), wall time`, value: seconds, unit: 's' },
+      { name: `SIGKILLs of a ${expected}-episode run (funcgen against a ${latencyMs} ms stand-in endpoint via the CLI, then --resume; load ${loadavg()[0].toFixed(1)}), wall time`, value: seconds, unit: 's' },
       { name: 'kills landed mid-run', value: committedAtKill.length, unit: 'kills' },
       { name: 'episodes expected', value: expected, unit: 'episodes' },
       { name: 'rows stored', value: counts.rows, unit: 'rows' },
@@ -136,8 +143,26 @@ export async function bench(): Promise<BenchFigure[]> {
       { name: 'rewritten (committed before a kill, stored again later; target 0)', value: rewritten, unit: `of ${seenBeforeKill.size} rows` },
     ];
   } finally {
+    await endpoint.stop();
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/** The stand-in OpenAI-compatible endpoint of bench/scale (its own process, as a real endpoint is another machine). */
+async function startStandInEndpoint(latency: number): Promise<{ port: number; stop(): Promise<void> }> {
+  const server = spawn(process.execPath, ['--import', 'tsx', resolve(repositoryRoot, 'bench', 'scale', 'stand-in-server.ts'), String(latency)], {
+    cwd: repositoryRoot, stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let output = '';
+  server.stdout?.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+  while (!output.includes('\n')) await once(server.stdout as NodeJS.ReadableStream, 'data');
+  return {
+    port: Number(output.split('\n')[0]),
+    async stop() {
+      server.stdin?.end();
+      await once(server, 'close');
+    },
+  };
 }
 
 // Run directly: `node --import tsx bench/kill-resume.ts`.
