@@ -1,4 +1,4 @@
-export { generateTasks } from './generate-tasks.ts';
+export { generateTasks, streamGeneratedTasks } from './generate-tasks.ts';
 export type { GenerateTasksOptions } from './generate-tasks.ts';
 export { formatTasksJsonl, readTasksFile } from './read-tasks-file.ts';
 export { runEpisode } from './run-episode.ts';

@@ -6,6 +6,7 @@ import type { ToolCall } from '../../core/tool.ts';
 import { createToolCall } from '../../core/tool.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
 import { invalidResponseError, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
+import { nodeHttpFetch } from '../node-http-fetch.ts';
 import { completionIgnoredWarning, unsupportedSettingWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel, ProviderWarning } from '../spec.ts';
 import { convertToAnthropicMessages, prepareAnthropicTools } from './convert-to-anthropic-messages.ts';
@@ -20,7 +21,7 @@ export function createAnthropicLanguageModel(options: { modelId: string; apiKey:
   const context: ProviderErrorContext = { provider: 'anthropic', modelId: options.modelId, apiKeyVariable: 'ANTHROPIC_API_KEY', baseUrl: options.baseUrl };
   let client: Promise<Anthropic> | undefined;
   const getClient = (): Promise<Anthropic> => (client ??= import('@anthropic-ai/sdk').then(({ default: AnthropicClient }) => new AnthropicClient({
-    apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: 0, timeout: options.timeoutMs,
+    apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: 0, timeout: options.timeoutMs, fetch: nodeHttpFetch,
   })));
 
   return {

@@ -8,6 +8,7 @@ import { createToolCall } from '../../core/tool.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
 import { invalidResponseError, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
+import { nodeHttpFetch } from '../node-http-fetch.ts';
 import { completionIgnoredWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../spec.ts';
 import { convertToOpenAIMessages, prepareOpenAITools } from './convert-to-openai-messages.ts';
@@ -39,6 +40,7 @@ export function createOpenAILanguageModel(config: OpenAILanguageModelConfig): La
     baseURL: config.baseUrl,
     maxRetries: 0,
     timeout: config.timeoutMs,
+    fetch: nodeHttpFetch,
     ...(config.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
   })));
 
