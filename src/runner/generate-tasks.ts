@@ -18,7 +18,10 @@ import type { ModelSource } from '../models/spec.ts';
 export type GenerateTasksOptions = GenerateTasksRequest & {
   /** Transforms applied in order to every generated task (`--transform`); the oracle check runs on the result. */
   transforms?: readonly TransformRequest[];
-  /** Run builtin/oracle on every task and refuse the batch if one is not solved (default true). */
+  /**
+   * Run builtin/oracle on every generated task and refuse the batch if one is not solved (default true). Tasks a
+   * suite imports from a data set (`Suite.importsTasks`), unchanged by any transform, are not: their gold is the data's.
+   */
   validate?: boolean;
   /** Oracle episodes in flight during validation (default 2). */
   concurrency?: number;
@@ -28,8 +31,8 @@ export type GenerateTasksOptions = GenerateTasksRequest & {
 
 /**
  * Generates tasks and checks them before they are handed out: each is a well-formed Task of this
- * suite with a unique id, and (unless `validate: false`) builtin/oracle solves it through the same
- * episode path a real model takes.
+ * suite with a unique id, and (unless `validate: false`, or the suite imported it unchanged from a data set)
+ * builtin/oracle solves it through the same episode path a real model takes.
  */
 export async function generateTasks(suite: Suite, options: GenerateTasksOptions): Promise<Task[]> {
   const tasks: Task[] = [];
@@ -52,7 +55,10 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
   };
   const source: AsyncIterable<Task> | Iterable<Task> = suite.streamTasks ? suite.streamTasks(request) : await suite.generate(request);
   const seen = new Set<string>();
-  const oracle = validate ? oracleOf(suite) : undefined;
+  // A data set's tasks, unchanged, carry its gold: checked for shape, not solved again (Suite.importsTasks). A transform
+  // is our code, so transformed imports are solved like generated tasks.
+  const importedAsIs = transforms.length === 0 && (suite.importsTasks?.(request.params) ?? false);
+  const oracle = validate && !importedAsIs ? oracleOf(suite) : undefined;
   const sandbox = createLazySandbox(Math.min(concurrency, 2));
   const fix = `this is a bug in suite ${suite.id}: please report it with the seed and --set values`;
   let generated = 0;

@@ -99,6 +99,14 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
    * uses it when present; `generate` then usually collects it.
    */
   streamTasks?(request: GenerateTasksRequest): AsyncIterable<Task>;
+  /**
+   * True when the tasks for these knobs are a data set's (imported), not made by this suite's generator. Generated
+   * tasks are solved by builtin/oracle as they are made, since a generator's bug is ours to catch before a model is
+   * scored against it; imported tasks carry the data set's own gold, so they are checked for shape only, once (in a
+   * 100,000-sample replay the oracle pass was a fifth of the run). `--model builtin/oracle` checks a data set's gold.
+   * Absent: every task is generated.
+   */
+  importsTasks?(params: JsonObject): boolean;
   createEnvironment(task: Task, mode: Mode): Promise<Environment>;
   /** A suite-specific agent for a mode; the runner falls back to the generic agent of that mode. */
   createAgent?(mode: Mode): Agent | undefined;

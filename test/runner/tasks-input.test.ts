@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ToolForgeError } from '../../src/core/errors.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
+import { getTransform } from '../../src/transforms/registry.ts';
 import { formatTasksJsonl, readTasksFile } from '../../src/runner/read-tasks-file.ts';
 import { runEpisode } from '../../src/runner/run-episode.ts';
 import { resolveModelSource } from '../../src/runner/resolve-model-source.ts';
@@ -28,6 +29,20 @@ describe('generateTasks', () => {
     await assert.rejects(generateTasks(suite, { seed: 1, count: 4, params: {} }), (error: unknown) =>
       error instanceof ToolForgeError && error.code === 'suite.unsolvable-task' && /task 'fake-sum-1-2' is not solvable/.test(error.message));
     assert.equal((await generateTasks(suite, { seed: 1, count: 4, params: {}, validate: false })).length, 4);
+  });
+
+  test('tasks a suite imports from a data set are checked for shape, not solved again, unless a transform changed them', async () => {
+    const suite = createFakeSuite({ brokenTask: 2 });
+    const importing = { ...suite, importsTasks: (params: Record<string, unknown>) => params.data === 'file.jsonl' };
+    const imported = await generateTasks(importing, { seed: 1, count: 4, params: { data: 'file.jsonl' } });
+    assert.equal(imported.length, 4);
+    assert.equal(suite.counters.environmentsCreated, 0);
+    // The same suite generating (no data) solves every task, and a transform is our code: both refuse the broken one.
+    await assert.rejects(generateTasks(importing, { seed: 1, count: 4, params: {} }), { code: 'suite.unsolvable-task' });
+    await assert.rejects(generateTasks(importing, { seed: 1, count: 4, params: { data: 'file.jsonl' }, transforms: [{ transform: getTransform('identity'), knobs: {} }] }), { code: 'suite.unsolvable-task' });
+    // A malformed imported task is still refused.
+    const malformed = { ...importing, generate: async () => [{ ...imported[0], modes: [] }] };
+    await assert.rejects(generateTasks(malformed, { seed: 1, count: 1, params: { data: 'file.jsonl' } }), { code: 'suite.invalid-task' });
   });
 
   test('a malformed generated task is refused with suite.invalid-task', async () => {

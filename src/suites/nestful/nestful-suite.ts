@@ -177,6 +177,7 @@ export const nestfulSuite: Suite<NestfulExpected, SampleEvaluation> = defineSuit
   defaultCount: 50,
   generate,
   streamTasks,
+  importsTasks: (params) => typeof params.data === 'string' && params.data !== '',
   async createEnvironment(task: Task) {
     const expected = nestfulExpected(task);
     return createNestfulEnvironment(expected.tools as NestfulTool[], task.tools);

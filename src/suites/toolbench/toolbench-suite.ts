@@ -159,6 +159,8 @@ export const toolbenchSuite = defineSuite({
   modes: ['calls', 'react'],
   defaultCount: 765,
   generate,
+  // Every task is one of StableToolBench's solvable queries (or a --set data= file of them).
+  importsTasks: () => true,
   createEnvironment,
   score,
   summarize: summarizeToolbench,

@@ -170,6 +170,11 @@ export const webapiSuite = defineSuite({
   modes: ['code'],
   defaultCount: 50,
   generate: generateWebapiTasks,
+  // WAPIIBench's tasks or a --set data= file; only spec= without data= generates.
+  importsTasks: (params) => {
+    const { spec, data } = parseWebapiParams(params);
+    return !spec || Boolean(data);
+  },
   // The runner checks the mode (src/runner/episode-mode.ts): only 'code' reaches here.
   async createEnvironment(task) {
     return createWebapiEnvironment(task);
