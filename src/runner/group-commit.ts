@@ -5,11 +5,12 @@
  * work), which resume runs again like any missing episode.
  */
 import type { EpisodeRecord } from '../core/episode.ts';
+import type { Message } from '../core/message.ts';
 import type { EncodedEpisode, ResultsStore } from '../store/results-store.ts';
 
 export type GroupCommit = {
-  /** Buffers the episode; writes the buffer now when it is full. */
-  add(episode: EpisodeRecord): void;
+  /** Buffers the episode (with its task's prompt, not stored again in its transcript); writes the buffer now when it is full. */
+  add(episode: EpisodeRecord, taskPrompt?: readonly Message[]): void;
   /** Writes every buffered episode now. */
   flush(): void;
   /** Flushes and stops the timer; later adds are written at once. */
@@ -51,9 +52,9 @@ export function createGroupCommit(store: ResultsStore, options: GroupCommitOptio
     }
   };
   return {
-    add(episode) {
+    add(episode, taskPrompt) {
       rethrow();
-      buffer.push(store.encodeEpisode(episode));
+      buffer.push(store.encodeEpisode(episode, taskPrompt));
       if (closed || buffer.length >= maxBatch) flush();
       else timer ??= setTimeout(timedFlush, maxDelayMs);
     },

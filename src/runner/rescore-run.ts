@@ -62,7 +62,7 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
           });
         }
       }
-      store.saveEpisode(rescored);
+      store.saveEpisode(rescored, task.prompt);
     }
     store.setRunStatus(runId, old.status === 'finished' ? 'finished' : old.status);
     return summarizeRun(store, runId, suite);

@@ -376,7 +376,7 @@ async function executeRun(
       });
       // Cancelled mid-episode: nothing half-done is recorded; resume runs it again.
       if (!episode) return;
-      commits.add(episode);
+      commits.add(episode, task.prompt);
       completed += 1;
       emit({
         type: 'episode-end', runId: run.id, taskId: task.id, trial, status: episode.status, passed: episode.score?.passed ?? null,

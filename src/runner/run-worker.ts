@@ -71,7 +71,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         });
         // Interrupted: the lease lapses and another worker (or a later one) runs the episode.
         if (!episode) return;
-        if (!store.saveEpisode(episode)) duplicateSaves += 1;
+        if (!store.saveEpisode(episode, task.prompt)) duplicateSaves += 1;
         episodesRun += 1;
         emit({
           type: 'episode-end', runId: run.id, taskId: task.id, trial: claim.trial, status: episode.status, passed: episode.score?.passed ?? null,

@@ -20,6 +20,10 @@ export type EpisodeRow = {
   run_id: string; task_id: string; trial: number; model: string; mode: string; status: string; termination: string | null;
   score: string | null; messages: string | Buffer; messages_encoding: string; input_tokens: number; output_tokens: number; attempts: number;
   started_at: string; ended_at: string; duration_ms: number; error: string | null; retries: string | null; trace: string | null;
+  /** Leading transcript messages that are the task's prompt, not stored in `messages` (store schema 8; 0 before). */
+  prompt_messages: number;
+  /** The run's task JSON, selected with the row when `prompt_messages` > 0 (see transcript-encoding.ts). */
+  prompt_task?: string | null;
 };
 
 /** The episode fields kept in the `trace` column (store schema 3). */
@@ -45,9 +49,9 @@ export function runFromRow(row: RunRow): StoredRun {
   };
 }
 
-function transcriptColumns(episode: EpisodeRecord): { messages: string | Buffer; messages_encoding: string } {
-  const encoded = encodeTranscript(episode.messages.map(capMessageText));
-  return { messages: encoded.data, messages_encoding: encoded.encoding };
+function transcriptColumns(episode: EpisodeRecord, taskPrompt: readonly Message[]): { messages: string | Buffer; messages_encoding: string; prompt_messages: number } {
+  const encoded = encodeTranscript(episode.messages.map(capMessageText), taskPrompt);
+  return { messages: encoded.data, messages_encoding: encoded.encoding, prompt_messages: encoded.promptMessages };
 }
 
 /** Every episode column but the transcript. */
@@ -56,7 +60,8 @@ export function outcomeColumns(alias: string): string {
     'attempts', 'started_at', 'ended_at', 'duration_ms', 'error', 'retries'].map((column) => `${alias}.${column}`).join(', ');
 }
 
-export function episodeToRow(episode: EpisodeRecord): Record<string, string | number | null | Buffer> {
+/** `taskPrompt`: the episode's task's prompt, when known, so the transcript does not store it again. */
+export function episodeToRow(episode: EpisodeRecord, taskPrompt: readonly Message[] = []): Record<string, string | number | null | Buffer> {
   return {
     run_id: episode.runId,
     task_id: episode.taskId,
@@ -69,7 +74,7 @@ export function episodeToRow(episode: EpisodeRecord): Record<string, string | nu
     value: episode.score ? episode.score.value : null,
     failure: episode.score?.failure ?? null,
     score: episode.score ? JSON.stringify({ ...episode.score, reason: capText(episode.score.reason, textCaps.message) }) : null,
-    ...transcriptColumns(episode),
+    ...transcriptColumns(episode, taskPrompt),
     input_tokens: episode.usage.inputTokens,
     output_tokens: episode.usage.outputTokens,
     attempts: episode.attempts,
@@ -117,7 +122,8 @@ function capMessageText(message: Message): Message {
 export function episodeFromRow(row: EpisodeRow): EpisodeRecord {
   const { schemaVersion, ...outcome } = outcomeFromRow(row);
   return {
-    schemaVersion, ...outcome, messages: decodeTranscript(row.messages_encoding, row.messages),
+    schemaVersion, ...outcome,
+    messages: decodeTranscript(row.messages_encoding, row.messages, Number(row.prompt_messages ?? 0), promptOf(row), `task '${row.task_id}' trial ${row.trial}`),
     // Episodes stored before schema 3 have no trace.
     ...(row.trace === null ? { finalState: null, calls: [], warnings: [] } : (JSON.parse(row.trace) as EpisodeTrace)),
   };
@@ -142,4 +148,10 @@ export function outcomeFromRow(row: Omit<EpisodeRow, 'messages' | 'messages_enco
     error: row.error === null ? null : (JSON.parse(row.error) as EpisodeRecord['error']),
     ...(row.retries ? { retries: JSON.parse(row.retries) as Record<string, number> } : {}),
   };
+}
+
+/** The task prompt a row's transcript starts with (none when the row stores its whole transcript). */
+function promptOf(row: EpisodeRow): readonly Message[] {
+  if (!row.prompt_messages || typeof row.prompt_task !== 'string') return [];
+  return (JSON.parse(row.prompt_task) as { prompt?: Message[] }).prompt ?? [];
 }

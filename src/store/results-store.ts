@@ -5,6 +5,7 @@
  * file (WAL); a team shares a PostgreSQL database (`--db postgres://...`) with the same schema.
  */
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
+import type { Message } from '../core/message.ts';
 import type { Task } from '../core/task.ts';
 import type { SortedValues } from '../metrics/percentile.ts';
 import type { EpisodeOutcome, EpisodePage, EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
@@ -81,8 +82,10 @@ export interface ResultsStore {
    * Commits one episode now. Upserts on (run, task, trial), except that a scored row is never
    * replaced: returns false (and writes nothing) in that case. Retries add up over the rows an
    * episode had (an infrastructure error's retries stay counted after its resumed run is scored).
+   * With the episode's `taskPrompt` (the stored task's), the transcript's leading messages equal to it are not
+   * stored again; reading the episode takes them from the task (transcript-encoding.ts).
    */
-  saveEpisode(episode: EpisodeRecord): boolean;
+  saveEpisode(episode: EpisodeRecord, taskPrompt?: readonly Message[]): boolean;
   /**
    * Group commit: the episodes in one transaction, each as saveEpisode would write it (one commit for many
    * episodes is what makes replay fast). Returns saveEpisode's answer for each, in order.
@@ -92,7 +95,7 @@ export interface ResultsStore {
    * An episode as the row it will be written as (transcript encoded, JSON columns serialised): what group commit
    * buffers, so an episode's object graph is released the moment it ends instead of surviving into the old heap.
    */
-  encodeEpisode(episode: EpisodeRecord): EncodedEpisode;
+  encodeEpisode(episode: EpisodeRecord, taskPrompt?: readonly Message[]): EncodedEpisode;
   /** In task order, then trial. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
   /** Every episode without its transcript (in task order, then trial): what summaries and reports read. */

@@ -5,6 +5,7 @@
  */
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
 import { ConfigError } from '../core/errors.ts';
+import type { Message } from '../core/message.ts';
 import type { Task } from '../core/task.ts';
 import type { EpisodeRow, RunRow } from './episode-rows.ts';
 import { episodeFromRow, episodeToRow, outcomeColumns, outcomeFromRow, runFromRow } from './episode-rows.ts';
@@ -21,6 +22,8 @@ const episodePageSize = 1000;
 
 const runColumns = `r.*, (SELECT COUNT(*) FROM run_tasks t WHERE t.run_id = r.id) AS task_count`;
 const episodeJoin = 'FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id';
+/** Every episode column, and the task's JSON when the transcript starts with its prompt (read only then). */
+const fullEpisodeColumns = 'e.*, CASE WHEN e.prompt_messages > 0 THEN t.task END AS prompt_task';
 
 /** Retries of the replaced row and of its retry, summed per cause (JSON objects in text columns). */
 function mergedRetries(connection: SqlConnection): string {
@@ -65,13 +68,13 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     setProvenance: 'UPDATE runs SET provenance = @provenance, base_url = @base_url WHERE id = @id',
     listTasks: 'SELECT task FROM run_tasks WHERE run_id = @run_id ORDER BY ordinal',
     upsertEpisode: `INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed,
-      value, failure, score, messages, messages_encoding, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error, retries, trace)
+      value, failure, score, messages, messages_encoding, prompt_messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error, retries, trace)
       VALUES (@run_id, @task_id, @trial, @model, @mode, @status, @termination, @passed, @value, @failure, @score, @messages,
-      @messages_encoding, @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error, @retries, @trace)
+      @messages_encoding, @prompt_messages, @input_tokens, @output_tokens, @attempts, @started_at, @ended_at, @duration_ms, @error, @retries, @trace)
       ON CONFLICT (run_id, task_id, trial) DO UPDATE SET model = excluded.model, mode = excluded.mode,
         status = excluded.status, termination = excluded.termination, passed = excluded.passed, value = excluded.value,
         failure = excluded.failure, score = excluded.score, messages = excluded.messages,
-        messages_encoding = excluded.messages_encoding,
+        messages_encoding = excluded.messages_encoding, prompt_messages = excluded.prompt_messages,
         input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens, attempts = excluded.attempts,
         started_at = excluded.started_at, ended_at = excluded.ended_at, duration_ms = excluded.duration_ms,
         error = excluded.error, trace = excluded.trace,
@@ -80,7 +83,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       WHERE episodes.status <> 'scored'`,
     // Saving an episode ends its work-queue lease (a no-op for runs without workers); the row keeps who held it last.
     finishQueued: 'UPDATE episode_queue SET done = 1, lease_expires_at = NULL WHERE run_id = @run_id AND task_id = @task_id AND trial = @trial',
-    listEpisodes: `SELECT e.* ${episodeJoin}
+    listEpisodes: `SELECT ${fullEpisodeColumns} ${episodeJoin}
       WHERE e.run_id = @run_id AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`,
     countEpisodes: 'SELECT status, COUNT(*) AS count FROM episodes WHERE run_id = @run_id GROUP BY status',
     countPassed: "SELECT COUNT(*) AS count FROM episodes WHERE run_id = @run_id AND status = 'scored' AND passed = 1",
@@ -98,8 +101,8 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     scoredDurationsAt: (ranks: number) => `SELECT row_rank AS "rank", value FROM (SELECT duration_ms AS value,
         ROW_NUMBER() OVER (ORDER BY duration_ms, task_id, trial) - 1 AS row_rank FROM episodes WHERE run_id = @run_id AND status = 'scored') ranked
       WHERE row_rank IN (${Array.from({ length: ranks }, (_, index) => `@rank${index}`).join(', ')})`,
-    findEpisode: 'SELECT * FROM episodes WHERE run_id = @run_id AND task_id = @task_id AND trial = @trial',
-    listTaskEpisodes: 'SELECT * FROM episodes WHERE run_id = @run_id AND task_id = @task_id ORDER BY trial',
+    findEpisode: `SELECT ${fullEpisodeColumns} ${episodeJoin} WHERE e.run_id = @run_id AND e.task_id = @task_id AND e.trial = @trial`,
+    listTaskEpisodes: `SELECT ${fullEpisodeColumns} ${episodeJoin} WHERE e.run_id = @run_id AND e.task_id = @task_id ORDER BY e.trial`,
     findTask: 'SELECT task FROM run_tasks WHERE run_id = @run_id AND task_id = @task_id',
     listTaskIds: `SELECT task_id AS "taskId" FROM run_tasks WHERE run_id = @run_id ORDER BY ordinal`,
     countOutcomes: `SELECT status, passed, failure, COUNT(*) AS count FROM episodes WHERE run_id = @run_id
@@ -199,14 +202,14 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       ({ ordinal, trial } = rows[rows.length - 1]);
     }
   }
-  const encodeEpisode = (episode: EpisodeRecord): EncodedEpisode => {
-    const row = episodeToRow(episode);
+  const encodeEpisode = (episode: EpisodeRecord, taskPrompt?: readonly Message[]): EncodedEpisode => {
+    const row = episodeToRow(episode, taskPrompt);
     // PostgreSQL keeps every transcript as bytes (BYTEA); SQLite keeps short ones as readable text.
     if (postgres && typeof row.messages === 'string') row.messages = Buffer.from(row.messages, 'utf8');
     return { kind: 'encoded-episode', row };
   };
-  const saveEpisode = (episode: EpisodeRecord | EncodedEpisode): boolean => {
-    const { row } = 'kind' in episode ? episode : encodeEpisode(episode);
+  const saveEpisode = (episode: EpisodeRecord | EncodedEpisode, taskPrompt?: readonly Message[]): boolean => {
+    const { row } = 'kind' in episode ? episode : encodeEpisode(episode, taskPrompt);
     const changed = connection.run(sql.upsertEpisode, row) > 0;
     connection.run(sql.finishQueued, { run_id: row.run_id, task_id: row.task_id, trial: row.trial });
     return changed;
@@ -271,8 +274,8 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       return facts;
     },
     iterateEpisodeOutcomes: (runId, filter = {}) => ({ [Symbol.iterator]: () => iterateEpisodeOutcomes(runId, filter) }),
-    saveEpisode: (episode) => connection.transaction(() => saveEpisode(episode)),
-    saveEpisodes: (episodes) => connection.transaction(() => episodes.map(saveEpisode)),
+    saveEpisode: (episode, taskPrompt) => connection.transaction(() => saveEpisode(episode, taskPrompt)),
+    saveEpisodes: (episodes) => connection.transaction(() => episodes.map((episode) => saveEpisode(episode))),
     encodeEpisode,
     listEpisodes,
     countEpisodes(runId) {

@@ -143,6 +143,13 @@ export const migrations: readonly Migration[] = [
       'CREATE INDEX run_tasks_facts ON run_tasks (run_id, phrasing, first_mode)',
     ],
   },
+  {
+    version: 8,
+    // An episode's transcript starts with its task's prompt, stored with the run's task: ~5 KB of a NESTFUL
+    // episode's ~7 was that copy, compressed again in every episode. Rows before keep their whole transcript (0).
+    description: 'leading transcript messages taken from the task prompt',
+    statements: ['ALTER TABLE episodes ADD COLUMN prompt_messages INTEGER NOT NULL DEFAULT 0'],
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

@@ -3,23 +3,65 @@
  * transcripts repeat tool names, argument keys and result shapes, so gzip shrinks them several-fold;
  * short ones stay readable text (and skip the compression cost). Export and import always see the
  * decoded messages, so JSONL stays byte-identical whatever the encoding.
+ *
+ * A transcript's leading messages that are exactly its task's prompt (system prompt, tool list, question: ~5 KB
+ * of a NESTFUL episode's ~7) are not stored again: the row counts them (`promptMessages`, store schema 8) and
+ * reading the episode takes them from the task stored with the run. Exactly means the stored JSON is the same
+ * text, so the decoded transcript is the one that was written, byte for byte.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { ConfigError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
 
 export type TranscriptEncoding = 'json' | 'gzip';
 
+export type EncodedTranscript = { encoding: TranscriptEncoding; data: string | Buffer; promptMessages: number };
+
 /** Transcripts of at least this many bytes of JSON are compressed. */
 export const compressionThresholdBytes = 2048;
 
-export function encodeTranscript(messages: readonly Message[]): { encoding: TranscriptEncoding; data: string | Buffer } {
-  const json = JSON.stringify(messages);
-  if (Buffer.byteLength(json) < compressionThresholdBytes) return { encoding: 'json', data: json };
-  // Level 1: a third of level 6's cost for a few percent more bytes; compression was the largest cost of storing a replayed episode.
-  return { encoding: 'gzip', data: gzipSync(json, { level: 1 }) };
+/** Each prompt message's JSON, by prompt array: a task's trials share one prompt, serialised once. */
+const promptJsonByPrompt = new WeakMap<readonly Message[], string[]>();
+
+function promptJson(prompt: readonly Message[]): string[] {
+  let json = promptJsonByPrompt.get(prompt);
+  if (!json) {
+    json = prompt.map((message) => JSON.stringify(message));
+    promptJsonByPrompt.set(prompt, json);
+  }
+  return json;
 }
 
-export function decodeTranscript(encoding: string, data: string | Buffer | Uint8Array): Message[] {
-  if (encoding === 'gzip') return JSON.parse(gunzipSync(data as Uint8Array).toString('utf8')) as Message[];
-  return JSON.parse(typeof data === 'string' ? data : Buffer.from(data).toString('utf8')) as Message[];
+/** `messages` as stored; with the task's prompt, the leading messages equal to it are counted, not stored. */
+export function encodeTranscript(messages: readonly Message[], taskPrompt: readonly Message[] = []): EncodedTranscript {
+  const parts = messages.map((message) => JSON.stringify(message));
+  let promptMessages = 0;
+  if (taskPrompt.length > 0) {
+    const prompt = promptJson(taskPrompt);
+    while (promptMessages < prompt.length && promptMessages < parts.length && parts[promptMessages] === prompt[promptMessages]) promptMessages += 1;
+  }
+  // The same text as JSON.stringify of the stored messages: an array's JSON is its elements' joined by commas.
+  const json = `[${(promptMessages === 0 ? parts : parts.slice(promptMessages)).join(',')}]`;
+  if (Buffer.byteLength(json) < compressionThresholdBytes) return { encoding: 'json', data: json, promptMessages };
+  // Level 1: a third of level 6's cost for a few percent more bytes; compression was the largest cost of storing a replayed episode.
+  return { encoding: 'gzip', data: gzipSync(json, { level: 1 }), promptMessages };
+}
+
+/**
+ * The stored messages, after the task prompt's first `promptMessages` messages when the row counts some. `where`
+ * names the episode for the error when the task's prompt is shorter than the row says (a damaged database).
+ */
+export function decodeTranscript(
+  encoding: string, data: string | Buffer | Uint8Array, promptMessages = 0, taskPrompt: readonly Message[] = [], where = 'an episode',
+): Message[] {
+  const stored = encoding === 'gzip'
+    ? JSON.parse(gunzipSync(data as Uint8Array).toString('utf8')) as Message[]
+    : JSON.parse(typeof data === 'string' ? data : Buffer.from(data).toString('utf8')) as Message[];
+  if (promptMessages === 0) return stored;
+  if (taskPrompt.length < promptMessages) {
+    throw new ConfigError('store.invalid', `the transcript of ${where} starts with its task's first ${promptMessages} prompt messages, but the stored task has ${taskPrompt.length}`, {
+      fix: 'the run\'s stored task was changed or lost: export what is readable with toolforge export, or run the task again',
+    });
+  }
+  return [...taskPrompt.slice(0, promptMessages), ...stored];
 }

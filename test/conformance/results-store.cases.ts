@@ -149,6 +149,29 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     assert.throws(() => store.importRun(exported, 'copy.jsonl'), (error: Error & { code?: string }) => error.code === 'input.invalid' && /already in/.test(error.message));
   }));
 
+  test('a transcript that starts with its task\'s prompt is stored without it and read back whole, byte for byte', () => withStore((store, tasks) => {
+    const [task] = tasks;
+    const answer = { role: 'assistant' as const, content: 'done', toolCalls: [] };
+    const withPrompt = sampleEpisode('run-p', task.id, 0, { messages: [...task.prompt, answer] });
+    const otherPrompt = sampleEpisode('run-p', task.id, 1, { messages: [{ role: 'user', content: 'another question' }, answer] });
+    // Stored whole (no prompt given): the export every encoding must reproduce.
+    store.createRun(sampleRun('run-p'), tasks);
+    store.saveEpisodes([withPrompt, otherPrompt]);
+    const whole = store.exportRun('run-p');
+    store.deleteRun('run-p');
+    store.createRun(sampleRun('run-p'), tasks);
+    const encoded = store.encodeEpisode(withPrompt, task.prompt);
+    assert.equal(encoded.row.prompt_messages, task.prompt.length);
+    assert.ok(!String(encoded.row.messages).includes(JSON.stringify(task.prompt[0].content)), 'the prompt is not stored again');
+    assert.equal(store.encodeEpisode(otherPrompt, task.prompt).row.prompt_messages, 0);
+    store.saveEpisodes([encoded]);
+    store.saveEpisode(otherPrompt, task.prompt);
+    assert.deepEqual(store.findEpisode('run-p', task.id, 0), withPrompt);
+    assert.deepEqual(store.listTaskEpisodes('run-p', task.id), [withPrompt, otherPrompt]);
+    assert.deepEqual(store.listEpisodes('run-p'), [withPrompt, otherPrompt]);
+    assert.equal(store.exportRun('run-p'), whole);
+  }));
+
   test('work queue: enqueue once, claim in task order, leases expire and are claimed again, saving ends a lease', () => withStore(async (store, tasks) => {
     store.createRun(sampleRun('run-q', { trials: 2 }), tasks);
     store.saveEpisode(sampleEpisode('run-q', tasks[0].id, 0));

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Message } from '../../src/core/message.ts';
+import { compressionThresholdBytes, decodeTranscript, encodeTranscript } from '../../src/store/transcript-encoding.ts';
+
+const prompt: Message[] = [{ role: 'system', content: 'tools: '.repeat(600) }, { role: 'user', content: 'add 2 and 3' }];
+const answer: Message = { role: 'assistant', content: '5', toolCalls: [] };
+
+test('the leading messages equal to the task prompt are counted, not stored, and come back from the prompt', () => {
+  const messages = [...prompt, answer];
+  const whole = encodeTranscript(messages);
+  assert.deepEqual([whole.encoding, whole.promptMessages], ['gzip', 0]);
+  const compact = encodeTranscript(messages, prompt);
+  // Only the answer is left: short enough to stay readable JSON, the text JSON.stringify gives.
+  assert.deepEqual(compact, { encoding: 'json', data: JSON.stringify([answer]), promptMessages: 2 });
+  assert.deepEqual(decodeTranscript(compact.encoding, compact.data, compact.promptMessages, prompt), messages);
+  assert.deepEqual(decodeTranscript(whole.encoding, whole.data), messages);
+});
+
+test('a transcript that leaves the prompt keeps every message from the first difference', () => {
+  const paraphrased: Message[] = [prompt[0], { role: 'user', content: 'what is 2 plus 3?' }, answer];
+  const encoded = encodeTranscript(paraphrased, prompt);
+  assert.equal(encoded.promptMessages, 1);
+  assert.deepEqual(decodeTranscript(encoded.encoding, encoded.data, encoded.promptMessages, prompt), paraphrased);
+  // Same content, other key order: not the same stored text, so not taken from the prompt.
+  const reordered = encodeTranscript([{ content: prompt[0].content, role: 'system' } as Message, answer], prompt);
+  assert.equal(reordered.promptMessages, 0);
+  assert.ok(Buffer.byteLength(JSON.stringify(prompt[0])) >= compressionThresholdBytes);
+});
+
+test('a row counting more prompt messages than its task has is store.invalid, naming the episode', () => {
+  const encoded = encodeTranscript([...prompt, answer], prompt);
+  assert.throws(() => decodeTranscript(encoded.encoding, encoded.data, encoded.promptMessages, prompt.slice(0, 1), "task 't1' trial 0"),
+    (error: Error & { code?: string }) => error.code === 'store.invalid' && /task 't1' trial 0/.test(error.message) && /first 2 prompt messages/.test(error.message));
+});
