@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import type { Message } from '../../src/core/message.ts';
 import { compressionThresholdBytes, decodeTranscript, encodeTranscript } from '../../src/store/transcript-encoding.ts';
 
-const prompt: Message[] = [{ role: 'system', content: 'tools: '.repeat(600) }, { role: 'user', content: 'add 2 and 3' }];
+const system = { role: 'system' as const, content: 'tools: '.repeat(600) };
+const prompt: Message[] = [system, { role: 'user', content: 'add 2 and 3' }];
 const answer: Message = { role: 'assistant', content: '5', toolCalls: [] };
 
 test('the leading messages equal to the task prompt are counted, not stored, and come back from the prompt', () => {
@@ -23,7 +24,7 @@ test('a transcript that leaves the prompt keeps every message from the first dif
   assert.equal(encoded.promptMessages, 1);
   assert.deepEqual(decodeTranscript(encoded.encoding, encoded.data, encoded.promptMessages, prompt), paraphrased);
   // Same content, other key order: not the same stored text, so not taken from the prompt.
-  const reordered = encodeTranscript([{ content: prompt[0].content, role: 'system' } as Message, answer], prompt);
+  const reordered = encodeTranscript([{ content: system.content, role: 'system' } as Message, answer], prompt);
   assert.equal(reordered.promptMessages, 0);
   assert.ok(Buffer.byteLength(JSON.stringify(prompt[0])) >= compressionThresholdBytes);
 });
