@@ -12,6 +12,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ConfigError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
+import { memoizeByObject } from '../core/memoize-by-object.ts';
 
 export type TranscriptEncoding = 'json' | 'gzip';
 
@@ -21,16 +22,7 @@ export type EncodedTranscript = { encoding: TranscriptEncoding; data: string | B
 export const compressionThresholdBytes = 2048;
 
 /** Each prompt message's JSON, by prompt array: a task's trials share one prompt, serialised once. */
-const promptJsonByPrompt = new WeakMap<readonly Message[], string[]>();
-
-function promptJson(prompt: readonly Message[]): string[] {
-  let json = promptJsonByPrompt.get(prompt);
-  if (!json) {
-    json = prompt.map((message) => JSON.stringify(message));
-    promptJsonByPrompt.set(prompt, json);
-  }
-  return json;
-}
+const promptJson = memoizeByObject((prompt: readonly Message[]): string[] => prompt.map((message) => JSON.stringify(message)));
 
 /** `messages` as stored; with the task's prompt, the leading messages equal to it are counted, not stored. */
 export function encodeTranscript(messages: readonly Message[], taskPrompt: readonly Message[] = []): EncodedTranscript {

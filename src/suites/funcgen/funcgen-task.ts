@@ -8,6 +8,7 @@ import { ToolForgeError } from '../../core/errors.ts';
 import type { Task } from '../../core/task.ts';
 import type { FuncgenParams } from './knobs.ts';
 import { parseFuncgenParams } from './knobs.ts';
+import { memoizeByObject } from '../../core/memoize-by-object.ts';
 
 const variableSchema = z.object({
   name: z.string(),
@@ -54,16 +55,7 @@ export type FuncgenTaskView = { task: Task; expected: FuncgenExpected; params: F
  * trial, and zod's parse of the whole graph cost more than the planner's episode itself. Tasks are never mutated
  * after they are made (transforms make new ones), so a view stays true for its task.
  */
-const views = new WeakMap<Task, FuncgenTaskView>();
-
-export function readFuncgenTask(task: Task): FuncgenTaskView {
-  let view = views.get(task);
-  if (!view) {
-    view = parseFuncgenTask(task);
-    views.set(task, view);
-  }
-  return view;
-}
+export const readFuncgenTask: (task: Task) => FuncgenTaskView = memoizeByObject(parseFuncgenTask);
 
 function parseFuncgenTask(task: Task): FuncgenTaskView {
   // Checked once per task object (the runner checks it when the task enters a run, with this same schema).

@@ -13,6 +13,7 @@ import { sequencePrompt } from './nestful-prompt.ts';
 import type { NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { toToolSpec } from './nestful-sample.ts';
 import { checkExecutable } from './score-predictions.ts';
+import { memoizeByObject } from '../../core/memoize-by-object.ts';
 
 export const nestfulSuiteId = 'nestful';
 export const nestfulSuiteVersion = '1.1.0';
@@ -35,18 +36,8 @@ export const expectedSchema = z.object({
 });
 export type NestfulExpected = z.infer<typeof expectedSchema>;
 
-/** Validated golds by task object (tasks are never mutated after they are made): parsed once per task, not per read. */
-const expectedByTask = new WeakMap<Task, NestfulExpected>();
-
-/** The task's hidden gold, validated (task files come from disk). */
-export function nestfulExpected(task: Task): NestfulExpected {
-  let expected = expectedByTask.get(task);
-  if (!expected) {
-    expected = parseNestfulExpected(task);
-    expectedByTask.set(task, expected);
-  }
-  return expected;
-}
+/** The task's hidden gold, validated (task files come from disk): parsed once per task object, not per read. */
+export const nestfulExpected: (task: Task) => NestfulExpected = memoizeByObject(parseNestfulExpected);
 
 function parseNestfulExpected(task: Task): NestfulExpected {
   const parsed = expectedSchema.safeParse(task.expected);
