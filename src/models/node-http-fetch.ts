@@ -118,9 +118,19 @@ function readBody(response: IncomingMessage, signal: AbortSignal | undefined): P
   });
 }
 
+/**
+ * A body that came back whole but does not decode as its content-encoding says: the server's fault, not the
+ * connection's, so the error mapping reports an invalid response (provider-error-mapping.ts), not a connection error.
+ */
+export class UndecodableBodyError extends Error {
+  override readonly name = 'UndecodableBodyError';
+}
+
 function decode(encoded: Buffer, encoding: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    decoders[encoding](encoded, (error, result) => (error ? reject(new TypeError('fetch failed', { cause: error })) : resolve(result)));
+    decoders[encoding](encoded, (error, result) => (error
+      ? reject(new TypeError('fetch failed', { cause: new UndecodableBodyError(`the body is marked content-encoding ${encoding} but does not decode (${error.message})`, { cause: error }) }))
+      : resolve(result)));
   });
 }
 

@@ -108,6 +108,8 @@ export function retryAfterHeader(headers: Headers): string | null {
 export function providerErrorFromUnknown(error: unknown, context: ProviderErrorContext): ProviderError {
   if (error instanceof ProviderError) return error;
   const where = `${context.provider} model '${context.modelId}'${context.baseUrl ? ` at ${context.baseUrl}` : ''}`;
+  const undecodable = causeNamed(error, 'UndecodableBodyError');
+  if (undecodable) return invalidResponseError(context, undecodable.message, error);
   const kind = transportKind(error);
   if (kind === 'timeout') {
     return new ProviderError('provider.timeout', `request to ${where} timed out`, {
@@ -151,6 +153,14 @@ function transportKind(error: unknown): 'timeout' | 'connection' | undefined {
     }
   }
   return kind;
+}
+
+/** The first error in the cause chain with this name. */
+function causeNamed(error: unknown, name: string): Error | undefined {
+  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (current instanceof Error && current.name === name) return current;
+  }
+  return undefined;
 }
 
 function describe(error: unknown): string {

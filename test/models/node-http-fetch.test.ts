@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { nodeHttpFetch } from '../../src/models/node-http-fetch.ts';
+import { UndecodableBodyError, nodeHttpFetch } from '../../src/models/node-http-fetch.ts';
 
 type Seen = { method: string; url: string; headers: IncomingMessage['headers']; body: string; socket: Socket };
 
@@ -18,6 +18,7 @@ describe('nodeHttpFetch (the vendor SDKs\' transport) keeps fetch\'s contract', 
   const routes: Record<string, (response: ServerResponse, request: IncomingMessage) => void> = {
     '/json': (response) => { response.writeHead(201, 'Made', { 'content-type': 'application/json', 'x-two': ['a', 'b'] }); response.end('{"ok":true}'); },
     '/gzip': (response) => { response.writeHead(200, { 'content-encoding': 'gzip' }); response.end(gzipSync('zipped body')); },
+    '/bad-gzip': (response) => { response.writeHead(200, { 'content-encoding': 'gzip' }); response.end('not gzip'); },
     '/br': (response) => { response.writeHead(200, { 'content-encoding': 'br' }); response.end(brotliCompressSync('brotli body')); },
     '/no-content': (response) => { response.writeHead(204); response.end(); },
     '/redirect': (response) => { response.writeHead(307, { location: '/json' }); response.end(); },
@@ -58,6 +59,13 @@ describe('nodeHttpFetch (the vendor SDKs\' transport) keeps fetch\'s contract', 
   test('decodes gzip and brotli bodies, as fetch does', async () => {
     assert.equal(await (await nodeHttpFetch(`${base}/gzip`)).text(), 'zipped body');
     assert.equal(await (await nodeHttpFetch(`${base}/br`)).text(), 'brotli body');
+  });
+
+  test('a body that does not decode as its content-encoding says is a "fetch failed" caused by UndecodableBodyError', async () => {
+    const failure = await nodeHttpFetch(`${base}/bad-gzip`).catch((error: unknown) => error);
+    assert.ok(failure instanceof TypeError);
+    assert.ok(failure.cause instanceof UndecodableBodyError);
+    assert.match(failure.cause.message, /content-encoding gzip but does not decode/);
   });
 
   test('a 204 and a HEAD have a null body', async () => {

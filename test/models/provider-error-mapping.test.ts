@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ProviderError } from '../../src/core/errors.ts';
 import type { ProviderErrorContext } from '../../src/models/provider-error-mapping.ts';
+import { UndecodableBodyError } from '../../src/models/node-http-fetch.ts';
 import { parseRetryAfter, providerErrorFromHttpFailure, toProviderError } from '../../src/models/provider-error-mapping.ts';
 
 const context: ProviderErrorContext = { provider: 'anthropic', modelId: 'claude-x', apiKeyVariable: 'ANTHROPIC_API_KEY', baseUrl: undefined };
@@ -63,6 +64,8 @@ describe('provider error mapping', () => {
       [new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }), 'provider.connection'],
       [Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), 'provider.connection'],
       [new SyntaxError('Unexpected token < in JSON'), 'provider.invalid-response'],
+      // A whole body that does not decode is the server's fault, even wrapped as the SDK wraps any fetch failure.
+      [Object.assign(new Error('Connection error.', { cause: new TypeError('fetch failed', { cause: new UndecodableBodyError('the body is marked content-encoding gzip but does not decode') }) }), { name: 'APIConnectionError' }), 'provider.invalid-response'],
     ];
     for (const [error, code] of cases) {
       const mapped = toProviderError(error, context, live);
