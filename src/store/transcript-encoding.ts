@@ -52,7 +52,7 @@ export function decodeTranscript(
   if (promptMessages === 0) return stored;
   if (taskPrompt.length < promptMessages) {
     throw new ConfigError('store.invalid', `the transcript of ${where} starts with its task's first ${promptMessages} prompt messages, but the stored task has ${taskPrompt.length}`, {
-      fix: 'the run\'s stored task was changed or lost: export what is readable with toolforge export, or run the task again',
+      fix: 'the database was edited or damaged: restore it from a backup or an export (toolforge import <file>), or run the tasks again in a new run',
     });
   }
   return [...taskPrompt.slice(0, promptMessages), ...stored];
