@@ -39,6 +39,9 @@ export function createProgressDisplay(io: CliIo): { listener: RunProgressListene
         case 'run-start':
           bar = bars.create(event.plannedEpisodes, 0, { runId: event.runId, passed });
           break;
+        case 'run-planned':
+          bar?.setTotal(event.plannedEpisodes);
+          break;
         case 'episode-retry':
           bars.log(`${retryLine(event)}\n`);
           break;

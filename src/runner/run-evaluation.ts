@@ -9,7 +9,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
-import { checkOnce } from '../core/checked-once.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
@@ -38,6 +37,9 @@ import type { Sandbox } from '../sandbox/spec.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
+import { checkExpected, storeTasks } from './store-tasks.ts';
+import type { TaskImport, TaskRecipe } from './task-import.ts';
+import { canImportOnThread, startTaskImport } from './task-import.ts';
 
 export type ExecutionOptions = {
   concurrency?: number;
@@ -87,6 +89,13 @@ export type RunOptions = ExecutionOptions & {
    * on any number of machines then claim and run them (run-worker.ts).
    */
   workersOnly?: boolean;
+  /**
+   * How `tasks` were made, when a registered suite made them unchanged (its generator or importer, a selection, no
+   * transforms): the run then imports them on a worker thread while its episodes run (task-import.ts), and
+   * `tasks` is not read. The recipe must make the same tasks as `tasks` would. Ignored when the store is not a
+   * SQLite file another connection can open, or the suite is not a registered one.
+   */
+  taskRecipe?: TaskRecipe;
 };
 
 export type ResumeOptions = ExecutionOptions & {
@@ -104,9 +113,6 @@ export const defaultConcurrency = 4;
 /** Tasks in run order: an array, or a stream (a tasks file read line by line, a generator) that is never held whole. */
 export type TaskSource = Iterable<Task> | AsyncIterable<Task>;
 
-/** Tasks written to the store per transaction while a run's tasks stream in. */
-const taskBatchSize = 256;
-
 export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   const { suite } = options;
   const trials = options.trials ?? 1;
@@ -119,6 +125,11 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   const model = options.agent ?? cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry }), options.baseUrl, options);
   const settings = options.settings ?? {};
   const baseUrl = options.baseUrl ?? null;
+  if (options.taskRecipe !== undefined && options.workersOnly !== true) {
+    const recipe = options.taskRecipe;
+    const imported = await withStore(options, async (store) => (canImportOnThread(store, suite) ? runImportingTasks(store, options, model, recipe) : undefined));
+    if (imported) return imported;
+  }
   const tasks = asyncIteratorOf(options.tasks);
   const first = await tasks.next();
   if (first.done) {
@@ -164,33 +175,82 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   });
 }
 
+/**
+ * runEvaluation with the tasks imported on a worker thread while the episodes run (task-import.ts). The run is the
+ * same as the one-thread path's: tasks checked the same way and stored in order, a replay file's coverage checked
+ * once every task is stored (a refused run is deleted, as when it is refused before it starts), a run with no tasks
+ * refused, and an interrupted run left with its tasks marked incomplete.
+ */
+async function runImportingTasks(store: ResultsStore, options: RunOptions, model: ModelSource, recipe: TaskRecipe): Promise<RunSummary> {
+  const { suite } = options;
+  const trials = options.trials ?? 1;
+  const concurrency = options.concurrency ?? defaultConcurrency;
+  const runId = createRunId(suite.id);
+  const mode = options.mode ?? null;
+  const settings = options.settings ?? {};
+  const baseUrl = options.baseUrl ?? null;
+  const provenance = collectProvenance({
+    suite, modelRef: options.modelRef, baseUrl, settings, seed: options.seed, params: options.params, mode, trials,
+    cliArgs: options.cliArgs ?? [], keepRaw: options.keepRaw ?? false, transforms: [],
+  });
+  store.beginRun({
+    id: runId, suite: { id: suite.id, version: suite.version }, model: options.modelRef, baseUrl, mode, trials, concurrency,
+    seed: options.seed, params: options.params, settings, provenance,
+  });
+  const importing = startTaskImport({ location: store.path, runId, suiteId: suite.id, ...(options.mode ? { mode: options.mode } : {}), recipe });
+  const refusal = new AbortController();
+  let refused: unknown;
+  const refuse = (error: unknown): void => {
+    refused ??= error;
+    refusal.abort(error);
+  };
+  // Every task stored: the checks the one-thread path makes before its first episode, made now.
+  const imported = importing.result.then((count) => {
+    if (count === 0) {
+      throw new ConfigError('config.invalid', `no tasks to run for suite '${suite.id}'`, { fix: 'pass --count <n> >= 1, or a non-empty --tasks file' });
+    }
+    const missingOutputs = checkOutputCoverage(model, store, runId, suite, count, trials, options);
+    store.completeTasks(runId, missingOutputs.length > 0 ? { ...provenance, missingOutputs } : undefined);
+  }).catch(refuse);
+  const signal = options.signal ? AbortSignal.any([options.signal, refusal.signal]) : refusal.signal;
+  try {
+    await executeRun(store, store.getRun(runId), suite, model, { ...options, concurrency, signal, importing });
+    await untilAborted(imported, options.signal);
+  } catch (error) {
+    refuse(error);
+  } finally {
+    await importing.stop();
+  }
+  if (refused !== undefined) {
+    store.deleteRun(runId);
+    throw refused;
+  }
+  return summarizeRun(store, runId, suite);
+}
+
+/** Waits for `promise`, or less when the signal aborts first (then resolves); the abort listener is removed after. */
+async function untilAborted(promise: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) {
+    await promise;
+    return;
+  }
+  if (signal.aborted) return;
+  let onAbort = (): void => {};
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
 function asyncIteratorOf(source: TaskSource): AsyncIterator<Task> {
   if (Symbol.asyncIterator in source) return source[Symbol.asyncIterator]();
   const iterator = source[Symbol.iterator]();
   return { next: async () => iterator.next() };
-}
-
-/** Checks each task as it streams past and writes them in batches; returns how many were written. */
-async function storeTasks(store: ResultsStore, runId: string, suite: Suite, mode: Mode | undefined, first: Task, rest: AsyncIterator<Task>): Promise<number> {
-  const seen = new Set<string>();
-  let batch: Task[] = [];
-  let written = 0;
-  const flush = (): void => {
-    store.appendTasks(runId, batch, written);
-    written += batch.length;
-    batch = [];
-  };
-  for (let step: IteratorResult<Task> = { done: false, value: first }; !step.done; step = await rest.next()) {
-    checkTask(suite, step.value, mode, seen);
-    batch.push(step.value);
-    if (batch.length === taskBatchSize) {
-      flush();
-      // A stream that never waits on I/O would otherwise hold the event loop (Ctrl-C, timers) until its end.
-      await yieldToEventLoop();
-    }
-  }
-  flush();
-  return written;
 }
 
 export async function resumeEvaluation(options: ResumeOptions): Promise<RunSummary> {
@@ -299,48 +359,13 @@ function checkExecutionOptions(options: ExecutionOptions): void {
   if (episodeTimeoutMs !== undefined) checkPositiveInteger('episode timeout (ms)', episodeTimeoutMs, '--episode-timeout <ms>');
 }
 
-/** One task of a run: this suite at this version, a sound ground truth, the run's mode, an id not seen before. */
-function checkTask(suite: Suite, task: Task, mode: Mode | undefined, seen: Set<string>): void {
-  if (task.suite.id !== suite.id) {
-    throw new ConfigError('input.invalid', `task '${task.id}' belongs to suite '${task.suite.id}', not '${suite.id}'`, {
-      fix: `run it with 'toolforge run ${task.suite.id}', or pass a tasks file generated for ${suite.id}`,
-    });
-  }
-  if (task.suite.version !== suite.version) {
-    throw new ConfigError('input.invalid', `task '${task.id}' was generated by ${suite.id} version ${task.suite.version}, but this suite is version ${suite.version}`, {
-      fix: `regenerate the tasks with 'toolforge generate ${suite.id}' (same --seed and --set values)`,
-    });
-  }
-  checkExpected(suite, task);
-  if (mode !== undefined && !task.modes.includes(mode)) {
-    throw new ConfigError('config.unsupported-mode', `task '${task.id}' does not support mode '${mode}' (it supports ${task.modes.join(', ')})`, {
-      fix: `use --mode ${task.modes.join('|')}`,
-    });
-  }
-  if (seen.has(task.id)) {
-    throw new ConfigError('input.invalid', `task id '${task.id}' appears twice`, { fix: 'remove the duplicate task from the tasks file' });
-  }
-  seen.add(task.id);
-}
-
-/** The task's ground truth has the suite's shape: checked once, before anything runs, the same for every suite. */
-export function checkExpected(suite: Suite, task: Task): void {
-  const error = checkOnce(suite.expectedSchema, task.expected);
-  if (!error) return;
-  const issue = error.issues[0];
-  const field = ['expected', ...(issue?.path ?? []).map(String)].join('.');
-  throw new ConfigError('input.invalid', `task '${task.id}': ${field}: ${issue?.message ?? 'invalid'}`, {
-    fix: `regenerate the task with 'toolforge generate ${suite.id}' (this ToolForge's ${suite.id} version ${suite.version})`,
-  });
-}
-
 /** Runs every (task, trial) of `run` not yet scored; marks the run finished, cancelled or failed. */
 async function executeRun(
   store: ResultsStore,
   run: StoredRun,
   suite: Suite,
   model: ModelSource,
-  options: ExecutionOptions & { concurrency: number; heldTasks?: readonly Task[] },
+  options: ExecutionOptions & { concurrency: number; heldTasks?: readonly Task[]; importing?: TaskImport },
 ): Promise<void> {
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const emit: RunProgressListener = options.onProgress ?? (() => {});
@@ -351,8 +376,10 @@ async function executeRun(
     .map((episode) => episodeKey(episode.taskId, episode.trial)));
   // The plan is walked lazily over the stored tasks, read a page at a time (or over the caller's array, already
   // held): nothing per episode or task is held beyond a page and the episodes in flight.
-  const totalEpisodes = run.taskCount * run.trials;
-  const plannedEpisodes = totalEpisodes - scoredKeys.size;
+  const { importing } = options;
+  // While tasks are imported the run's size grows with them; it is reported once they are all stored.
+  let totalEpisodes = (importing ? importing.stored() : run.taskCount) * run.trials;
+  let plannedEpisodes = totalEpisodes - scoredKeys.size;
   function* plan(): Generator<{ task: Task; trial: number }> {
     // Held tasks were written in order, ordinal i from tasks[i], and are the run's every task.
     const tasks = options.heldTasks?.length === run.taskCount ? options.heldTasks : store.iterateTasks(run.id);
@@ -360,7 +387,32 @@ async function executeRun(
       for (let trial = 0; trial < run.trials; trial += 1) if (!scoredKeys.has(episodeKey(task.id, trial))) yield { task, trial };
     }
   }
-  emit({ type: 'run-start', runId: run.id, plannedEpisodes, alreadyScoredEpisodes: scoredKeys.size, totalEpisodes });
+  /** The plan over tasks still being imported: each page read once it is stored, waiting for the import between. */
+  async function* importedPlan(source: TaskImport): AsyncGenerator<{ task: Task; trial: number }> {
+    for (let next = 0; ;) {
+      const stored = source.stored();
+      if (next < stored) {
+        const last = Math.min(stored, next + importedPageSize) - 1;
+        const page = store.listTasksBetween(run.id, next, last);
+        for (; next <= last; next += 1) {
+          const task = page.get(next);
+          if (!task) throw new ToolForgeError('internal', `run '${run.id}': task ${next} was reported stored but is not in the store`);
+          for (let trial = 0; trial < run.trials; trial += 1) yield { task, trial };
+        }
+        continue;
+      }
+      if (source.finished() !== undefined || signal.aborted) return;
+      await untilAborted(source.changed(), signal);
+    }
+  }
+  if (importing) {
+    importing.result.then((count) => {
+      totalEpisodes = count * run.trials;
+      plannedEpisodes = totalEpisodes;
+      emit({ type: 'run-planned', runId: run.id, plannedEpisodes, totalEpisodes });
+    }, () => {});
+  }
+  emit({ type: 'run-start', runId: run.id, plannedEpisodes, alreadyScoredEpisodes: scoredKeys.size, totalEpisodes, ...(importing ? { tasksImporting: true } : {}) });
   store.setRunStatus(run.id, 'running');
   let completed = 0;
   let status: RunStatus = 'finished';
@@ -368,7 +420,8 @@ async function executeRun(
   const sandbox = createLazySandbox(Math.min(options.concurrency, 2));
   const commits = createGroupCommit(store);
   try {
-    await forEachWithConcurrency(plan(), Math.min(options.concurrency, Math.max(1, plannedEpisodes)), async ({ task, trial }) => {
+    const inFlight = importing ? options.concurrency : Math.min(options.concurrency, Math.max(1, plannedEpisodes));
+    await forEachWithConcurrency(importing ? importedPlan(importing) : plan(), inFlight, async ({ task, trial }) => {
       const episode = await attemptEpisode({ run, suite, task, trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get() }).catch((error: unknown) => {
         // Stop the other in-flight episodes now, not when they happen to end.
         stop.abort(error);
@@ -401,6 +454,9 @@ async function executeRun(
     emit({ type: 'run-end', runId: run.id, status });
   }
 }
+
+/** Tasks read back per page while they are imported. */
+const importedPageSize = 256;
 
 function episodeKey(taskId: string, trial: number): string {
   return `${taskId}\u0000${trial}`;

@@ -12,7 +12,14 @@ export type RunProgressEvent =
     alreadyScoredEpisodes: number;
     /** tasks x trials. */
     totalEpisodes: number;
+    /**
+     * The tasks are still being imported (on a worker thread) as the episodes start: the counts are those stored so
+     * far, and a 'run-planned' event gives the final ones.
+     */
+    tasksImporting?: true;
   }
+  /** Every task of a run whose tasks were imported while it ran is stored: the run's final size. */
+  | { type: 'run-planned'; runId: string; plannedEpisodes: number; totalEpisodes: number }
   /** An episode restarted from its first turn (its environment or sandbox broke). */
   | { type: 'episode-retry'; runId: string; taskId: string; trial: number; failedAttempt: number; delayMs: number; error: string }
   /** One model request retried inside its episode; `cause` is the error code of the failed attempt. */

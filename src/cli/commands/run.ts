@@ -23,6 +23,7 @@ import { openExistingStore, withStore } from '../open-store.ts';
 import { collectTransform, collectValues, once, parseFiniteNumber, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
+import type { TaskRecipe } from '../../runner/task-import.ts';
 import { formatPercent } from '../../report/format-figure.ts';
 import { openResultsStore, withoutPassword } from '../../store/index.ts';
 import { readEvalSetFile } from '../../runner/eval-set-config.ts';
@@ -227,6 +228,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   const derive = flags.baseline ? [] : transforms;
   let tasks: TaskSource;
   let params: JsonObject;
+  let taskRecipe: TaskRecipe | undefined;
   // perturb:paraphrase asks the --phrasing-model, also of tasks read from a file.
   const paraphrasing = transforms.some(({ transform, knobs }) => transform.id === 'perturb' && knobs.kind === 'paraphrase');
   if (flags.tasks || rerun) {
@@ -265,12 +267,16 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
     } else {
       params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
       tasks = streamGeneratedTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal, ...(paraphraseCache ? { paraphraseCache } : {}) });
+      // The suite's own tasks, unchanged: the run may import them on a worker thread while its episodes run.
+      if (derive.length === 0 && phrasingModel === undefined && sources.length === 0) {
+        taskRecipe = { seed, ...(flags.count === undefined ? {} : { count: flags.count }), params, selection: { taskIds: flags.taskId, limit: flags.limit } };
+      }
     }
     tasks = selectTaskStream(tasks, { taskIds: flags.taskId, limit: flags.limit });
     const modelRef = agent?.ref ?? flags.model ?? '';
     const runTasks = async (selected: TaskSource): Promise<RunSummary> => runEvaluation({
       suite, tasks: selected, modelRef, ...(agent ? { agent } : {}), baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
-      concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache,
+      concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache, ...(taskRecipe ? { taskRecipe } : {}),
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
       seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false, workersOnly: flags.workersOnly ?? false, ...executionFlags(flags),
       onProgress: (event) => {
@@ -288,7 +294,8 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
     return { ...treated, baselineRunId: baseline.runId, paired: pairTransformRuns(store, baseline.runId, treated.runId) };
   } catch (error) {
     progress.stop();
-    if (startedRunId) explainStoppedRun(startedRunId, flags, io);
+    // A run refused once its tasks were imported (a bad data file, missing replay outputs) was deleted: nothing to continue.
+    if (startedRunId && store.findRun(startedRunId)) explainStoppedRun(startedRunId, flags, io);
     throw error;
   } finally {
     interrupt.dispose();

@@ -17,6 +17,11 @@ export function isFloatLiteral(container: object, key: string | number): boolean
   return floatKeysByContainer.get(container)?.has(String(key)) ?? false;
 }
 
+/** The keys of `container` whose values were float literals (one lookup for a whole container's walk). */
+export function floatKeysOf(container: object): ReadonlySet<string> | undefined {
+  return floatKeysByContainer.get(container);
+}
+
 export function markFloat(container: object, key: string | number): void {
   let keys = floatKeysByContainer.get(container);
   if (!keys) floatKeysByContainer.set(container, (keys = new Set()));

@@ -5,7 +5,7 @@
  * the lenient parser (see lenient-json.ts).
  */
 import type { JsonValue } from '../../core/json.ts';
-import { isFloatLiteral } from './lenient-json.ts';
+import { floatKeysOf, isFloatLiteral } from './lenient-json.ts';
 
 /** `repr(float)`: shortest round-trip digits, fixed notation for exponents in [-4, 16), else scientific. */
 export function pythonFloatRepr(value: number): string {
@@ -90,9 +90,28 @@ export function pythonJsonDumps(value: JsonValue, isFloat = false): string {
     return pythonNumber(value, isFloat);
   }
   if (typeof value === 'string') return jsonString(value);
-  if (Array.isArray(value)) return `[${value.map((item, index) => pythonJsonDumps(item, isFloatLiteral(value, index))).join(', ')}]`;
-  const entries = Object.entries(value).map(([key, item]) => `${jsonString(key)}: ${pythonJsonDumps(item, isFloatLiteral(value, key))}`);
-  return `{${entries.join(', ')}}`;
+  // One walk that appends (no per-container arrays): prompts json.dumps every sample's tool list.
+  const floatKeys = floatKeysOf(value);
+  let text: string;
+  if (Array.isArray(value)) {
+    text = '[';
+    for (let index = 0; index < value.length; index += 1) {
+      if (index > 0) text += ', ';
+      text += pythonJsonDumps(value[index], floatKeys !== undefined && floatKeys.has(String(index)));
+    }
+    return `${text}]`;
+  }
+  text = '{';
+  let first = true;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = value[key];
+    if (item === undefined) continue;
+    text += first ? '' : ', ';
+    first = false;
+    text += `${jsonString(key)}: ${pythonJsonDumps(item, floatKeys !== undefined && floatKeys.has(key))}`;
+  }
+  return `${text}}`;
 }
 
 /** How many decimals `str(gold)` shows, as the official scorer counts them (`len(str(g).split('.')[1])`). */

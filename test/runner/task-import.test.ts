@@ -1,0 +1,235 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, ProviderError, ToolForgeError } from '../../src/core/errors.ts';
+import type { JsonObject } from '../../src/core/json.ts';
+import { forEachWithConcurrency } from '../../src/runner/bounded-concurrency.ts';
+import { streamGeneratedTasks } from '../../src/runner/generate-tasks.ts';
+import { runEvaluation } from '../../src/runner/run-evaluation.ts';
+import type { RunOptions } from '../../src/runner/run-evaluation.ts';
+import type { RunProgressEvent } from '../../src/runner/run-progress.ts';
+import { selectTaskStream } from '../../src/runner/select-tasks.ts';
+import type { TaskRecipe } from '../../src/runner/task-import.ts';
+import { canImportOnThread, receiveError, transferError } from '../../src/runner/task-import.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { funcgenSuite } from '../../src/suites/funcgen/index.ts';
+import { resolveKnobs } from '../../src/suites/knob.ts';
+import { generateSample } from '../../src/suites/nestful/generate-samples.ts';
+import { nestfulSuite } from '../../src/suites/nestful/index.ts';
+import type { Suite } from '../../src/suites/spec.ts';
+import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { temporaryDirectory } from './test-helpers.ts';
+
+/** `count` generated NESTFUL samples as a JSONL data file, and a replay file answering each with its gold (minus `unanswered`). */
+function writeNestfulData(directory: string, count: number, unanswered: readonly number[] = []): { data: string; replay: string } {
+  const samples: string[] = [];
+  const outputs: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const { sample } = generateSample(7, index, { calls: 3, depth: 2, fanin: 2, distractors: 2 });
+    samples.push(`{"sample_id": "s-${index}", "input": ${JSON.stringify(sample.input)}, "output": ${sample.outputJson}, "tools": ${JSON.stringify(sample.tools)}, "gold_answer": ${sample.goldAnswerJson}}`);
+    if (!unanswered.includes(index)) outputs.push(JSON.stringify({ taskId: `nestful/s-${index}`, output: sample.outputJson }));
+  }
+  const data = join(directory, `samples-${count}-${unanswered.length}.jsonl`);
+  const replay = join(directory, `outputs-${count}-${unanswered.length}.jsonl`);
+  writeFileSync(data, `${samples.join('\n')}\n`);
+  writeFileSync(replay, `${outputs.join('\n')}\n`);
+  return { data, replay };
+}
+
+type Case = { suite: Suite; recipe: TaskRecipe; modelRef: string; dbPath: string; trials?: number; concurrency?: number; allowMissingOutputs?: boolean };
+
+/** The run as the CLI starts it: the task stream and, when `threaded`, the recipe that lets the run import it on a thread. */
+async function run(input: Case, threaded: boolean, events: RunProgressEvent[] = []): ReturnType<typeof runEvaluation> {
+  const { suite, recipe } = input;
+  const tasks = selectTaskStream(streamGeneratedTasks(suite, { seed: recipe.seed, count: recipe.count, params: recipe.params }), recipe.selection ?? {});
+  const options: RunOptions = {
+    suite, tasks, modelRef: input.modelRef, seed: recipe.seed, params: recipe.params, dbPath: input.dbPath, trials: input.trials ?? 1,
+    concurrency: input.concurrency ?? 4, allowMissingOutputs: input.allowMissingOutputs ?? false, onProgress: (event) => events.push(event),
+    ...(threaded ? { taskRecipe: recipe } : {}),
+  };
+  return runEvaluation(options);
+}
+
+/** A summary without what differs between two runs of the same work (ids, times, durations). */
+function comparable(summary: object): unknown {
+  return JSON.parse(JSON.stringify(summary, (key, value: unknown) => (/^(runId|createdAt)$|duration|latency|seconds/i.test(key) ? undefined : value)));
+}
+
+function storedRuns(dbPath: string): { id: string; tasks: string; episodes: number; complete: boolean }[] {
+  const store = openResultsStore(dbPath);
+  try {
+    return store.listRuns().map((stored) => ({
+      id: stored.id, tasks: JSON.stringify(store.listTasks(stored.id)), episodes: store.listEpisodeOutcomes(stored.id).length, complete: store.hasAllTasks(stored.id),
+    }));
+  } finally {
+    store.close();
+  }
+}
+
+describe('tasks imported on a worker thread while the episodes run', () => {
+  const directory = temporaryDirectory();
+
+  test('give the same stored tasks, episodes and summary as the one-thread run, and report the run size when the import ends', async () => {
+    const { data, replay } = writeNestfulData(directory, 700);
+    const params = resolveKnobs(nestfulSuite.id, nestfulSuite.knobs, { data }) as JsonObject;
+    const base = { suite: nestfulSuite, recipe: { seed: 0, params }, modelRef: `replay/${replay}`, trials: 2 };
+    const events: RunProgressEvent[] = [];
+    const threaded = await run({ ...base, dbPath: join(directory, 'threaded.db') }, true, events);
+    const plain = await run({ ...base, dbPath: join(directory, 'plain.db') }, false);
+    assert.equal(threaded.status, 'finished');
+    assert.equal(threaded.episodes, 1400);
+    assert.equal(threaded.passRate, 1);
+    assert.deepEqual(comparable(threaded), comparable(plain));
+    const [threadedRun] = storedRuns(join(directory, 'threaded.db'));
+    const [plainRun] = storedRuns(join(directory, 'plain.db'));
+    assert.equal(threadedRun.tasks, plainRun.tasks);
+    assert.equal(threadedRun.episodes, 1400);
+    assert.equal(threadedRun.complete, true);
+    // Started before its size was known; the size came once every task was stored, and every episode counted against it.
+    const start = events.find((event) => event.type === 'run-start');
+    assert.equal(start?.type === 'run-start' && start.tasksImporting, true);
+    const planned = events.filter((event) => event.type === 'run-planned');
+    assert.deepEqual(planned.map((event) => event.type === 'run-planned' && [event.plannedEpisodes, event.totalEpisodes]), [[1400, 1400]]);
+    const ends = events.filter((event) => event.type === 'episode-end');
+    assert.equal(ends.length, 1400);
+    const last = ends.at(-1);
+    assert.equal(last?.type === 'episode-end' ? last.plannedEpisodes : 0, 1400);
+  });
+
+  test('a generated suite with a selection: the same tasks in the same order as the one-thread run', async () => {
+    const params = resolveKnobs(funcgenSuite.id, funcgenSuite.knobs, {}) as JsonObject;
+    const base = { suite: funcgenSuite, recipe: { seed: 11, count: 12, params, selection: { taskIds: ['funcgen/11/1*', 'funcgen/11/3'], limit: 3 } }, modelRef: 'builtin/oracle' };
+    const threaded = await run({ ...base, dbPath: join(directory, 'funcgen-threaded.db') }, true);
+    const plain = await run({ ...base, dbPath: join(directory, 'funcgen-plain.db') }, false);
+    assert.equal(threaded.tasks, 3);
+    assert.equal(threaded.passRate, 1);
+    assert.match(storedRuns(join(directory, 'funcgen-threaded.db'))[0].tasks, /"id":"funcgen\/11\/1".*"id":"funcgen\/11\/3".*"id":"funcgen\/11\/10"/);
+    assert.equal(storedRuns(join(directory, 'funcgen-threaded.db'))[0].tasks, storedRuns(join(directory, 'funcgen-plain.db'))[0].tasks);
+    assert.deepEqual(comparable(threaded), comparable(plain));
+  });
+
+  test('a replay file missing outputs refuses the run with the one-thread message, and leaves no run behind', async () => {
+    const { data, replay } = writeNestfulData(directory, 600, [5, 590]);
+    const params = resolveKnobs(nestfulSuite.id, nestfulSuite.knobs, { data }) as JsonObject;
+    const base = { suite: nestfulSuite, recipe: { seed: 0, params }, modelRef: `replay/${replay}` };
+    const messages: string[] = [];
+    for (const threaded of [true, false]) {
+      const dbPath = join(directory, `missing-${threaded}.db`);
+      await assert.rejects(run({ ...base, dbPath }, threaded), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.code, 'input.invalid');
+        messages.push(error.message);
+        return true;
+      });
+      assert.deepEqual(storedRuns(dbPath), []);
+    }
+    assert.match(messages[0], /has no output for 2 of 600 tasks \(nestful\/s-5, nestful\/s-590\)/);
+    assert.equal(messages[0], messages[1]);
+    // --allow-missing: the run goes on, the two are scored as failures and recorded in the provenance.
+    const allowed = await run({ ...base, dbPath: join(directory, 'allowed.db'), allowMissingOutputs: true }, true);
+    assert.equal(allowed.episodes, 600);
+    assert.equal(allowed.passRate, 598 / 600);
+    const store = openResultsStore(join(directory, 'allowed.db'));
+    try {
+      assert.deepEqual(store.getRun(allowed.runId).provenance.missingOutputs, ['nestful/s-5', 'nestful/s-590']);
+    } finally {
+      store.close();
+    }
+  });
+
+  test('a bad data line fails the run with the importer\'s own error (code, message, fix), and leaves no run behind', async () => {
+    const { data, replay } = writeNestfulData(directory, 400);
+    const broken = join(directory, 'broken.jsonl');
+    const lines = (await import('node:fs')).readFileSync(data, 'utf8').split('\n');
+    lines[300] = '{"sample_id": "bad", "input": ';
+    writeFileSync(broken, lines.join('\n'));
+    const params = resolveKnobs(nestfulSuite.id, nestfulSuite.knobs, { data: broken }) as JsonObject;
+    const errors: ConfigError[] = [];
+    for (const threaded of [true, false]) {
+      const dbPath = join(directory, `broken-${threaded}.db`);
+      await assert.rejects(run({ suite: nestfulSuite, recipe: { seed: 0, params }, modelRef: `replay/${replay}`, dbPath }, threaded), (error: unknown) => {
+        assert.ok(error instanceof ConfigError, String(error));
+        errors.push(error);
+        return true;
+      });
+      assert.deepEqual(storedRuns(dbPath), []);
+    }
+    assert.equal(errors[0].code, 'input.invalid');
+    assert.match(errors[0].message, /broken\.jsonl line 301: not JSON/);
+    assert.deepEqual([errors[0].code, errors[0].message, errors[0].fix], [errors[1].code, errors[1].message, errors[1].fix]);
+  });
+
+  test('a selection that matches no task refuses the run as the one-thread path does, leaving no run', async () => {
+    const params = resolveKnobs(funcgenSuite.id, funcgenSuite.knobs, {}) as JsonObject;
+    const errors: ConfigError[] = [];
+    for (const threaded of [true, false]) {
+      const dbPath = join(directory, `empty-${threaded}.db`);
+      await assert.rejects(run({ suite: funcgenSuite, recipe: { seed: 1, count: 4, params, selection: { taskIds: ['no-such-*'] } }, modelRef: 'builtin/oracle', dbPath }, threaded), (error: unknown) => {
+        assert.ok(error instanceof ConfigError, String(error));
+        errors.push(error);
+        return true;
+      });
+      assert.deepEqual(storedRuns(dbPath), []);
+    }
+    assert.match(errors[0].message, /--task-id 'no-such-\*' matches no task/);
+    assert.deepEqual([errors[0].code, errors[0].message], [errors[1].code, errors[1].message]);
+  });
+
+  test('is used only for a registered suite and a store another connection can open', () => {
+    const store = openResultsStore(join(directory, 'check.db'));
+    const memory = openResultsStore(':memory:');
+    try {
+      assert.equal(canImportOnThread(store, nestfulSuite), true);
+      assert.equal(canImportOnThread(memory, nestfulSuite), false);
+      // A suite defined by a library user is not in the thread's registry.
+      assert.equal(canImportOnThread(store, createFakeSuite()), false);
+    } finally {
+      store.close();
+      memory.close();
+    }
+  });
+
+  test('errors keep their class, code, message and fix across the thread boundary', () => {
+    const config = receiveError(transferError(new ConfigError('input.invalid', 'line 3: not JSON', { fix: 'each line is one sample' })));
+    assert.ok(config instanceof ConfigError);
+    assert.deepEqual([config.code, config.message, config.fix], ['input.invalid', 'line 3: not JSON\n  fix: each line is one sample', 'each line is one sample']);
+    const provider = receiveError(transferError(new ProviderError('provider.auth', 'no key', { isRetryable: false })));
+    assert.ok(provider instanceof ProviderError);
+    assert.equal(provider.code, 'provider.auth');
+    const plain = receiveError(transferError(new TypeError('boom')));
+    assert.ok(!(plain instanceof ToolForgeError));
+    assert.equal(plain.message, 'boom');
+  });
+});
+
+test('forEachWithConcurrency takes an async source in order, waiting for items, with the bound kept', async () => {
+  let released = (): void => {};
+  const gate = new Promise<void>((resolve) => { released = resolve; });
+  async function* items(): AsyncGenerator<number> {
+    for (let item = 0; item < 10; item += 1) {
+      if (item === 5) await gate;
+      yield item;
+    }
+  }
+  const started: number[] = [];
+  let inFlight = 0;
+  let most = 0;
+  setTimeout(released, 20);
+  await forEachWithConcurrency(items(), 3, async (item, index) => {
+    assert.equal(item, index);
+    started.push(item);
+    inFlight += 1;
+    most = Math.max(most, inFlight);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    inFlight -= 1;
+  });
+  assert.deepEqual(started, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  assert.equal(most, 3);
+  // A source that fails stops the run with its error.
+  async function* failing(): AsyncGenerator<number> {
+    yield 1;
+    throw new Error('source broke');
+  }
+  await assert.rejects(forEachWithConcurrency(failing(), 2, async () => {}), /source broke/);
+});
