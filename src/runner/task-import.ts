@@ -29,7 +29,9 @@ export type TaskRecipe = {
 export type TaskImportJob = { location: string; runId: string; suiteId: string; mode?: Mode; recipe: TaskRecipe };
 
 /** An error as it crosses the thread boundary: its class, code, message and fix survive. */
-export type TransferredError = { kind: 'config' | 'provider' | 'sandbox' | 'toolforge' | 'other'; code?: ErrorCode; message: string; fix?: string };
+export type TransferredError = {
+  kind: 'config' | 'provider' | 'sandbox' | 'toolforge' | 'other'; code?: ErrorCode; message: string; fix?: string; isRetryable?: boolean; statusCode?: number;
+};
 
 export type TaskImportMessage =
   | { type: 'stored'; count: number }
@@ -64,7 +66,8 @@ export function transferError(error: unknown): TransferredError {
     const kind = error instanceof ConfigError ? 'config' : error instanceof ProviderError ? 'provider' : error instanceof SandboxError ? 'sandbox' : 'toolforge';
     const suffix = error.fix === undefined ? '' : `\n  fix: ${error.fix}`;
     const message = suffix && error.message.endsWith(suffix) ? error.message.slice(0, -suffix.length) : error.message;
-    return { kind, code: error.code, message, ...(error.fix === undefined ? {} : { fix: error.fix }) };
+    const provider = error instanceof ProviderError ? { isRetryable: error.isRetryable, ...(error.statusCode === undefined ? {} : { statusCode: error.statusCode }) } : {};
+    return { kind, code: error.code, message, ...(error.fix === undefined ? {} : { fix: error.fix }), ...provider };
   }
   return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
 }
@@ -74,7 +77,7 @@ export function receiveError(error: TransferredError): Error {
   const code = error.code ?? 'internal';
   switch (error.kind) {
     case 'config': return new ConfigError(code, error.message, options);
-    case 'provider': return new ProviderError(code, error.message, { ...options, isRetryable: false });
+    case 'provider': return new ProviderError(code, error.message, { ...options, isRetryable: error.isRetryable ?? false, ...(error.statusCode === undefined ? {} : { statusCode: error.statusCode }) });
     case 'sandbox': return new SandboxError(code, error.message, options);
     case 'toolforge': return new ToolForgeError(code, error.message, options);
     case 'other': return new Error(error.message);

@@ -194,9 +194,9 @@ describe('tasks imported on a worker thread while the episodes run', () => {
     const config = receiveError(transferError(new ConfigError('input.invalid', 'line 3: not JSON', { fix: 'each line is one sample' })));
     assert.ok(config instanceof ConfigError);
     assert.deepEqual([config.code, config.message, config.fix], ['input.invalid', 'line 3: not JSON\n  fix: each line is one sample', 'each line is one sample']);
-    const provider = receiveError(transferError(new ProviderError('provider.auth', 'no key', { isRetryable: false })));
+    const provider = receiveError(transferError(new ProviderError('provider.rate-limited', 'slow down', { isRetryable: true, statusCode: 429 })));
     assert.ok(provider instanceof ProviderError);
-    assert.equal(provider.code, 'provider.auth');
+    assert.deepEqual([provider.code, provider.isRetryable, provider.statusCode], ['provider.rate-limited', true, 429]);
     const plain = receiveError(transferError(new TypeError('boom')));
     assert.ok(!(plain instanceof ToolForgeError));
     assert.equal(plain.message, 'boom');
