@@ -11,7 +11,15 @@ export function startModuleWorker(base: string, entry: string, options: WorkerOp
   if (base.endsWith('.js')) {
     // A worker inherits the process's flags; --input-type (node -e '...') would stop a file entry from loading.
     const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--input-type'));
-    return new Worker(new URL(`${entry}.js`, base), { execArgv, ...options });
+    const url = new URL(`${entry}.js`, base);
+    try {
+      return new Worker(url, { execArgv, ...options });
+    } catch (error) {
+      // Some of the process's flags are per-process only (`node --trace-gc`, V8 flags): a worker refuses them, and
+      // it needs none of them to run our code (V8's flags are the process's anyway).
+      if ((error as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
+      return new Worker(url, { ...options, execArgv: [] });
+    }
   }
   const workerUrl = new URL(`${entry}.ts`, base);
   const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})`

@@ -455,8 +455,12 @@ async function executeRun(
   }
 }
 
-/** Tasks read back per page while they are imported. */
-const importedPageSize = 256;
+/**
+ * Tasks read back per page while they are imported: small, because a page's parsed tasks (~50 KB of objects each
+ * for NESTFUL) that outlive young-generation collections cost more than the extra queries (measured: 256 -> 32
+ * took a 17,102-sample replay from 6.8 s to 6.1 s).
+ */
+const importedPageSize = 32;
 
 function episodeKey(taskId: string, trial: number): string {
   return `${taskId}\u0000${trial}`;

@@ -98,7 +98,8 @@ function capMessageText(message: Message): Message {
   switch (message.role) {
     case 'system':
     case 'user':
-      return { ...message, content: cap(message.content) };
+      // Unchanged messages stay the same objects: the transcript encoder recognises the task's prompt by identity.
+      return message.content.length > textCaps.content ? { ...message, content: cap(message.content) } : message;
     case 'assistant': {
       const capped: AssistantMessage = {
         ...message,

@@ -11,6 +11,9 @@ import type { OpenStoreOptions, SqlConnection, SqlParameters } from './sql-conne
 import { checkSchema, invalidStore, migrateSchema } from './store-schema.ts';
 
 
+/** SQLite's largest page size; see openSqliteConnection. */
+const newFilePageSize = 65_536;
+
 export function openSqliteConnection(path: string, options: OpenStoreOptions = {}): SqlConnection {
   const isMemory = path === ':memory:';
   const filePath = isMemory ? path : resolve(path);
@@ -43,6 +46,9 @@ export function openSqliteConnection(path: string, options: OpenStoreOptions = {
       }
     } else {
       // The first statements read the header: a file that is not SQLite fails here.
+      // A new file gets 64 KB pages: a run stores a few KB to tens of KB per task and episode, which 4 KB pages split
+      // into overflow chains (a 17,102-task NESTFUL run's inserts: 716 ms -> 336 ms). An existing file keeps its size.
+      database.pragma(`page_size = ${newFilePageSize}`);
       database.pragma('journal_mode = WAL');
       database.pragma('foreign_keys = ON');
       // In WAL mode NORMAL survives a killed process (not a power cut) and keeps commits cheap.

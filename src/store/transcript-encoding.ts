@@ -26,14 +26,20 @@ const promptJson = memoizeByObject((prompt: readonly Message[]): string[] => pro
 
 /** `messages` as stored; with the task's prompt, the leading messages equal to it are counted, not stored. */
 export function encodeTranscript(messages: readonly Message[], taskPrompt: readonly Message[] = []): EncodedTranscript {
-  const parts = messages.map((message) => JSON.stringify(message));
   let promptMessages = 0;
-  if (taskPrompt.length > 0) {
+  // An agent usually starts its transcript with the prompt's own message objects: those are equal without
+  // serialising ~5 KB of prompt twice per episode. Others are compared by their JSON text.
+  while (promptMessages < taskPrompt.length && promptMessages < messages.length && messages[promptMessages] === taskPrompt[promptMessages]) promptMessages += 1;
+  const parts = messages.slice(promptMessages).map((message) => JSON.stringify(message));
+  if (promptMessages < taskPrompt.length && parts.length > 0) {
     const prompt = promptJson(taskPrompt);
-    while (promptMessages < prompt.length && promptMessages < parts.length && parts[promptMessages] === prompt[promptMessages]) promptMessages += 1;
+    let equal = 0;
+    while (promptMessages + equal < prompt.length && equal < parts.length && parts[equal] === prompt[promptMessages + equal]) equal += 1;
+    promptMessages += equal;
+    parts.splice(0, equal);
   }
   // The same text as JSON.stringify of the stored messages: an array's JSON is its elements' joined by commas.
-  const json = `[${(promptMessages === 0 ? parts : parts.slice(promptMessages)).join(',')}]`;
+  const json = `[${parts.join(',')}]`;
   if (Buffer.byteLength(json) < compressionThresholdBytes) return { encoding: 'json', data: json, promptMessages };
   // Level 1: a third of level 6's cost for a few percent more bytes; compression was the largest cost of storing a replayed episode.
   return { encoding: 'gzip', data: gzipSync(json, { level: 1 }), promptMessages };

@@ -34,3 +34,15 @@ test('a row counting more prompt messages than its task has is store.invalid, na
   assert.throws(() => decodeTranscript(encoded.encoding, encoded.data, encoded.promptMessages, prompt.slice(0, 1), "task 't1' trial 0"),
     (error: Error & { code?: string }) => error.code === 'store.invalid' && /task 't1' trial 0/.test(error.message) && /first 2 prompt messages/.test(error.message));
 });
+
+test('prompt messages shared as objects and prompt messages equal as text encode the same', () => {
+  const copies: Message[] = [structuredClone(prompt[0]), structuredClone(prompt[1]), answer];
+  const shared: Message[] = [...prompt, answer];
+  const mixed: Message[] = [prompt[0], structuredClone(prompt[1]), answer];
+  const encodings = [copies, shared, mixed].map((messages) => encodeTranscript(messages, prompt));
+  assert.deepEqual(encodings[0], { encoding: 'json', data: JSON.stringify([answer]), promptMessages: 2 });
+  assert.deepEqual(encodings[1], encodings[0]);
+  assert.deepEqual(encodings[2], encodings[0]);
+  // A transcript that is only the prompt stores an empty list.
+  assert.deepEqual(encodeTranscript([...prompt], prompt), { encoding: 'json', data: '[]', promptMessages: 2 });
+});
