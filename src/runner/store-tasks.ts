@@ -16,36 +16,68 @@ import type { Suite } from '../suites/spec.ts';
  */
 const taskBatchSize = 64;
 
+/** What storeTasks wrote: how many, and whether the stream ended (false when it handed off or was told to stop). */
+export type StoredTasks = { written: number; ended: boolean };
+
+export type StoreTasksOptions = {
+  /** Hears the count after each batch's commit (the import thread reports it to the run). */
+  onStored?: (written: number) => void;
+  /** Checked between batches: true ends the stream early. */
+  shouldStop?: () => boolean;
+  /** Stop once this many are stored and more follow: the run hands the rest to the import thread. */
+  handOffAfter?: number;
+  /**
+   * The ids of the tasks already stored for the run, in order (the import thread continuing a run): the stream's
+   * first tasks are checked against them (duplicates included) and not stored again.
+   */
+  storedTaskIds?: readonly string[];
+};
+
 /**
- * Checks each task as it streams past and writes them in batches; returns how many were written. `onStored` hears the
- * count after each batch's commit (a task import thread reports it to the run); `shouldStop` ends the stream early.
+ * Checks each task as it streams past and writes them in batches; returns how many were written (in all, with
+ * `storedTaskIds`) and whether the stream ended.
  */
 export async function storeTasks(
-  store: ResultsStore, runId: string, suite: Suite, mode: Mode | undefined, first: Task, rest: AsyncIterator<Task>,
-  events: { onStored?: (written: number) => void; shouldStop?: () => boolean } = {},
-): Promise<number> {
+  store: ResultsStore, runId: string, suite: Suite, mode: Mode | undefined, first: Task, rest: AsyncIterator<Task>, options: StoreTasksOptions = {},
+): Promise<StoredTasks> {
   const seen = new Set<string>();
+  const already = options.storedTaskIds ?? [];
   let batch: Task[] = [];
-  let written = 0;
+  let read = 0;
+  let written = already.length;
   const flush = (): void => {
     if (batch.length === 0) return;
     store.appendTasks(runId, batch, written);
     written += batch.length;
     batch = [];
-    events.onStored?.(written);
+    options.onStored?.(written);
   };
   for (let step: IteratorResult<Task> = { done: false, value: first }; !step.done; step = await rest.next()) {
-    checkTask(suite, step.value, mode, seen);
-    batch.push(step.value);
+    const task = step.value;
+    checkTask(suite, task, mode, seen);
+    read += 1;
+    if (read <= already.length) {
+      if (task.id !== already[read - 1]) throw changedWhileRead(read - 1, task.id, already[read - 1]);
+      continue;
+    }
+    if (options.handOffAfter !== undefined && written >= options.handOffAfter) return { written, ended: false };
+    batch.push(task);
     if (batch.length === taskBatchSize) {
       flush();
       // A stream that never waits on I/O would otherwise hold the event loop (Ctrl-C, timers) until its end.
       await yieldToEventLoop();
-      if (events.shouldStop?.()) return written;
+      if (options.shouldStop?.()) return { written, ended: false };
     }
   }
+  if (read < already.length) throw changedWhileRead(read, '(none: the stream ended)', already[read]);
   flush();
-  return written;
+  return { written, ended: true };
+}
+
+function changedWhileRead(ordinal: number, now: string, stored: string): ConfigError {
+  return new ConfigError('input.invalid', `the run's tasks changed while it read them: task ${ordinal} is now '${now}', it was '${stored}' when first read`, {
+    fix: 'leave the data file unchanged while a run reads it, and start the run again',
+  });
 }
 
 /** One task of a run: this suite at this version, a sound ground truth, the run's mode, an id not seen before. */

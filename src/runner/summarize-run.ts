@@ -40,6 +40,11 @@ export type RunSummary = {
   /** Retries by cause (error code), over every stored episode: retried model requests and episode restarts. */
   retries: Record<string, number>;
   tables: ReportTable[];
+  /**
+   * Present (true) only for a run stopped while its tasks were still being stored: `tasks` counts those stored, and
+   * the run cannot be continued (resume refuses it), only started again.
+   */
+  tasksIncomplete?: true;
 };
 
 /**
@@ -106,6 +111,7 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
     failures,
     retries: store.countRetries(runId),
     tables: suiteSummary?.tables ?? [],
+    ...(store.hasAllTasks(runId) ? {} : { tasksIncomplete: true as const }),
   };
 }
 

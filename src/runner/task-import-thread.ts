@@ -1,8 +1,10 @@
 /**
- * The task import thread (see task-import.ts): streams a built-in suite's tasks through the same checks a run makes
- * and writes them to the run's store in batches, reporting each commit; stops after the current batch when asked.
+ * The task import thread (see task-import.ts): streams a built-in suite's tasks again through the same checks a run
+ * makes, past the ones the run already stored (they must be the same), and writes the rest to the run's store in
+ * batches, reporting each commit; stops after the current batch when asked.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { ToolForgeError } from '../core/errors.ts';
 import { openResultsStore } from '../store/results-store.ts';
 import { getSuite } from '../suites/registry.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
@@ -26,11 +28,13 @@ async function importTasks(): Promise<void> {
     const { seed, count, params, selection = {} } = job.recipe;
     const tasks = selectTaskStream(streamGeneratedTasks(suite, { seed, count, params, signal: stop.signal }), selection)[Symbol.asyncIterator]();
     const first = await tasks.next();
-    const written = first.done ? 0 : await storeTasks(store, job.runId, suite, job.mode, first.value, tasks, {
-      onStored: (stored) => post({ type: 'stored', count: stored }),
+    if (first.done) throw new ToolForgeError('internal', `the task stream of suite '${suite.id}' was empty when read again for run '${job.runId}'`);
+    const stored = await storeTasks(store, job.runId, suite, job.mode, first.value, tasks, {
+      onStored: (count) => post({ type: 'stored', count }),
       shouldStop: () => stop.signal.aborted,
+      storedTaskIds: job.storedTaskIds,
     });
-    if (!stop.signal.aborted) post({ type: 'done', count: written });
+    if (stored.ended && !stop.signal.aborted) post({ type: 'done', count: stored.written });
   } catch (error) {
     if (!stop.signal.aborted) post({ type: 'error', error: transferError(error) });
   } finally {

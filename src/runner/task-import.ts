@@ -26,7 +26,11 @@ export type TaskRecipe = {
 };
 
 /** What the import thread is started with (structured-cloned). */
-export type TaskImportJob = { location: string; runId: string; suiteId: string; mode?: Mode; recipe: TaskRecipe };
+export type TaskImportJob = {
+  location: string; runId: string; suiteId: string; mode?: Mode; recipe: TaskRecipe;
+  /** The tasks the run stored before it handed the stream on, in order: the thread checks them and stores the rest. */
+  storedTaskIds: readonly string[];
+};
 
 /** An error as it crosses the thread boundary: its class, code, message and fix survive. */
 export type TransferredError = {
@@ -92,7 +96,7 @@ const importYoungGenerationMb = 16;
 
 export function startTaskImport(job: TaskImportJob): TaskImport {
   const worker = startModuleWorker(import.meta.url, './task-import-thread', { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: importYoungGenerationMb } });
-  let stored = 0;
+  let stored = job.storedTaskIds.length;
   let count: number | undefined;
   let failure: Error | undefined;
   let waiters: { resolve: () => void; reject: (error: Error) => void }[] = [];

@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { ConfigError, ProviderError, ToolForgeError } from '../../src/core/errors.ts';
 import type { JsonObject } from '../../src/core/json.ts';
 import { forEachWithConcurrency } from '../../src/runner/bounded-concurrency.ts';
-import { streamGeneratedTasks } from '../../src/runner/generate-tasks.ts';
+import { generateTasks, streamGeneratedTasks } from '../../src/runner/generate-tasks.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import type { RunOptions } from '../../src/runner/run-evaluation.ts';
 import type { RunProgressEvent } from '../../src/runner/run-progress.ts';
 import { selectTaskStream } from '../../src/runner/select-tasks.ts';
+import { storeTasks } from '../../src/runner/store-tasks.ts';
+import { summarizeRun } from '../../src/runner/summarize-run.ts';
 import type { TaskRecipe } from '../../src/runner/task-import.ts';
 import { canImportOnThread, receiveError, transferError } from '../../src/runner/task-import.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
@@ -19,7 +21,7 @@ import { generateSample } from '../../src/suites/nestful/generate-samples.ts';
 import { nestfulSuite } from '../../src/suites/nestful/index.ts';
 import type { Suite } from '../../src/suites/spec.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
-import { temporaryDirectory } from './test-helpers.ts';
+import { sampleRun, temporaryDirectory } from './test-helpers.ts';
 
 /** `count` generated NESTFUL samples as a JSONL data file, and a replay file answering each with its gold (minus `unanswered`). */
 function writeNestfulData(directory: string, count: number, unanswered: readonly number[] = []): { data: string; replay: string } {
@@ -46,7 +48,8 @@ async function run(input: Case, threaded: boolean, events: RunProgressEvent[] = 
   const options: RunOptions = {
     suite, tasks, modelRef: input.modelRef, seed: recipe.seed, params: recipe.params, dbPath: input.dbPath, trials: input.trials ?? 1,
     concurrency: input.concurrency ?? 4, allowMissingOutputs: input.allowMissingOutputs ?? false, onProgress: (event) => events.push(event),
-    ...(threaded ? { taskRecipe: recipe } : {}),
+    // The import thread takes over after the first 128 tasks (2,048 by default).
+    ...(threaded ? { taskRecipe: recipe, importThreadAfter: 128 } : {}),
   };
   return runEvaluation(options);
 }
@@ -99,10 +102,13 @@ describe('tasks imported on a worker thread while the episodes run', () => {
 
   test('a generated suite with a selection: the same tasks in the same order as the one-thread run', async () => {
     const params = resolveKnobs(funcgenSuite.id, funcgenSuite.knobs, {}) as JsonObject;
-    const base = { suite: funcgenSuite, recipe: { seed: 11, count: 12, params, selection: { taskIds: ['funcgen/11/1*', 'funcgen/11/3'], limit: 3 } }, modelRef: 'builtin/oracle' };
-    const threaded = await run({ ...base, dbPath: join(directory, 'funcgen-threaded.db') }, true);
+    // 1, 3, 10-19, 30-39, 100-199, 300-399 of 600, the first 200 of them: the thread re-reads past the first 128.
+    const base = { suite: funcgenSuite, recipe: { seed: 11, count: 600, params, selection: { taskIds: ['funcgen/11/1*', 'funcgen/11/3*'], limit: 200 } }, modelRef: 'builtin/oracle' };
+    const events: RunProgressEvent[] = [];
+    const threaded = await run({ ...base, dbPath: join(directory, 'funcgen-threaded.db') }, true, events);
     const plain = await run({ ...base, dbPath: join(directory, 'funcgen-plain.db') }, false);
-    assert.equal(threaded.tasks, 3);
+    assert.ok(events.some((event) => event.type === 'run-planned'));
+    assert.equal(threaded.tasks, 200);
     assert.equal(threaded.passRate, 1);
     assert.match(storedRuns(join(directory, 'funcgen-threaded.db'))[0].tasks, /"id":"funcgen\/11\/1".*"id":"funcgen\/11\/3".*"id":"funcgen\/11\/10"/);
     assert.equal(storedRuns(join(directory, 'funcgen-threaded.db'))[0].tasks, storedRuns(join(directory, 'funcgen-plain.db'))[0].tasks);
@@ -174,6 +180,52 @@ describe('tasks imported on a worker thread while the episodes run', () => {
     }
     assert.match(errors[0].message, /--task-id 'no-such-\*' matches no task/);
     assert.deepEqual([errors[0].code, errors[0].message], [errors[1].code, errors[1].message]);
+  });
+
+  test('a short stream is not handed on: its run has its size from the start', async () => {
+    const { data, replay } = writeNestfulData(directory, 100);
+    const params = resolveKnobs(nestfulSuite.id, nestfulSuite.knobs, { data }) as JsonObject;
+    const events: RunProgressEvent[] = [];
+    const summary = await run({ suite: nestfulSuite, recipe: { seed: 0, params }, modelRef: `replay/${replay}`, dbPath: join(directory, 'short.db') }, true, events);
+    assert.equal(summary.passRate, 1);
+    const start = events.find((event) => event.type === 'run-start');
+    assert.deepEqual(start?.type === 'run-start' && [start.tasksImporting, start.totalEpisodes], [undefined, 100]);
+    assert.equal(events.some((event) => event.type === 'run-planned'), false);
+  });
+
+  test('the import thread refuses a stream whose first tasks are not the ones the run stored', async () => {
+    const suite = createFakeSuite();
+    const tasks = await generateTasks(suite, { seed: 3, count: 4, params: {} });
+    const store = openResultsStore(':memory:');
+    try {
+      store.beginRun(sampleRun('r1'));
+      const stream = (async function* () { yield* tasks.slice(1); })();
+      await assert.rejects(storeTasks(store, 'r1', suite, undefined, tasks[0], stream, { storedTaskIds: [tasks[0].id, 'fake-sum-other'] }), (error: unknown) =>
+        error instanceof ConfigError && error.code === 'input.invalid' && /task 1 is now 'fake-sum-3-1', it was 'fake-sum-other'/.test(error.message));
+      const short = (async function* () {})();
+      await assert.rejects(storeTasks(store, 'r1', suite, undefined, tasks[0], short, { storedTaskIds: [tasks[0].id, tasks[1].id] }), /task 1 is now '\(none: the stream ended\)'/);
+      // The same ids in the same order: only the rest is stored, at the ordinals after them.
+      const rest = (async function* () { yield* tasks.slice(1); })();
+      assert.deepEqual(await storeTasks(store, 'r1', suite, undefined, tasks[0], rest, { storedTaskIds: [tasks[0].id, tasks[1].id] }), { written: 4, ended: true });
+      assert.deepEqual([...store.listTasksBetween('r1', 0, 3).keys()], [2, 3]);
+    } finally {
+      store.close();
+    }
+  });
+
+  test('a run stopped while its tasks were still being stored says so in its summary (resume refuses it)', async () => {
+    const suite = createFakeSuite();
+    const tasks = await generateTasks(suite, { seed: 3, count: 4, params: {} });
+    const store = openResultsStore(':memory:');
+    try {
+      store.beginRun(sampleRun('r2'));
+      store.appendTasks('r2', tasks.slice(0, 2), 0);
+      assert.equal(summarizeRun(store, 'r2', suite).tasksIncomplete, true);
+      store.completeTasks('r2');
+      assert.equal('tasksIncomplete' in summarizeRun(store, 'r2', suite), false);
+    } finally {
+      store.close();
+    }
   });
 
   test('is used only for a registered suite and a store another connection can open', () => {
