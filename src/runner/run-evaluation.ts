@@ -304,9 +304,11 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions): {
 
 /**
  * A built-in or stored-output (replay) model: its episodes are this machine's CPU work, which the task import thread
- * halves. A provider model's episodes wait on the network, and a run with hundreds in flight needs both cores for
- * its requests: its tasks are written first (a few seconds of a run that lasts minutes), as before. Measured at 256
- * in flight against a 200 ms endpoint: 84.6% of the ideal rate with the import thread beside the requests, 93.3% without.
+ * shares out, and such a run costs nothing to start again (stopped while its tasks are still being imported, it
+ * cannot be continued). A provider model's episodes wait on the network, and a run with hundreds in flight needs both
+ * cores for its requests: its tasks are written first (a few seconds of a run that lasts minutes), as before, so a
+ * stopped run can always be continued. Measured at 256 in flight against a 200 ms endpoint: 84.6% of the ideal rate
+ * with the import thread beside the requests, 93.3% without.
  */
 function scoresOnThisMachine(model: ModelSource): boolean {
   const provider = model.ref.slice(0, Math.max(0, model.ref.indexOf('/')));
