@@ -54,6 +54,8 @@ export const sampleEvaluationSchema = z.object({
 export type SampleEvaluation = z.infer<typeof sampleEvaluationSchema>;
 
 type PreparedReference = {
+  /** Every object of the gold list as parsed (the result pseudo-call included): what executing the gold runs. */
+  goldObjects: JsonObject[];
   goldCalls: JsonObject[];
   goldGrounded: JsonObject[];
   goldAnswer: JsonValue;
@@ -70,7 +72,8 @@ function prepareReference(reference: NestfulReference): PreparedReference {
   if (cached) return cached;
   const parsedOutput = parseLenientJson(reference.outputJson);
   if (!parsedOutput.ok || !Array.isArray(parsedOutput.value)) throw new Error(`nestful: gold output is not a JSON list: ${reference.outputJson.slice(0, 80)}`);
-  const goldCalls = parsedOutput.value.filter(isJsonObject).filter((call) => call.name !== resultPseudoCall);
+  const goldObjects = parsedOutput.value.filter(isJsonObject);
+  const goldCalls = goldObjects.filter((call) => call.name !== resultPseudoCall);
   let goldAnswer: JsonValue = null;
   let goldDecimals: number | undefined;
   if (reference.goldAnswerJson !== null) {
@@ -81,8 +84,9 @@ function prepareReference(reference: NestfulReference): PreparedReference {
     }
   }
   const prepared: PreparedReference = {
+    goldObjects,
     goldCalls,
-    goldGrounded: groundCalls(parsedOutput.value.filter(isJsonObject)),
+    goldGrounded: groundCalls(goldObjects),
     goldAnswer,
     goldDecimals,
     stats: analyzeCallGraph(goldCalls),
@@ -94,9 +98,9 @@ function prepareReference(reference: NestfulReference): PreparedReference {
   return prepared;
 }
 
-export function referenceStats(reference: NestfulReference): CallGraphStats & { goldAnswer: JsonValue; goldDecimals: number | undefined } {
+export function referenceStats(reference: NestfulReference): CallGraphStats & { goldAnswer: JsonValue; goldDecimals: number | undefined; goldObjects: readonly JsonObject[] } {
   const prepared = prepareReference(reference);
-  return { ...prepared.stats, goldAnswer: prepared.goldAnswer, goldDecimals: prepared.goldDecimals };
+  return { ...prepared.stats, goldAnswer: prepared.goldAnswer, goldDecimals: prepared.goldDecimals, goldObjects: prepared.goldObjects };
 }
 
 function labelMatches(label: string, value: string): boolean {

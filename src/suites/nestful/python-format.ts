@@ -81,6 +81,51 @@ function jsonString(text: string): string {
 
 /** `json.dumps(value)` with Python's default separators (", " and ": ") and float forms. */
 export function pythonJsonDumps(value: JsonValue, isFloat = false): string {
+  // A tool list or call list with no number JSON would write differently (a float, a float-marked or unsafe integer):
+  // JSON.stringify's text with Python's separators and escapes, a fifth of the walk's cost on a prompt's tool list.
+  if (typeof value === 'object' && value !== null && writesLikeJson(value)) return withPythonSeparators(JSON.stringify(value));
+  return walkJsonDumps(value, isFloat);
+}
+
+/** True when every number inside is a safe integer written as one (JSON.stringify and json.dumps agree on it). */
+function writesLikeJson(container: JsonValue[] | { [key: string]: JsonValue }): boolean {
+  const floatKeys = floatKeysOf(container);
+  if (floatKeys !== undefined && floatKeys.size > 0) return false;
+  for (const key in container) {
+    const item = (container as Record<string, JsonValue>)[key];
+    if (typeof item === 'number') {
+      if (!Number.isSafeInteger(item) || Object.is(item, -0)) return false;
+    } else if (typeof item === 'object' && item !== null && !writesLikeJson(item)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** JSON text with ", " and ": " between items (outside strings) and every non-ASCII character escaped, as json.dumps writes. */
+function withPythonSeparators(json: string): string {
+  let text = '';
+  let copied = 0;
+  let inString = false;
+  for (let index = 0; index < json.length; index += 1) {
+    const code = json.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index += 1;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x2c || code === 0x3a) {
+      text += `${json.slice(copied, index + 1)} `;
+      copied = index + 1;
+    }
+  }
+  text += json.slice(copied);
+  if (!nonAscii.test(text)) return text;
+  return text.replace(/[\u007f-\uffff]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** json.dumps by a walk over every value: what pythonJsonDumps's faster path must equal (exported for that test). */
+export function walkJsonDumps(value: JsonValue, isFloat = false): string {
   if (value === null) return 'null';
   if (value === true) return 'true';
   if (value === false) return 'false';
@@ -97,7 +142,7 @@ export function pythonJsonDumps(value: JsonValue, isFloat = false): string {
     text = '[';
     for (let index = 0; index < value.length; index += 1) {
       if (index > 0) text += ', ';
-      text += pythonJsonDumps(value[index], floatKeys !== undefined && floatKeys.has(String(index)));
+      text += walkJsonDumps(value[index], floatKeys !== undefined && floatKeys.has(String(index)));
     }
     return `${text}]`;
   }
@@ -109,7 +154,7 @@ export function pythonJsonDumps(value: JsonValue, isFloat = false): string {
     if (item === undefined) continue;
     text += first ? '' : ', ';
     first = false;
-    text += `${jsonString(key)}: ${pythonJsonDumps(item, floatKeys !== undefined && floatKeys.has(key))}`;
+    text += `${jsonString(key)}: ${walkJsonDumps(item, floatKeys !== undefined && floatKeys.has(key))}`;
   }
   return `${text}}`;
 }

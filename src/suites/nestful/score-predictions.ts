@@ -2,11 +2,9 @@
  * The scorer without the runner: samples plus raw model outputs in, NESTFUL metrics out. The replay
  * path (re-scoring published result files) and the benchmark use it directly.
  */
-import { isJsonObject } from '../../core/json.ts';
 import type { SampleEvaluation, NestfulReference } from './evaluate-sample.ts';
 import { evaluatePrediction, referenceStats } from './evaluate-sample.ts';
 import { answerMatches, executeCallSequence } from './execute-calls.ts';
-import { parseLenientJson } from './lenient-json.ts';
 import type { NestfulMetrics } from './nestful-metrics.ts';
 import { aggregateEvaluations } from './nestful-metrics.ts';
 import type { NestfulSample } from './nestful-sample.ts';
@@ -25,10 +23,9 @@ export function checkExecutable(sample: Pick<NestfulSample, 'flavour' | 'outputJ
     return { executable: false, reason: 'its tools are not MathQA operations implemented here' };
   }
   const reference: NestfulReference = { ...sample, executable: true };
+  // The gold list as the scorer parsed it (referenceStats throws when it is not a list).
   const stats = referenceStats(reference);
-  const output = parseLenientJson(sample.outputJson);
-  const calls = output.ok && Array.isArray(output.value) ? output.value.filter(isJsonObject) : [];
-  const outcome = executeCallSequence(calls, sample.tools);
+  const outcome = executeCallSequence(stats.goldObjects, sample.tools);
   if (!outcome.ok) return { executable: false, reason: `the gold sequence does not execute: ${outcome.failure.message}` };
   if (!answerMatches(outcome.answer, stats.goldAnswer, stats.goldDecimals, pythonRound)) {
     return { executable: false, reason: `the gold sequence computes ${JSON.stringify(outcome.answer)}, not the gold answer ${sample.goldAnswerJson}` };

@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isFloatLiteral, parseLenientJson } from '../../../src/suites/nestful/lenient-json.ts';
-import { pythonFloatDecimals, pythonFloatRepr, pythonJsonDumps, pythonRepr, pythonRound, pythonStr } from '../../../src/suites/nestful/python-format.ts';
+import type { JsonValue } from '../../../src/core/json.ts';
+import { pythonFloatDecimals, pythonFloatRepr, pythonJsonDumps, pythonRepr, pythonRound, pythonStr, walkJsonDumps } from '../../../src/suites/nestful/python-format.ts';
 
 describe('python float repr', () => {
   test('matches repr(float) in fixed and scientific ranges', () => {
@@ -61,5 +62,39 @@ describe('lenient JSON', () => {
   test('top-level float literal is reported', () => {
     assert.deepEqual(parseLenientJson('75.0'), { ok: true, value: 75, isFloat: true });
     assert.deepEqual(parseLenientJson('75'), { ok: true, value: 75, isFloat: false });
+  });
+});
+
+describe('json.dumps fast path', () => {
+  test('writes what the walk writes, for strings with quotes, separators, escapes and non-ASCII, nested containers and numbers', () => {
+    const strings = ['plain', 'a, b: c', 'quote " inside', 'back\\slash', 'tab\tnew\nline', 'ctl\u0001\u001f', 'caf\u00e9', 'emoji \u{1f600}', 'lone \ud800 surrogate', 'del \u007f', '', ':', ',', '\\"'];
+    const numbers = [0, 1, -7, 42, 2 ** 53 - 1, 2 ** 53, 1.5, -0, 1e21, 0.0001];
+    // A seeded walk over shapes (no Math.random in tests either: the cases are the same every run).
+    let state = 17;
+    const next = (modulo: number): number => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state % modulo;
+    };
+    const value = (depth: number): JsonValue => {
+      const kind = next(depth > 3 ? 4 : 6);
+      if (kind === 0) return strings[next(strings.length)];
+      if (kind === 1) return numbers[next(numbers.length)];
+      if (kind === 2) return [null, true, false][next(3)];
+      if (kind === 3) return strings[next(strings.length)];
+      if (kind === 4) return Array.from({ length: next(4) }, () => value(depth + 1));
+      return Object.fromEntries(Array.from({ length: next(4) }, () => [strings[next(strings.length)], value(depth + 1)]));
+    };
+    let fast = 0;
+    for (let index = 0; index < 2000; index += 1) {
+      const sample = [value(0), value(1)];
+      assert.equal(pythonJsonDumps(sample), walkJsonDumps(sample), JSON.stringify(sample));
+      if (!JSON.stringify(sample).match(/\d\.|e\+|-0|9007199254740992/)) fast += 1;
+    }
+    assert.ok(fast > 100, `the fast path was taken for ${fast} cases`);
+    // Float-marked values keep their Python forms.
+    const parsed = parseLenientJson('[{"name": "add", "arguments": {"arg_0": 12.0, "arg_1": 3}}]');
+    assert.ok(parsed.ok);
+    assert.equal(pythonJsonDumps(parsed.value), '[{"name": "add", "arguments": {"arg_0": 12.0, "arg_1": 3}}]');
+    assert.equal(pythonJsonDumps({ a: [1, { b: 'x, y' }], 'k:1': 'v' }), '{"a": [1, {"b": "x, y"}], "k:1": "v"}');
   });
 });
