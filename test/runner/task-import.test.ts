@@ -15,6 +15,8 @@ import { summarizeRun } from '../../src/runner/summarize-run.ts';
 import type { TaskRecipe } from '../../src/runner/task-import.ts';
 import { canImportOnThread, receiveError, transferError } from '../../src/runner/task-import.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
+import type { ResultsStore } from '../../src/store/results-store.ts';
+import type { Task } from '../../src/core/task.ts';
 import { funcgenSuite } from '../../src/suites/funcgen/index.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { generateSample } from '../../src/suites/nestful/generate-samples.ts';
@@ -65,6 +67,19 @@ function storedRuns(dbPath: string): { id: string; tasks: string; episodes: numb
     return store.listRuns().map((stored) => ({
       id: stored.id, tasks: JSON.stringify(store.listTasks(stored.id)), episodes: store.listEpisodeOutcomes(stored.id).length, complete: store.hasAllTasks(stored.id),
     }));
+  } finally {
+    store.close();
+  }
+}
+
+/** A run of the fake suite begun (no tasks stored) in an in-memory store, and four of its tasks. */
+async function withFakeRun(runId: string, use: (store: ResultsStore, suite: Suite, tasks: Task[]) => Promise<void>): Promise<void> {
+  const suite = createFakeSuite();
+  const tasks = await generateTasks(suite, { seed: 3, count: 4, params: {} });
+  const store = openResultsStore(':memory:');
+  try {
+    store.beginRun(sampleRun(runId));
+    await use(store, suite, tasks);
   } finally {
     store.close();
   }
@@ -194,11 +209,7 @@ describe('tasks imported on a worker thread while the episodes run', () => {
   });
 
   test('the import thread refuses a stream whose first tasks are not the ones the run stored', async () => {
-    const suite = createFakeSuite();
-    const tasks = await generateTasks(suite, { seed: 3, count: 4, params: {} });
-    const store = openResultsStore(':memory:');
-    try {
-      store.beginRun(sampleRun('r1'));
+    await withFakeRun('r1', async (store, suite, tasks) => {
       const stream = (async function* () { yield* tasks.slice(1); })();
       await assert.rejects(storeTasks(store, 'r1', suite, undefined, tasks[0], stream, { storedTaskIds: [tasks[0].id, 'fake-sum-other'] }), (error: unknown) =>
         error instanceof ConfigError && error.code === 'input.invalid' && /task 1 is now 'fake-sum-3-1', it was 'fake-sum-other'/.test(error.message));
@@ -208,24 +219,16 @@ describe('tasks imported on a worker thread while the episodes run', () => {
       const rest = (async function* () { yield* tasks.slice(1); })();
       assert.deepEqual(await storeTasks(store, 'r1', suite, undefined, tasks[0], rest, { storedTaskIds: [tasks[0].id, tasks[1].id] }), { written: 4, ended: true });
       assert.deepEqual([...store.listTasksBetween('r1', 0, 3).keys()], [2, 3]);
-    } finally {
-      store.close();
-    }
+    });
   });
 
   test('a run stopped while its tasks were still being stored says so in its summary (resume refuses it)', async () => {
-    const suite = createFakeSuite();
-    const tasks = await generateTasks(suite, { seed: 3, count: 4, params: {} });
-    const store = openResultsStore(':memory:');
-    try {
-      store.beginRun(sampleRun('r2'));
+    await withFakeRun('r2', async (store, suite, tasks) => {
       store.appendTasks('r2', tasks.slice(0, 2), 0);
       assert.equal(summarizeRun(store, 'r2', suite).tasksIncomplete, true);
       store.completeTasks('r2');
       assert.equal('tasksIncomplete' in summarizeRun(store, 'r2', suite), false);
-    } finally {
-      store.close();
-    }
+    });
   });
 
   test('is used only for a registered suite and a store another connection can open', () => {
