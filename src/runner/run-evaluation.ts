@@ -123,6 +123,11 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
   checkSuiteMode(suite, options.mode);
   checkExecutionOptions(options);
+  if (options.importThreadAfter !== undefined && !(Number.isInteger(options.importThreadAfter) && options.importThreadAfter >= 0)) {
+    throw new ConfigError('config.invalid', `importThreadAfter must be a non-negative integer, got ${options.importThreadAfter}`, {
+      fix: 'pass the number of tasks to store before the import thread takes over (default 2048), or leave it out',
+    });
+  }
   // Resolve the model first: a bad reference or a missing key fails before a run is recorded.
   const model = options.agent ?? cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry }), options.baseUrl, options);
   const settings = options.settings ?? {};

@@ -231,6 +231,16 @@ describe('tasks imported on a worker thread while the episodes run', () => {
     });
   });
 
+  test('a hand-off point that is not a count is refused, naming the option', async () => {
+    const params = resolveKnobs(funcgenSuite.id, funcgenSuite.knobs, {}) as JsonObject;
+    for (const importThreadAfter of [-1, 1.5, Number.NaN]) {
+      await assert.rejects(runEvaluation({
+        suite: funcgenSuite, tasks: streamGeneratedTasks(funcgenSuite, { seed: 1, count: 2, params }), modelRef: 'builtin/oracle', seed: 1, params,
+        dbPath: join(directory, 'bad-option.db'), taskRecipe: { seed: 1, count: 2, params }, importThreadAfter,
+      }), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid' && /importThreadAfter must be a non-negative integer/.test(error.message));
+    }
+  });
+
   test('is used only for a registered suite and a store another connection can open', () => {
     const store = openResultsStore(join(directory, 'check.db'));
     const memory = openResultsStore(':memory:');
