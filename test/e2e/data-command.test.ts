@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { locateDataset } from '../../src/core/data-location.ts';
 import { findDataset } from '../../src/datasets/index.ts';
@@ -120,6 +120,41 @@ describe('suites without their data', () => {
     assert.equal(imported.code, 2, imported.stderr);
     assert.match(imported.stderr, /^error: nestful data file 'src\/icl_examples\.json' needs the nestful data set/);
     assert.match(imported.stderr, /fix: run `toolforge data fetch nestful`/);
+  });
+
+  test('nestful tasks say whose instruction and how many examples their prompt holds: the same seed gives other prompts without the data', async () => {
+    const generate = async (env: Record<string, string | undefined>, ...knobs: string[]) => {
+      const result = await spawnCli(['generate', 'nestful', '--count', '1', '--seed', '3', '--no-validate', ...knobs.flatMap((knob) => ['--set', knob])], { cwd: temporaryDirectory(), env });
+      const task = result.code === 0 ? JSON.parse(result.stdout) as { params: Record<string, unknown>; prompt: { content: string }[] } : undefined;
+      return { ...result, task, examples: (task?.prompt[0].content.match(/#Example-\d/g) ?? []).length };
+    };
+    // Without the data set: our own wording and no examples, recorded in the task; examples asked for by number are refused.
+    const bare = await generate(withoutData());
+    assert.equal(bare.code, 0, bare.stderr);
+    assert.deepEqual([bare.task?.params.icl, bare.task?.params.instruction, bare.examples], ['0', 'toolforge', 0]);
+    const asked = await generate(withoutData(), 'icl=1');
+    assert.equal(asked.code, 2);
+    assert.match(asked.stderr, /^error: nestful knob 'icl=1' \(in-context examples from the data's src\/icl_examples\.json\) needs the nestful data set/);
+    assert.match(asked.stderr, /fix: run `toolforge data fetch nestful`.*--set icl=0/);
+
+    // A data folder with the prompt file and two examples (written here: the shape of the published files, our own text).
+    const root = temporaryDirectory();
+    mkdirSync(join(root, 'nestful', 'src'), { recursive: true });
+    const template = 'Compose the functions below into calls.\n{FUNCTION_STR}\n\nHere are some examples:\n{ICL_EXAMPLES}\n\nQuestion: {{query}}';
+    writeFileSync(join(root, 'nestful', 'src', 'PROMPTS.json'), JSON.stringify({ 'LLaMa-3.1': `<|start_header_id|>system<|end_header_id|>\n\n${template}<|eot_id|>` }));
+    const example = (input: string) => ({ input, output: [{ name: 'add', label: '$var_1', arguments: { arg_0: 1, arg_1: 2 } }] });
+    writeFileSync(join(root, 'nestful', 'src', 'icl_examples.json'), JSON.stringify([example('Add 1 and 2.'), example('What is 1 plus 2?')]));
+    const withData = { ...keylessEnvironment(), TOOLFORGE_DATA: root };
+    const full = await generate(withData);
+    assert.equal(full.code, 0, full.stderr);
+    assert.deepEqual([full.task?.params.icl, full.task?.params.instruction, full.examples], ['2', undefined, 2]);
+    assert.match(full.task?.prompt[0].content ?? '', /^Compose the functions below into calls\.\n\[\{"name": /);
+    assert.notEqual(full.task?.prompt[0].content, bare.task?.prompt[0].content);
+    const one = await generate(withData, 'icl=1');
+    assert.deepEqual([one.task?.params.icl, one.examples], ['1', 1]);
+    const tooMany = await generate(withData, 'icl=3');
+    assert.equal(tooMany.code, 2);
+    assert.match(tooMany.stderr, /asks for 3 examples; that file holds 2\n {2}fix: use --set icl=2 or fewer/);
   });
 
   test('webapi runs on a spec or task file of the user\'s without any data set', async () => {

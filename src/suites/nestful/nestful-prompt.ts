@@ -28,13 +28,23 @@ const fallbackInstruction = [
   '{ICL_EXAMPLES}',
 ].join('\n');
 
-let cachedTemplate: string | undefined;
+/**
+ * Whose instruction a sequence prompt carries: NESTFUL's (the data's PROMPTS.json) or ours, when the data is not on
+ * this machine. Tasks record the second (`params.instruction`), since the same seed then gives different prompts.
+ */
+export type InstructionSource = 'nestful' | 'toolforge';
+
+let cachedTemplate: { text: string; source: InstructionSource } | undefined;
 let cachedExamples: JsonValue[] | undefined;
 
-function instructionTemplate(): string {
+export function instructionSource(): InstructionSource {
+  return instructionTemplate().source;
+}
+
+function instructionTemplate(): { text: string; source: InstructionSource } {
   if (cachedTemplate !== undefined) return cachedTemplate;
   const path = datasetPath('nestful', 'src', 'PROMPTS.json');
-  let template = fallbackInstruction;
+  let template: { text: string; source: InstructionSource } = { text: fallbackInstruction, source: 'toolforge' };
   if (existsSync(path)) {
     const parsed = parseLenientJson(readFileSync(path, 'utf8'));
     const raw = parsed.ok && isJsonObject(parsed.value) ? parsed.value[templateName] : undefined;
@@ -42,7 +52,9 @@ function instructionTemplate(): string {
       // The system turn of the Llama chat template, without its special tokens; `{{` is str.format escaping.
       const start = raw.indexOf('<|end_header_id|>');
       const end = raw.indexOf('<|eot_id|>', start);
-      if (start >= 0 && end > start) template = raw.slice(start + '<|end_header_id|>'.length, end).trim().replaceAll('{{', '{').replaceAll('}}', '}');
+      if (start >= 0 && end > start) {
+        template = { text: raw.slice(start + '<|end_header_id|>'.length, end).trim().replaceAll('{{', '{').replaceAll('}}', '}'), source: 'nestful' };
+      }
     }
   }
   cachedTemplate = template;
@@ -79,7 +91,7 @@ function renderExamplesUncached(count: number): string {
 }
 
 export function sequencePrompt(query: string, tools: readonly NestfulTool[], iclCount: number): PromptMessage[] {
-  let instruction = instructionTemplate();
+  let instruction = instructionTemplate().text;
   if (iclCount === 0) instruction = instruction.replace(/\n*Here are some examples:\s*\n?\{ICL_EXAMPLES\}/, '');
   const system = instruction
     .replace('{FUNCTION_STR}', () => pythonJsonDumps(tools as unknown as JsonValue))

@@ -5,6 +5,7 @@
  */
 import type { Agent } from '../../agents/spec.ts';
 import { createGenericAgent } from '../../agents/registry.ts';
+import { missingDataError } from '../../core/data-location.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { lastAssistantText } from '../../core/message.ts';
@@ -23,7 +24,7 @@ import { generateSample, maximumFanIn } from './generate-samples.ts';
 import { streamNestfulSamples } from './import-samples.ts';
 import { createNestfulEnvironment, loggedCalls } from './nestful-environment.ts';
 import { aggregateEvaluations, flattenMetrics, metricsTables } from './nestful-metrics.ts';
-import { interactivePrompt } from './nestful-prompt.ts';
+import { iclExamples, instructionSource, interactivePrompt } from './nestful-prompt.ts';
 import type { NestfulTool } from './nestful-sample.ts';
 import { groundResultValues } from './ground-result-values.ts';
 import type { NestfulExpected } from './nestful-task.ts';
@@ -33,7 +34,10 @@ import type { Phrasing } from './phrase-with-model.ts';
 
 const knobs: readonly Knob[] = [
   { type: 'string', name: 'data', description: 'a NESTFUL data file to import (v2 JSON list/JSONL or v1); unset = generate fresh samples', default: null },
-  { type: 'enum', name: 'icl', description: 'in-context examples in the sequence prompt (from the data\'s icl_examples.json)', default: '3', values: ['0', '1', '3'] },
+  {
+    type: 'enum', name: 'icl', default: 'auto', values: ['auto', '0', '1', '3'],
+    description: 'in-context examples in the sequence prompt, from the data\'s src/icl_examples.json: auto = 3 when that file is on this machine, else 0 (each task\'s params.icl records the number used)',
+  },
   { type: 'integer', name: 'calls', description: 'generator: calls per sample', default: 4, min: 1, max: 20 },
   { type: 'integer', name: 'depth', description: 'generator: edges on the longest dependency path (at most calls - 1)', default: 2, min: 0, max: 19 },
   { type: 'integer', name: 'fanin', description: 'generator: most earlier outputs feeding one call', default: 2, min: 1, max: maximumFanIn },
@@ -56,14 +60,14 @@ async function generate(request: GenerateTasksRequest): Promise<Task[]> {
 /** Imported samples are read from the file one at a time (JSONL line by line); generated ones made one at a time. */
 async function* streamTasks(request: GenerateTasksRequest): AsyncGenerator<Task> {
   const { params, seed } = request;
-  const iclCount = Number(params.icl ?? '3');
+  const { iclCount, promptParams } = sequencePromptKnobs(params.icl);
   const data = params.data;
   if (typeof data === 'string' && data !== '') {
     let index = 0;
     for (const sample of streamNestfulSamples(data)) {
       if (request.count !== undefined && index >= request.count) return;
       index += 1;
-      yield buildNestfulTask(sample, { id: `${nestfulSuiteId}/${sample.sampleId}`, seed, params: { data, icl: String(iclCount) }, iclCount });
+      yield buildNestfulTask(sample, { id: `${nestfulSuiteId}/${sample.sampleId}`, seed, params: { data, ...promptParams }, iclCount });
     }
     return;
   }
@@ -86,12 +90,30 @@ async function* streamTasks(request: GenerateTasksRequest): AsyncGenerator<Task>
       phrasing = phrased.source;
     }
     const task = buildNestfulTask(sample, {
-      id: `${nestfulSuiteId}/${seed}/${index}`, seed, params: { ...generatorKnobs, icl: String(iclCount), phrasing: String(params.phrasing ?? 'template') }, iclCount,
+      id: `${nestfulSuiteId}/${seed}/${index}`, seed, params: { ...generatorKnobs, ...promptParams, phrasing: String(params.phrasing ?? 'template') }, iclCount,
     });
     // Counted by the run summary (phrasingFallbacks), so a model that rarely keeps the numbers shows.
     if (phrasing) task.stats.phrasing = phrasing;
     yield task;
   }
+}
+
+/**
+ * The sequence prompt's in-context examples and instruction on this machine, as the task records them. Without the
+ * data set the same seed gives another prompt (our instruction, no examples), so the task says so: `icl` is the
+ * number of examples it holds and `instruction: 'toolforge'` marks our wording. Examples asked for by number that
+ * are not here are refused rather than left out.
+ */
+function sequencePromptKnobs(icl: JsonObject[string]): { iclCount: number; promptParams: JsonObject } {
+  const available = iclExamples().length;
+  const requested = icl === undefined || icl === null || icl === 'auto' ? 'auto' : Number(icl);
+  if (requested !== 'auto' && requested > available) {
+    const what = `nestful knob 'icl=${requested}' (in-context examples from the data's src/icl_examples.json)`;
+    if (available === 0) throw missingDataError('nestful', what, { alternative: 'use --set icl=0, or leave icl unset (auto: the examples when they are on this machine, else none)' });
+    throw new ConfigError('config.invalid-knob', `${what} asks for ${requested} examples; that file holds ${available}`, { fix: `use --set icl=${available} or fewer` });
+  }
+  const iclCount = requested === 'auto' ? Math.min(3, available) : requested;
+  return { iclCount, promptParams: { icl: String(iclCount), ...(instructionSource() === 'toolforge' ? { instruction: 'toolforge' } : {}) } };
 }
 
 const limitTerminations: readonly Termination[] = ['max-turns', 'max-tool-calls', 'time-limit'];
