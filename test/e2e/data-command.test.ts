@@ -157,6 +157,23 @@ describe('suites without their data', () => {
     assert.match(tooMany.stderr, /asks for 3 examples; that file holds 2\n {2}fix: use --set icl=2 or fewer/);
   });
 
+  test('webapi tasks made without the data say their prompt uses our instructions, not WAPIIBench\'s', async () => {
+    const spec = fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml');
+    const generate = async (env: Record<string, string | undefined>) => {
+      const result = await spawnCli(['generate', 'webapi', '--count', '1', '--no-validate', '--set', `spec=${spec}`], { cwd: temporaryDirectory(), env });
+      assert.equal(result.code, 0, result.stderr);
+      return JSON.parse(result.stdout) as { params: Record<string, unknown>; prompt: { content: string }[] };
+    };
+    const bare = await generate(withoutData());
+    assert.equal(bare.params.instruction, 'toolforge');
+    const root = temporaryDirectory();
+    mkdirSync(join(root, 'wapiibench', 'resources'), { recursive: true });
+    writeFileSync(join(root, 'wapiibench', 'resources', 'code_generation_prompt.md'), 'Call the {api} API with {syntax}{extra_instructions}.\n```javascript\n');
+    const withPrompt = await generate({ ...keylessEnvironment(), TOOLFORGE_DATA: root });
+    assert.equal(withPrompt.params.instruction, undefined);
+    assert.match(withPrompt.prompt[0].content, /^Call the .* API with axios\.method\(url\[, config\]\) without any explanations\.\n```javascript\n\/\/ /);
+  });
+
   test('webapi runs on a spec or task file of the user\'s without any data set', async () => {
     const result = await spawnCli(['run', 'webapi', '--model', 'builtin/oracle', '--count', '3', '--json', '--set', `spec=${fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml')}`],
       { cwd: temporaryDirectory(), env: withoutData() });

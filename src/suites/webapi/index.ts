@@ -20,6 +20,7 @@ import { webapiBuiltinModels } from './builtin-models.ts';
 import { argumentsOf } from './compare-request.ts';
 import { generateSamples, rephraseTaskWithSource } from './generate-from-spec.ts';
 import { parseWebapiParams, webapiKnobs } from './knobs.ts';
+import { instructionSource } from './prompt.ts';
 import type { WebapiParams } from './knobs.ts';
 import { programOf, programOutcomeOf, webapiProgramHost } from './run-program.ts';
 import { countableArgumentCount } from './sample-statistics.ts';
@@ -61,6 +62,7 @@ function createWebapiEnvironment(task: Task): Environment {
 async function generateWebapiTasks(request: GenerateTasksRequest): Promise<Task[]> {
   const params = parseWebapiParams(request.params);
   const taskParams: JsonObject = { ...request.params };
+  if (instructionSource() === 'toolforge') taskParams.instruction = 'toolforge';
   if (params.spec && !params.data) return generateFromSpec(request, params, taskParams);
   if (!params.data && !hasDataset('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json')) {
     throw missingDataError('wapiibench', "suite 'webapi' (its default tasks are the 395 WAPIIBench tasks)", {

@@ -14,12 +14,22 @@ export type Endpoint = 'chat' | 'completions';
 
 const axiosSyntax = 'axios.method(url[, config])';
 
-let cachedTemplate: string | undefined;
+let cachedTemplate: { text: string; source: InstructionSource } | undefined;
 
-function promptTemplate(): string {
+/**
+ * Whose instructions a prompt carries: WAPIIBench's (the data's code_generation_prompt.md) or ours, when the data is
+ * not on this machine. Tasks record the second (`params.instruction`), since the same spec then gives other prompts.
+ */
+export type InstructionSource = 'wapiibench' | 'toolforge';
+
+export function instructionSource(): InstructionSource {
+  return promptTemplate().source;
+}
+
+function promptTemplate(): { text: string; source: InstructionSource } {
   if (cachedTemplate !== undefined) return cachedTemplate;
   const path = datasetPath('wapiibench', 'resources', 'code_generation_prompt.md');
-  cachedTemplate = existsSync(path) ? readFileSync(path, 'utf8') : fallbackTemplate;
+  cachedTemplate = existsSync(path) ? { text: readFileSync(path, 'utf8'), source: 'wapiibench' } : { text: fallbackTemplate, source: 'toolforge' };
   return cachedTemplate;
 }
 
@@ -43,7 +53,7 @@ export function starterCode(task: string, setup: Setup, config: RequestConfig): 
 export function codeGenerationPrompt(options: { apiName: string; endpoint: Endpoint; starter: string }): string {
   // Chat (instruction-tuned) models are told to answer without explanations, as the paper does for instruct models.
   const extra = options.endpoint === 'chat' ? ' without any explanations' : '';
-  const instructions = promptTemplate()
+  const instructions = promptTemplate().text
     .replace('{syntax}', axiosSyntax)
     .replace('{api}', options.apiName)
     .replace('{extra_instructions}', extra);
