@@ -24,7 +24,7 @@ export type FakeReply =
   | { type: 'completion'; text: string; finish?: 'stop' | 'length'; usage?: { inputTokens: number; outputTokens: number } }
   | { type: 'http-error'; status: number; message: string; headers?: Record<string, string> }
   /** Any bytes, for invalid-response tests. */
-  | { type: 'raw'; status: number; body: string; contentType?: string }
+  | { type: 'raw'; status: number; body: string; contentType?: string; headers?: Record<string, string> }
   | { type: 'reset' }
   /** Never answer. */
   | { type: 'hang' };
@@ -40,7 +40,7 @@ export type VendorFakeServer = {
 
 /** The common answers every vendor renders the same way. */
 export function renderCommonReply(reply: FakeReply): FakeHttpResponse | undefined {
-  if (reply.type === 'raw') return { type: 'respond', status: reply.status, headers: { 'content-type': reply.contentType ?? 'application/json' }, body: reply.body };
+  if (reply.type === 'raw') return { type: 'respond', status: reply.status, headers: { 'content-type': reply.contentType ?? 'application/json', ...reply.headers }, body: reply.body };
   if (reply.type === 'reset') return { type: 'reset' };
   if (reply.type === 'hang') return { type: 'hang' };
   return undefined;

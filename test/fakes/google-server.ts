@@ -46,7 +46,16 @@ function renderGoogleReply(reply: FakeReply, model: string): FakeHttpResponse {
   return { type: 'respond', status: 200, body: JSON.stringify(body) };
 }
 
+/**
+ * Like the real API, a wait is never a Retry-After header: a scripted `retry-after` becomes the body's RetryInfo
+ * (a protobuf duration), next to the QuotaFailure a real rate limit names.
+ */
 function googleError(status: number, message: string, headers: Record<string, string> = {}): FakeHttpResponse {
   const statusName = ({ 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' } as Record<number, string>)[status] ?? 'UNKNOWN';
-  return { type: 'respond', status, headers, body: JSON.stringify({ error: { code: status, message, status: statusName } }) };
+  const { 'retry-after': retryAfter, ...otherHeaders } = headers;
+  const details = retryAfter === undefined ? undefined : [
+    { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel' }] },
+    { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` },
+  ];
+  return { type: 'respond', status, headers: otherHeaders, body: JSON.stringify({ error: { code: status, message, status: statusName, ...(details ? { details } : {}) } }) };
 }

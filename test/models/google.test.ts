@@ -122,6 +122,29 @@ describe('google specifics', () => {
     assert.deepEqual([blocked.finishReason, blocked.message.content], ['content-filter', '']);
   });
 
+  test('the wait of a 429 comes from the body\'s RetryInfo (fractional seconds too); a Retry-After header, when a gateway adds one, wins', async () => {
+    const quotaError = (retryDelay: string) => JSON.stringify({ error: {
+      code: 429, message: 'You exceeded your current quota. Please retry in 45.8s.', status: 'RESOURCE_EXHAUSTED',
+      details: [{ '@type': 'type.googleapis.com/google.rpc.Help', links: [] }, { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay }],
+    } });
+    server.reply(
+      { type: 'raw', status: 429, body: quotaError('45.837906927s') },
+      { type: 'raw', status: 429, body: quotaError('53s'), headers: { 'retry-after': '2' } },
+      { type: 'raw', status: 503, body: JSON.stringify([{ error: { code: 503, status: 'UNAVAILABLE', message: 'overloaded', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }] } }]) },
+      { type: 'raw', status: 429, body: JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'slow down', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: 'soon' }] } }) },
+      { type: 'raw', status: 429, body: 'not json' },
+    );
+    const waits: (number | undefined)[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      await assert.rejects(model().generate(generateRequest([{ role: 'user', content: 'q' }])), (error: unknown) => {
+        assert.ok(error instanceof ProviderError && error.isRetryable, String(error));
+        waits.push(error.retryAfterSeconds);
+        return true;
+      });
+    }
+    assert.deepEqual(waits, [45.837906927, 2, 3, undefined, undefined]);
+  });
+
   test('GOOGLE_API_KEY works when GEMINI_API_KEY is unset, and a 403 then names it', async () => {
     server.reply({ type: 'message', text: 'hi' }, { type: 'http-error', status: 403, message: 'API key not valid' });
     const google = model({ GOOGLE_API_KEY: 'g-key' });

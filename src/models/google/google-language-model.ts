@@ -35,6 +35,8 @@ export function createGoogleLanguageModel(options: { modelId: string; apiKey: { 
         const response = await fetch(input, init);
         exchange.retryAfter = retryAfterHeader(response.headers);
         if (response.ok) exchange.responseText = await response.clone().text();
+        // Gemini sends no Retry-After: the wait it asks for is the error body's RetryInfo.
+        else if (exchange.retryAfter === null) exchange.retryAfter = retryDelayOfGoogleError(await response.clone().text()) ?? null;
         return response;
       };
       const config: GenerateContentConfig = {
@@ -90,4 +92,28 @@ export function createGoogleLanguageModel(options: { modelId: string; apiKey: { 
       };
     },
   };
+}
+
+/**
+ * The wait a Gemini error body asks for, in seconds as Retry-After writes them: `error.details[]` holds a
+ * `google.rpc.RetryInfo` whose `retryDelay` is a protobuf duration ("53s", "45.837906927s").
+ */
+export function retryDelayOfGoogleError(body: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  // Some gateways wrap the error object in a one-element list.
+  const envelope = Array.isArray(parsed) ? parsed[0] : parsed;
+  const details = (envelope as { error?: { details?: unknown } } | null)?.error?.details;
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    const { '@type': type, retryDelay } = (detail ?? {}) as { '@type'?: unknown; retryDelay?: unknown };
+    if (typeof type !== 'string' || !type.endsWith('google.rpc.RetryInfo') || typeof retryDelay !== 'string') continue;
+    const seconds = /^(\d+(?:\.\d+)?)s$/.exec(retryDelay.trim());
+    if (seconds) return seconds[1];
+  }
+  return undefined;
 }
