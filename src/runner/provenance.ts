@@ -5,7 +5,7 @@ import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
 import { repositoryRoot } from '../core/data-location.ts';
 import type { GenerationSettings } from '../models/spec.ts';
-import type { Provenance } from '../store/stored-run.ts';
+import type { Provenance, StoredTaskRecipe } from '../store/stored-run.ts';
 import type { Suite } from '../suites/spec.ts';
 
 export type ProvenanceInput = {
@@ -21,6 +21,7 @@ export type ProvenanceInput = {
   transforms?: { id: string; version: string; knobs: JsonObject }[];
   keepRaw?: boolean;
   rescoredFrom?: string;
+  taskRecipe?: StoredTaskRecipe;
 };
 
 /**
@@ -43,6 +44,7 @@ export function collectProvenance(input: ProvenanceInput, options: { directory?:
     ...(input.transforms && input.transforms.length > 0 ? { transforms: input.transforms } : {}),
     ...(input.keepRaw ? { keepRaw: true } : {}),
     ...(input.rescoredFrom ? { rescoredFrom: input.rescoredFrom } : {}),
+    ...(input.taskRecipe ? { taskRecipe: input.taskRecipe } : {}),
   };
 }
 

@@ -18,7 +18,7 @@ import type { GenerationSettings, ModelSource, PlannedTask, RequestRetry } from 
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { createRunId } from '../store/run-id.ts';
-import type { Provenance, RunStatus, StoredRun } from '../store/stored-run.ts';
+import type { Provenance, RunStatus, StoredRun, StoredTaskRecipe } from '../store/stored-run.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
@@ -38,6 +38,8 @@ import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
 import { checkExpected, storeTasks } from './store-tasks.ts';
+import { streamGeneratedTasks } from './generate-tasks.ts';
+import { selectTaskStream } from './select-tasks.ts';
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, startTaskImport } from './task-import.ts';
 
@@ -143,6 +145,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
     const provenance = collectProvenance({
       suite, modelRef: options.modelRef, baseUrl, settings, seed: options.seed, params: options.params, mode, trials,
       cliArgs: options.cliArgs ?? [], keepRaw: options.keepRaw ?? false, transforms: transformsOf(first.value),
+      ...(options.taskRecipe ? { taskRecipe: storedRecipe(options.taskRecipe, options.allowMissingOutputs === true) } : {}),
     });
     store.beginRun({
       id: runId, suite: { id: suite.id, version: suite.version }, model: options.modelRef, baseUrl, mode, trials, concurrency,
@@ -205,10 +208,22 @@ async function continueOnImportThread(
   store: ResultsStore, runId: string, options: RunOptions, model: ModelSource, recipe: TaskRecipe, provenance: Provenance,
 ): Promise<RunSummary> {
   const { suite } = options;
-  const trials = options.trials ?? 1;
-  const concurrency = options.concurrency ?? defaultConcurrency;
+  return importWhileRunning(store, store.getRun(runId), suite, model, recipe, {
+    ...options, concurrency: options.concurrency ?? defaultConcurrency, provenance, whenRefused: 'delete-run',
+  });
+}
+
+/**
+ * The import thread storing the rest of `run`'s tasks while the run's episodes run. A run started here is deleted
+ * when refused (as before it starts); a resumed one keeps what it recorded and stays resumable.
+ */
+async function importWhileRunning(
+  store: ResultsStore, run: StoredRun, suite: Suite, model: ModelSource, recipe: TaskRecipe,
+  options: ExecutionOptions & { concurrency: number; allowMissingOutputs?: boolean; provenance: Provenance; whenRefused: 'delete-run' | 'keep-run' },
+): Promise<RunSummary> {
+  const runId = run.id;
   const importing = startTaskImport({
-    location: store.path, runId, suiteId: suite.id, ...(options.mode ? { mode: options.mode } : {}), recipe, storedTaskIds: store.listTaskIds(runId),
+    location: store.path, runId, suiteId: suite.id, ...(run.mode ? { mode: run.mode } : {}), recipe, storedTaskIds: store.listTaskIds(runId),
   });
   const refusal = new AbortController();
   let refused: unknown;
@@ -218,31 +233,75 @@ async function continueOnImportThread(
   };
   // Every task stored: the checks the one-thread path makes before its first episode, made now.
   const imported = importing.result.then((count) => {
-    const missingOutputs = checkOutputCoverage(model, store, runId, suite, count, trials, options);
-    store.completeTasks(runId, missingOutputs.length > 0 ? { ...provenance, missingOutputs } : undefined);
+    const missingOutputs = checkOutputCoverage(model, store, runId, suite, count, run.trials, options);
+    store.completeTasks(runId, missingOutputs.length > 0 ? { ...options.provenance, missingOutputs } : undefined);
   }).catch(refuse);
   const signal = options.signal ? AbortSignal.any([options.signal, refusal.signal]) : refusal.signal;
   let failure: { error: unknown } | undefined;
   try {
-    await executeRun(store, store.getRun(runId), suite, model, { ...options, concurrency, signal, importing });
+    await executeRun(store, run, suite, model, { ...options, signal, importing });
     await untilAborted(imported, options.signal);
   } catch (error) {
     failure = { error };
   } finally {
     await importing.stop();
   }
-  // Refused (the import failed, or a replay file misses outputs): no run is left, as on the one-thread path.
   if (refused !== undefined) {
-    store.deleteRun(runId);
+    // Refused (the import failed, or a replay file misses outputs): a new run is not left, as on the one-thread path.
+    if (options.whenRefused === 'delete-run') store.deleteRun(runId);
+    else store.setRunStatus(runId, 'cancelled');
     throw refused;
   }
   if (failure) {
-    // An episode stopped the run (a ConfigError): with every task stored it is continued by --resume, as on the
-    // one-thread path; stopped before that, it has no task list to continue, so nothing of it is kept.
-    if (!store.hasAllTasks(runId)) store.deleteRun(runId);
+    // An episode stopped the run (a ConfigError): a new run is continued by --resume once every task is stored, and
+    // stopped before that it is not kept; a resumed one is kept either way.
+    if (options.whenRefused === 'delete-run' && !store.hasAllTasks(runId)) store.deleteRun(runId);
     throw failure.error;
   }
   return summarizeRun(store, runId, suite);
+}
+
+/**
+ * A run stopped while its tasks were being stored, continued: its recipe makes the task stream again, the tasks
+ * already stored must be the stream's first ones, and the rest are stored (on the import thread for a built-in or
+ * replay model, as when it started; first on this thread otherwise) while or before the missing episodes run.
+ */
+async function resumeStoringTasks(
+  store: ResultsStore, run: StoredRun, suite: Suite, model: ModelSource, recipe: StoredTaskRecipe,
+  options: ResumeOptions & { concurrency: number },
+): Promise<RunSummary> {
+  const { allowMissingOutputs = false, ...taskRecipe } = recipe;
+  const execution = { ...options, allowMissingOutputs, provenance: run.provenance };
+  if (scoresOnThisMachine(model) && canImportOnThread(store, suite)) {
+    return importWhileRunning(store, run, suite, model, taskRecipe, { ...execution, whenRefused: 'keep-run' });
+  }
+  const { seed, count, params, selection = {} } = taskRecipe;
+  const tasks = selectTaskStream(streamGeneratedTasks(suite, { seed, count, params, ...(options.signal ? { signal: options.signal } : {}) }), selection)[Symbol.asyncIterator]();
+  const first = await tasks.next();
+  if (first.done) throw new ConfigError('input.invalid', `run '${run.id}': its tasks, made again, are none`, { fix: 'start the run again' });
+  const stored = await storeTasks(store, run.id, suite, run.mode ?? undefined, first.value, tasks, {
+    storedTaskIds: store.listTaskIds(run.id), shouldStop: () => options.signal?.aborted === true,
+  });
+  if (!stored.ended) {
+    store.setRunStatus(run.id, 'cancelled');
+    return summarizeRun(store, run.id, suite);
+  }
+  const missingOutputs = checkOutputCoverage(model, store, run.id, suite, stored.written, run.trials, execution);
+  store.completeTasks(run.id, missingOutputs.length > 0 ? { ...run.provenance, missingOutputs } : undefined);
+  await executeRun(store, store.getRun(run.id), suite, model, options);
+  return summarizeRun(store, run.id, suite);
+}
+
+/** The recipe as the run's provenance keeps it (JSON: no undefined fields). */
+function storedRecipe(recipe: TaskRecipe, allowMissingOutputs: boolean): StoredTaskRecipe {
+  const selection = {
+    ...(recipe.selection?.taskIds && recipe.selection.taskIds.length > 0 ? { taskIds: [...recipe.selection.taskIds] } : {}),
+    ...(recipe.selection?.limit !== undefined ? { limit: recipe.selection.limit } : {}),
+  };
+  return {
+    seed: recipe.seed, ...(recipe.count !== undefined ? { count: recipe.count } : {}), params: recipe.params,
+    ...(Object.keys(selection).length > 0 ? { selection } : {}), ...(allowMissingOutputs ? { allowMissingOutputs: true } : {}),
+  };
 }
 
 /** Waits for `promise`, or less when the signal aborts first (then resolves); the abort listener is removed after. */
@@ -272,8 +331,10 @@ function asyncIteratorOf(source: TaskSource): AsyncIterator<Task> {
 
 export async function resumeEvaluation(options: ResumeOptions): Promise<RunSummary> {
   return withStore(options, async (store) => {
-    const { run, suite, model, baseUrl, concurrency } = openStoredRun(store, options);
+    const { run, suite, model, baseUrl, concurrency } = openStoredRun(store, options, { storingTasks: true });
     store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
+    const recipe = run.provenance.taskRecipe;
+    if (!store.hasAllTasks(run.id) && recipe) return resumeStoringTasks(store, store.getRun(run.id), suite, model, recipe, { ...options, concurrency });
     await executeRun(store, run, suite, model, { ...options, concurrency });
     return summarizeRun(store, run.id, suite);
   });
@@ -282,9 +343,10 @@ export async function resumeEvaluation(options: ResumeOptions): Promise<RunSumma
 /**
  * What continuing a stored run needs (a resume, or a worker of a team run): the run, its registered suite at the
  * run's version and its model, with the execution options checked. Its tasks stay in the store (read a page at a
- * time); a run stopped while they were still being written is refused.
+ * time). A run stopped while they were still being written is refused, unless it is being resumed (`storingTasks`)
+ * and its recipe can make them again.
  */
-export function openStoredRun(store: ResultsStore, options: ResumeOptions): {
+export function openStoredRun(store: ResultsStore, options: ResumeOptions, continuing: { storingTasks?: boolean } = {}): {
   run: StoredRun; suite: Suite; model: ModelSource; baseUrl: string | undefined; concurrency: number;
 } {
   const run = store.getRun(options.runId);
@@ -294,9 +356,11 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions): {
       fix: `start a new run, or continue it with the ToolForge version the run was made with (${run.provenance.toolforgeVersion}${run.provenance.git ? `, commit ${run.provenance.git.commit}` : ''})`,
     });
   }
-  if (!store.hasAllTasks(run.id)) {
+  if (!store.hasAllTasks(run.id) && !(continuing.storingTasks === true && run.provenance.taskRecipe)) {
     throw new ConfigError('store.invalid', `run '${run.id}' was stopped while its tasks were still being written (${run.taskCount} stored), so it has no complete task list to continue`, {
-      fix: `start it again with the command that started it (toolforge ${run.provenance.cliArgs.join(' ')}), and delete this one with 'toolforge delete ${run.id}'`,
+      fix: run.provenance.taskRecipe
+        ? `store the rest of its tasks with 'toolforge run --resume ${run.id}' (it runs the missing episodes too)`
+        : `start it again with the command that started it (toolforge ${run.provenance.cliArgs.join(' ')}), and delete this one with 'toolforge delete ${run.id}'`,
     });
   }
   const concurrency = options.concurrency ?? run.concurrency;
@@ -309,11 +373,10 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions): {
 
 /**
  * A built-in or stored-output (replay) model: its episodes are this machine's CPU work, which the task import thread
- * shares out, and such a run costs nothing to start again (stopped while its tasks are still being imported, it
- * cannot be continued). A provider model's episodes wait on the network, and a run with hundreds in flight needs both
- * cores for its requests: its tasks are written first (a few seconds of a run that lasts minutes), as before, so a
- * stopped run can always be continued. Measured at 256 in flight against a 200 ms endpoint: 84.6% of the ideal rate
- * with the import thread beside the requests, 93.3% without.
+ * shares out. A provider model's episodes wait on the network, and a run with hundreds in flight needs both cores for
+ * its requests: its tasks are written first (a few seconds of a run that lasts minutes), as before. Measured at 256
+ * in flight against a 200 ms endpoint: 84.6% of the ideal rate with the import thread beside the requests, 93.3%
+ * without. Either run, stopped before its tasks are all stored, is continued by resume from its recipe.
  */
 function scoresOnThisMachine(model: ModelSource): boolean {
   const provider = model.ref.slice(0, Math.max(0, model.ref.indexOf('/')));
@@ -343,7 +406,9 @@ export async function withStore<T>(options: ExecutionOptions, use: (store: Resul
  * are failures: silently scoring them as unparsable would look like a model result. Outputs for tasks that are not
  * in the run are reported, not fatal (a file may cover a larger set).
  */
-function checkOutputCoverage(model: ModelSource, store: ResultsStore, runId: string, suite: Suite, taskCount: number, trials: number, options: RunOptions): string[] {
+function checkOutputCoverage(
+  model: ModelSource, store: ResultsStore, runId: string, suite: Suite, taskCount: number, trials: number, options: Pick<RunOptions, 'allowMissingOutputs' | 'onProgress'>,
+): string[] {
   if (!model.coverage) return [];
   // The planned episodes by task id (all coverage reads), from the stored ids: no task body is loaded.
   const stamp = { id: suite.id, version: suite.version };

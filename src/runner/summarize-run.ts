@@ -41,10 +41,11 @@ export type RunSummary = {
   retries: Record<string, number>;
   tables: ReportTable[];
   /**
-   * Present (true) only for a run stopped while its tasks were still being stored: `tasks` counts those stored, and
-   * the run cannot be continued (resume refuses it), only started again.
+   * Present only for a run stopped while its tasks were still being stored (`tasks` counts those stored): `resumable`
+   * when `run --resume` stores the rest (a registered suite's own tasks, made again from the run's recipe), else
+   * `start-again` (tasks from a file or transforms: resume refuses it).
    */
-  tasksIncomplete?: true;
+  tasksIncomplete?: 'resumable' | 'start-again';
 };
 
 /**
@@ -111,7 +112,7 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
     failures,
     retries: store.countRetries(runId),
     tables: suiteSummary?.tables ?? [],
-    ...(store.hasAllTasks(runId) ? {} : { tasksIncomplete: true as const }),
+    ...(store.hasAllTasks(runId) ? {} : { tasksIncomplete: run.provenance.taskRecipe ? 'resumable' as const : 'start-again' as const }),
   };
 }
 

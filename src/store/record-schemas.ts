@@ -38,6 +38,13 @@ export const provenanceSchema = z.object({
   transforms: z.array(z.object({ id: z.string(), version: z.string(), knobs: jsonObjectSchema })).optional(),
   keepRaw: z.boolean().optional(),
   rescoredFrom: z.string().optional(),
+  taskRecipe: z.object({
+    seed: z.number().int(),
+    count: z.number().int().optional(),
+    params: jsonObjectSchema,
+    selection: z.object({ taskIds: z.array(z.string()).optional(), limit: z.number().int().optional() }).optional(),
+    allowMissingOutputs: z.boolean().optional(),
+  }).optional(),
 });
 
 export const storedRunSchema = z.object({

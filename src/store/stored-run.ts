@@ -30,6 +30,20 @@ export type Provenance = {
   keepRaw?: boolean;
   /** For a re-scored run: the run whose episodes it re-scored (no model was called). */
   rescoredFrom?: string;
+  /**
+   * How a registered suite makes the run's tasks again (its generator or importer, unchanged): a run stopped before
+   * they were all stored is continued by `run --resume` from here. Absent for tasks from a file or transforms.
+   */
+  taskRecipe?: StoredTaskRecipe;
+};
+
+export type StoredTaskRecipe = {
+  seed: number;
+  count?: number;
+  params: JsonObject;
+  selection?: { taskIds?: string[]; limit?: number };
+  /** The run was started with --allow-missing (a replay file's missing outputs are scored as failures). */
+  allowMissingOutputs?: boolean;
 };
 
 /** One evaluation run: one model on a fixed list of tasks, each tried `trials` times. */

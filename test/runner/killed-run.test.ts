@@ -10,6 +10,8 @@ import { ConfigError } from '../../src/core/errors.ts';
 import { resumeEvaluation } from '../../src/runner/run-evaluation.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { binPath, keylessEnvironment, spawnCli } from '../e2e/run-cli.ts';
+import { writeNestfulData } from './nestful-data.ts';
 import { temporaryDirectory } from './test-helpers.ts';
 
 const script = fileURLToPath(new URL('../fixtures/slow-run.ts', import.meta.url));
@@ -119,3 +121,42 @@ test('a run killed while its tasks are still being written is refused by --resum
     store.close();
   }
 });
+
+test('a replay run killed while the thread imports its tasks is continued by `run --resume`: every task stored once, every episode scored once', async () => {
+  const directory = temporaryDirectory();
+  const { data, replay } = writeNestfulData(directory, 8000);
+  const dbPath = join(directory, 'results.db');
+  const child = spawn(process.execPath, [binPath, 'run', 'nestful', '--set', `data=${data}`, '--model', `replay/${replay}`, '--db', dbPath, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  // Past the 2,048 tasks the run stores itself, with episodes running: the thread is importing the rest.
+  for (let poll = 0; poll < 3000 && child.exitCode === null; poll += 1) {
+    if ((storedTasks(dbPath) ?? 0) > 2048 && (committedEpisodes(dbPath) ?? 0) > 0) break;
+    await sleep(10);
+  }
+  assert.equal(child.exitCode, null, `the child ended before it could be killed: ${stderr}`);
+  child.kill('SIGKILL');
+  assert.equal(await exited, 'SIGKILL');
+  const killedAt = storedTasks(dbPath) ?? 0;
+  assert.ok(killedAt > 2048 && killedAt < 8000, `killed with ${killedAt} of 8000 tasks stored`);
+
+  const resumed = await spawnCli(['run', '--resume', latestRunId(dbPath), '--db', dbPath, '--json'], { cwd: directory, env: keylessEnvironment() });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const summary = JSON.parse(resumed.stdout) as { tasks: number; episodes: number; passRate: number };
+  assert.deepEqual([summary.tasks, summary.episodes, summary.passRate], [8000, 8000, 1]);
+  const raw = new Database(dbPath, { readonly: true });
+  assert.deepEqual(raw.prepare('SELECT status, tasks_complete AS complete FROM runs').get(), { status: 'finished', complete: 1 });
+  assert.deepEqual(raw.prepare('SELECT COUNT(*) AS tasks, COUNT(DISTINCT task_id) AS ids, MAX(ordinal) AS last FROM run_tasks').get(), { tasks: 8000, ids: 8000, last: 7999 });
+  assert.deepEqual(raw.prepare('SELECT COUNT(*) AS rows, COUNT(DISTINCT task_id) AS keys FROM episodes').get(), { rows: 8000, keys: 8000 });
+  raw.close();
+});
+
+function latestRunId(dbPath: string): string {
+  const store = openResultsStore(dbPath, { readOnly: true });
+  try {
+    return store.latestRun()?.id ?? '';
+  } finally {
+    store.close();
+  }
+}

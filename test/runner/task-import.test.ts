@@ -1,12 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ProviderError, ToolForgeError } from '../../src/core/errors.ts';
 import type { JsonObject } from '../../src/core/json.ts';
 import { forEachWithConcurrency } from '../../src/runner/bounded-concurrency.ts';
 import { generateTasks, streamGeneratedTasks } from '../../src/runner/generate-tasks.ts';
-import { runEvaluation } from '../../src/runner/run-evaluation.ts';
+import { resumeEvaluation, runEvaluation } from '../../src/runner/run-evaluation.ts';
 import type { RunOptions } from '../../src/runner/run-evaluation.ts';
 import type { RunProgressEvent } from '../../src/runner/run-progress.ts';
 import { selectTaskStream } from '../../src/runner/select-tasks.ts';
@@ -19,27 +19,11 @@ import type { ResultsStore } from '../../src/store/results-store.ts';
 import type { Task } from '../../src/core/task.ts';
 import { funcgenSuite } from '../../src/suites/funcgen/index.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
-import { generateSample } from '../../src/suites/nestful/generate-samples.ts';
 import { nestfulSuite } from '../../src/suites/nestful/index.ts';
 import type { Suite } from '../../src/suites/spec.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { writeNestfulData } from './nestful-data.ts';
 import { sampleRun, temporaryDirectory } from './test-helpers.ts';
-
-/** `count` generated NESTFUL samples as a JSONL data file, and a replay file answering each with its gold (minus `unanswered`). */
-function writeNestfulData(directory: string, count: number, unanswered: readonly number[] = []): { data: string; replay: string } {
-  const samples: string[] = [];
-  const outputs: string[] = [];
-  for (let index = 0; index < count; index += 1) {
-    const { sample } = generateSample(7, index, { calls: 3, depth: 2, fanin: 2, distractors: 2 });
-    samples.push(`{"sample_id": "s-${index}", "input": ${JSON.stringify(sample.input)}, "output": ${sample.outputJson}, "tools": ${JSON.stringify(sample.tools)}, "gold_answer": ${sample.goldAnswerJson}}`);
-    if (!unanswered.includes(index)) outputs.push(JSON.stringify({ taskId: `nestful/s-${index}`, output: sample.outputJson }));
-  }
-  const data = join(directory, `samples-${count}-${unanswered.length}.jsonl`);
-  const replay = join(directory, `outputs-${count}-${unanswered.length}.jsonl`);
-  writeFileSync(data, `${samples.join('\n')}\n`);
-  writeFileSync(replay, `${outputs.join('\n')}\n`);
-  return { data, replay };
-}
 
 type Case = { suite: Suite; recipe: TaskRecipe; modelRef: string; dbPath: string; trials?: number; concurrency?: number; allowMissingOutputs?: boolean };
 
@@ -222,13 +206,81 @@ describe('tasks imported on a worker thread while the episodes run', () => {
     });
   });
 
-  test('a run stopped while its tasks were still being stored says so in its summary (resume refuses it)', async () => {
+  test('a run stopped while its tasks were still being stored says so in its summary; without a recipe resume refuses it', async () => {
     await withFakeRun('r2', async (store, suite, tasks) => {
       store.appendTasks('r2', tasks.slice(0, 2), 0);
-      assert.equal(summarizeRun(store, 'r2', suite).tasksIncomplete, true);
+      assert.equal(summarizeRun(store, 'r2', suite).tasksIncomplete, 'start-again');
+      await assert.rejects(resumeEvaluation({ runId: 'r2', store, suite }), (error: unknown) =>
+        error instanceof ConfigError && /stopped while its tasks were still being written \(2 stored\)/.test(error.message) && /start it again/.test(error.fix ?? ''));
       store.completeTasks('r2');
       assert.equal('tasksIncomplete' in summarizeRun(store, 'r2', suite), false);
     });
+  });
+
+  test('a run stopped while the thread imported its tasks is continued by resume: the rest stored once, the same tasks, episodes and summary', async () => {
+    const { data, replay } = writeNestfulData(directory, 1500);
+    const params = resolveKnobs(nestfulSuite.id, nestfulSuite.knobs, { data }) as JsonObject;
+    const base = { suite: nestfulSuite, recipe: { seed: 0, params }, modelRef: `replay/${replay}`, trials: 2 };
+    const dbPath = join(directory, 'stopped.db');
+    // Stopped as the run starts: its first 128 tasks are stored, the thread has only begun on the rest.
+    const stop = new AbortController();
+    const stopped = await runEvaluation({
+      suite: nestfulSuite, tasks: streamGeneratedTasks(nestfulSuite, { seed: 0, count: undefined, params }), modelRef: base.modelRef, seed: 0, params, dbPath, trials: 2, signal: stop.signal,
+      taskRecipe: base.recipe, importThreadAfter: 128, onProgress: (event) => { if (event.type === 'run-start') stop.abort(); },
+    });
+    assert.equal(stopped.status, 'cancelled');
+    assert.equal(stopped.tasksIncomplete, 'resumable');
+    assert.ok(stopped.tasks >= 128 && stopped.tasks < 1500, `${stopped.tasks} tasks stored when it stopped`);
+    const resumed = await resumeEvaluation({ runId: stopped.runId, dbPath });
+    assert.equal(resumed.status, 'finished');
+    assert.equal(resumed.episodes, 3000);
+    assert.equal('tasksIncomplete' in resumed, false);
+    const plain = await run({ ...base, dbPath: join(directory, 'unstopped.db') }, false);
+    assert.deepEqual(comparable(resumed), comparable(plain));
+    const [resumedRun] = storedRuns(dbPath);
+    assert.equal(resumedRun.tasks, storedRuns(join(directory, 'unstopped.db'))[0].tasks);
+    assert.deepEqual([resumedRun.episodes, resumedRun.complete], [3000, true]);
+  });
+
+  test('a resumed run whose data file changed is refused, naming the task, and keeps what it recorded', async () => {
+    const { data, replay } = writeNestfulData(directory, 1200);
+    const params = resolveKnobs(nestfulSuite.id, nestfulSuite.knobs, { data }) as JsonObject;
+    const dbPath = join(directory, 'changed.db');
+    const stop = new AbortController();
+    const stopped = await runEvaluation({
+      suite: nestfulSuite, tasks: streamGeneratedTasks(nestfulSuite, { seed: 0, count: undefined, params }), modelRef: `replay/${replay}`, seed: 0, params, dbPath, signal: stop.signal,
+      taskRecipe: { seed: 0, params }, importThreadAfter: 128, onProgress: (event) => { if (event.type === 'run-start') stop.abort(); },
+    });
+    assert.equal(stopped.tasksIncomplete, 'resumable');
+    const lines = readFileSync(data, 'utf8').split('\n');
+    lines[5] = lines[5].replace('"sample_id": "s-5"', '"sample_id": "s-5-renamed"');
+    writeFileSync(data, lines.join('\n'));
+    const before = storedRuns(dbPath);
+    await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath }), (error: unknown) =>
+      error instanceof ConfigError && /task 5 is now 'nestful\/s-5-renamed', it was 'nestful\/s-5'/.test(error.message));
+    const after = storedRuns(dbPath);
+    assert.equal(after.length, 1);
+    assert.equal(after[0].tasks, before[0].tasks);
+    // Episodes of the tasks already stored may have run before the refusal came: they are kept, as is every earlier one.
+    assert.ok(after[0].episodes >= before[0].episodes);
+    assert.equal(after[0].complete, false);
+  });
+
+  test('resume stores the rest of the tasks on the run\'s thread where no thread can open the store', async () => {
+    const suite = createFakeSuite();
+    const tasks = await generateTasks(suite, { seed: 3, count: 6, params: {} });
+    const store = openResultsStore(':memory:');
+    try {
+      const recipe = { seed: 3, count: 6, params: {} };
+      store.beginRun(sampleRun('r3', { trials: 1, provenance: { ...sampleRun('r3').provenance, trials: 1, taskRecipe: recipe } }));
+      store.appendTasks('r3', tasks.slice(0, 2), 0);
+      assert.equal(summarizeRun(store, 'r3', suite).tasksIncomplete, 'resumable');
+      const resumed = await resumeEvaluation({ runId: 'r3', store, suite });
+      assert.deepEqual([resumed.status, resumed.tasks, resumed.episodes, resumed.passRate], ['finished', 6, 6, 1]);
+      assert.deepEqual(store.listTasks('r3').map((task) => task.id), tasks.map((task) => task.id));
+    } finally {
+      store.close();
+    }
   });
 
   test('a hand-off point that is not a count is refused, naming the option', async () => {

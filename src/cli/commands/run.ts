@@ -481,7 +481,8 @@ function printSummary(summary: RunResult, flags: RunFlags, io: CliIo): void {
     renderRunTable(summary),
     summary.paired ? `\n${titledTransformPairs([summary.paired])}\n` : '',
     summary.status === 'cancelled' ? 'interrupted: finished episodes are stored.\n' : '',
-    summary.tasksIncomplete ? `it stopped while its tasks were still being stored, so it cannot be continued: start it again with the same command (and delete this one with 'toolforge delete ${summary.runId}${database}')\n`
+    summary.tasksIncomplete === 'start-again' ? `it stopped while its tasks were still being stored, so it cannot be continued: start it again with the same command (and delete this one with 'toolforge delete ${summary.runId}${database}')\n`
+      : summary.tasksIncomplete === 'resumable' ? `it stopped while its tasks were still being stored (${summary.tasks} so far); store the rest and run the missing episodes with: toolforge run --resume ${summary.runId}${database}\n`
       : unfinished > 0 ? `${unfinished} episodes not scored; finish them with: toolforge run --resume ${summary.runId}${database}\n` : '',
     `\nstored in ${withoutPassword(resolveDatabasePath(flags.db, io.cwd))}; full report: toolforge report ${summary.runId} --format html --out report.html${database}\n`,
   ].join(''));
