@@ -66,7 +66,7 @@ function runChild(argv: string[], cwd: string, rssFile: string, env: Record<stri
 
 export async function bench(): Promise<BenchFigure[]> {
   if (!hasDataset('wapiibench')) {
-    console.log('  skipped: needs ../shared/data/wapiibench (the WAPIIBench specs)');
+    console.log('  skipped: needs the wapiibench data set (the WAPIIBench specs): toolforge data fetch wapiibench, or set $TOOLFORGE_DATA');
     return [];
   }
   const answers = hostileWebapiAnswers.flatMap((answer, index) => (index % 4 === 3 ? [answer, validWebapiAnswers[(index >> 2) % validWebapiAnswers.length]] : [answer]));

@@ -18,7 +18,7 @@ import { itemsPerSecond } from './bench-figure.ts';
 
 export async function bench(): Promise<BenchFigure[]> {
   if (!hasDataset('stabletoolbench', 'solvable_queries', 'test_instruction')) {
-    console.log('toolbench: skipped (needs the stabletoolbench data: toolforge data fetch stabletoolbench)');
+    console.log('  skipped: needs the stabletoolbench data set: toolforge data fetch stabletoolbench, or set $TOOLFORGE_DATA');
     return [];
   }
   const params = resolveKnobs('toolbench', toolbenchSuite.knobs, {});

@@ -3,6 +3,7 @@
  * sandbox as the code agent runs them) and the time to score all 395 gold samples through the whole
  * pipeline (oracle answer -> webapi agent -> program extraction -> sandbox -> capture -> comparison).
  */
+import { hasDataset } from '../src/core/data-location.ts';
 import type { Task } from '../src/core/task.ts';
 import { createLazySandbox } from '../src/runner/lazy-sandbox.ts';
 import { runEpisode } from '../src/runner/run-episode.ts';
@@ -55,6 +56,10 @@ export async function benchWebapi(): Promise<Record<string, number | string>> {
 
 /** The figures bench/run.ts prints. */
 export async function bench(): Promise<BenchFigure[]> {
+  if (!hasDataset('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json')) {
+    console.log('  skipped: needs the wapiibench data set (its 395 tasks and 4 specs): toolforge data fetch wapiibench, or set $TOOLFORGE_DATA');
+    return [];
+  }
   const figures = await benchWebapi();
   return [
     { name: 'webapi sandboxed programs executed (395 gold axios calls, 2 workers)', value: Number(figures.sandboxedProgramsPerSecond), unit: 'programs/s' },
