@@ -23,6 +23,7 @@ import { readStatefulExpected } from '../stateful-task.ts';
 import { callVoiceTool, connectVoiceLab, stripVoiceIds, ToolError, voiceBindings } from './voice-backend.ts';
 import { VoiceLab } from './voice-lab.ts';
 import { serveVoiceLabOverHttp } from './voice-mcp-server.ts';
+import { nodeHttpFetch } from '../../../models/node-http-fetch.ts';
 
 let toolSpecs: Promise<ToolSpec[]> | undefined;
 
@@ -49,7 +50,9 @@ export async function createVoiceCallsEnvironment(): Promise<Environment> {
   const endpoint = await serveVoiceLabOverHttp(lab);
   const client = new Client({ name: 'toolforge-stateful-calls', version: '1.0.0' });
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)));
+    // The buffered node:http fetch, not the global one: its dispatcher keeps a connection pool for every origin it
+    // has reached, and every episode serves on a port of its own. The stateless server ends each response stream.
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url), { fetch: nodeHttpFetch }));
   } catch (error) {
     await endpoint.close();
     throw error;
