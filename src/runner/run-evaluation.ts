@@ -17,6 +17,7 @@ import { emptyUsage } from '../core/usage.ts';
 import type { GenerationSettings, ModelSource, PlannedTask, RequestRetry } from '../models/spec.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import type { ResultsStore } from '../store/results-store.ts';
+import { storedTaskRecipeSchema } from '../store/record-schemas.ts';
 import { createRunId } from '../store/run-id.ts';
 import type { Provenance, RunStatus, StoredRun, StoredTaskRecipe } from '../store/stored-run.ts';
 import { getSuite } from '../suites/registry.ts';
@@ -38,10 +39,8 @@ import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
 import { checkExpected, storeTasks } from './store-tasks.ts';
-import { streamGeneratedTasks } from './generate-tasks.ts';
-import { selectTaskStream } from './select-tasks.ts';
 import type { TaskImport, TaskRecipe } from './task-import.ts';
-import { canImportOnThread, startTaskImport } from './task-import.ts';
+import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 
 export type ExecutionOptions = {
   concurrency?: number;
@@ -275,8 +274,7 @@ async function resumeStoringTasks(
   if (scoresOnThisMachine(model) && canImportOnThread(store, suite)) {
     return importWhileRunning(store, run, suite, model, taskRecipe, { ...execution, whenRefused: 'keep-run' });
   }
-  const { seed, count, params, selection = {} } = taskRecipe;
-  const tasks = selectTaskStream(streamGeneratedTasks(suite, { seed, count, params, ...(options.signal ? { signal: options.signal } : {}) }), selection)[Symbol.asyncIterator]();
+  const tasks = recipeTasks(suite, taskRecipe, options.signal);
   const first = await tasks.next();
   if (first.done) throw new ConfigError('input.invalid', `run '${run.id}': its tasks, made again, are none`, { fix: 'start the run again' });
   const stored = await storeTasks(store, run.id, suite, run.mode ?? undefined, first.value, tasks, {
@@ -290,6 +288,17 @@ async function resumeStoringTasks(
   store.completeTasks(run.id, missingOutputs.length > 0 ? { ...run.provenance, missingOutputs } : undefined);
   await executeRun(store, store.getRun(run.id), suite, model, options);
   return summarizeRun(store, run.id, suite);
+}
+
+/** The stored recipe, checked: a store file is read from disk, and a bad recipe would make other tasks. */
+function checkedRecipe(run: StoredRun): StoredTaskRecipe {
+  const parsed = storedTaskRecipeSchema.safeParse(run.provenance.taskRecipe);
+  // Checked just now; the schema's own JSON type is wider than JsonObject.
+  if (parsed.success) return run.provenance.taskRecipe as StoredTaskRecipe;
+  const issue = parsed.error.issues[0];
+  throw new ConfigError('store.invalid', `run '${run.id}': its stored task recipe is invalid (provenance.taskRecipe.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}), so its remaining tasks cannot be made again`, {
+    fix: `start it again with the command that started it (toolforge ${run.provenance.cliArgs.join(' ')}), and delete this one with 'toolforge delete ${run.id}'`,
+  });
 }
 
 /** The recipe as the run's provenance keeps it (JSON: no undefined fields). */
@@ -333,8 +342,9 @@ export async function resumeEvaluation(options: ResumeOptions): Promise<RunSumma
   return withStore(options, async (store) => {
     const { run, suite, model, baseUrl, concurrency } = openStoredRun(store, options, { storingTasks: true });
     store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
-    const recipe = run.provenance.taskRecipe;
-    if (!store.hasAllTasks(run.id) && recipe) return resumeStoringTasks(store, store.getRun(run.id), suite, model, recipe, { ...options, concurrency });
+    if (!store.hasAllTasks(run.id) && run.provenance.taskRecipe) {
+      return resumeStoringTasks(store, store.getRun(run.id), suite, model, checkedRecipe(run), { ...options, concurrency });
+    }
     await executeRun(store, run, suite, model, { ...options, concurrency });
     return summarizeRun(store, run.id, suite);
   });

@@ -7,11 +7,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ToolForgeError } from '../core/errors.ts';
 import { openResultsStore } from '../store/results-store.ts';
 import { getSuite } from '../suites/registry.ts';
-import { streamGeneratedTasks } from './generate-tasks.ts';
-import { selectTaskStream } from './select-tasks.ts';
 import { storeTasks } from './store-tasks.ts';
 import type { TaskImportJob, TaskImportMessage } from './task-import.ts';
-import { transferError } from './task-import.ts';
+import { recipeTasks, transferError } from './task-import.ts';
 
 const job = workerData as TaskImportJob;
 const port = parentPort;
@@ -25,8 +23,7 @@ async function importTasks(): Promise<void> {
   const store = openResultsStore(job.location);
   try {
     const suite = getSuite(job.suiteId);
-    const { seed, count, params, selection = {} } = job.recipe;
-    const tasks = selectTaskStream(streamGeneratedTasks(suite, { seed, count, params, signal: stop.signal }), selection)[Symbol.asyncIterator]();
+    const tasks = recipeTasks(suite, job.recipe, stop.signal);
     const first = await tasks.next();
     if (first.done) throw new ToolForgeError('internal', `the task stream of suite '${suite.id}' was empty when read again for run '${job.runId}'`);
     const stored = await storeTasks(store, job.runId, suite, job.mode, first.value, tasks, {

@@ -15,6 +15,9 @@ import { startModuleWorker } from '../core/module-worker.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
+import type { Task } from '../core/task.ts';
+import { streamGeneratedTasks } from './generate-tasks.ts';
+import { selectTaskStream } from './select-tasks.ts';
 import type { TaskSelection } from './select-tasks.ts';
 
 /** How a built-in suite makes the run's tasks: what `streamGeneratedTasks` + `selectTaskStream` would be given. */
@@ -41,6 +44,12 @@ export type TaskImportMessage =
   | { type: 'stored'; count: number }
   | { type: 'done'; count: number }
   | { type: 'error'; error: TransferredError };
+
+/** The task stream a recipe makes: the suite's generator or importer, then the selection. */
+export function recipeTasks(suite: Suite, recipe: TaskRecipe, signal?: AbortSignal): AsyncIterator<Task> {
+  const { seed, count, params, selection = {} } = recipe;
+  return selectTaskStream(streamGeneratedTasks(suite, { seed, count, params, ...(signal ? { signal } : {}) }), selection)[Symbol.asyncIterator]();
+}
 
 export type TaskImport = {
   /** Tasks committed so far: ordinals 0 .. stored - 1 can be read from the store. */

@@ -19,6 +19,14 @@ export const generationSettingsSchema = z.object({
   strictTools: z.boolean().optional(),
 });
 
+export const storedTaskRecipeSchema = z.object({
+  seed: z.number().int(),
+  count: z.number().int().positive().optional(),
+  params: jsonObjectSchema,
+  selection: z.object({ taskIds: z.array(z.string()).optional(), limit: z.number().int().nonnegative().optional() }).optional(),
+  allowMissingOutputs: z.boolean().optional(),
+});
+
 export const provenanceSchema = z.object({
   toolforgeVersion: z.string(),
   git: z.object({ commit: z.string(), isDirty: z.boolean() }).nullable(),
@@ -38,13 +46,7 @@ export const provenanceSchema = z.object({
   transforms: z.array(z.object({ id: z.string(), version: z.string(), knobs: jsonObjectSchema })).optional(),
   keepRaw: z.boolean().optional(),
   rescoredFrom: z.string().optional(),
-  taskRecipe: z.object({
-    seed: z.number().int(),
-    count: z.number().int().optional(),
-    params: jsonObjectSchema,
-    selection: z.object({ taskIds: z.array(z.string()).optional(), limit: z.number().int().optional() }).optional(),
-    allowMissingOutputs: z.boolean().optional(),
-  }).optional(),
+  taskRecipe: storedTaskRecipeSchema.optional(),
 });
 
 export const storedRunSchema = z.object({

@@ -275,6 +275,12 @@ describe('tasks imported on a worker thread while the episodes run', () => {
       store.beginRun(sampleRun('r3', { trials: 1, provenance: { ...sampleRun('r3').provenance, trials: 1, taskRecipe: recipe } }));
       store.appendTasks('r3', tasks.slice(0, 2), 0);
       assert.equal(summarizeRun(store, 'r3', suite).tasksIncomplete, 'resumable');
+      // A hand-edited (or foreign) recipe is refused before anything is made from it, and the run is left as it was.
+      store.beginRun(sampleRun('r4', { trials: 1, provenance: { ...sampleRun('r4').provenance, trials: 1, taskRecipe: { ...recipe, seed: 'x' as unknown as number } } }));
+      store.appendTasks('r4', tasks.slice(0, 2), 0);
+      await assert.rejects(resumeEvaluation({ runId: 'r4', store, suite }), (error: unknown) =>
+        error instanceof ConfigError && error.code === 'store.invalid' && /stored task recipe is invalid \(provenance\.taskRecipe\.seed: /.test(error.message));
+      assert.deepEqual([store.listTaskIds('r4').length, store.listEpisodes('r4').length, store.hasAllTasks('r4')], [2, 0, false]);
       const resumed = await resumeEvaluation({ runId: 'r3', store, suite });
       assert.deepEqual([resumed.status, resumed.tasks, resumed.episodes, resumed.passRate], ['finished', 6, 6, 1]);
       assert.deepEqual(store.listTasks('r3').map((task) => task.id), tasks.map((task) => task.id));
