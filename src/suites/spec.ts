@@ -98,7 +98,7 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
    * (a 100,000-sample data file, a generator asked for 100,000 tasks), so a run never holds them all. The runner
    * uses it when present; `generate` then usually collects it.
    */
-  streamTasks?(request: GenerateTasksRequest): AsyncIterable<Task>;
+  streamTasks?(request: GenerateTasksRequest): AsyncIterable<Task> | Iterable<Task>;
   /**
    * True when the tasks for these knobs are a data set's (imported), not made by this suite's generator. Generated
    * tasks are solved by builtin/oracle as they are made, since a generator's bug is ours to catch before a model is

@@ -63,6 +63,15 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
       if (options.seedChangesTasks !== false) assert.notEqual(canonicalJson(await generate(12)), first);
     });
 
+    const { streamTasks } = suite;
+    if (streamTasks) {
+      test('the task stream is generate\'s tasks, in order', async () => {
+        const streamed: Task[] = [];
+        for await (const task of streamTasks({ seed: 4, count: options.count, params })) streamed.push(task);
+        assert.equal(canonicalJson(streamed), canonicalJson(await suite.generate({ seed: 4, count: options.count, params })));
+      });
+    }
+
     test('tasks are valid, serialisable, correctly labelled and have unique ids', async () => {
       const tasks = await generate(3);
       assert.equal(tasks.length, options.count);

@@ -6,7 +6,8 @@
 import type { Mode } from '../../core/mode.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { defineSuite } from '../define-suite.ts';
-import type { Suite } from '../spec.ts';
+import type { GenerateTasksRequest, Suite } from '../spec.ts';
+import type { Task } from '../../core/task.ts';
 import { funcgenBuiltinModels } from './builtin-models.ts';
 import { FuncgenEnvironment } from './environment.ts';
 import type { FuncgenDetails } from './funcgen-details.ts';
@@ -28,6 +29,15 @@ function checkMode(mode: Mode): void {
   }
 }
 
+function* streamFuncgenTasks(request: GenerateTasksRequest): Generator<Task> {
+  const params = parseFuncgenParams(request.params);
+  const count = request.count ?? funcgenSuite.defaultCount;
+  for (let index = 0; index < count; index += 1) {
+    request.signal?.throwIfAborted();
+    yield generateFuncgenTask({ seed: request.seed, index, params });
+  }
+}
+
 export const funcgenSuite: Suite<FuncgenExpected, FuncgenDetails> = defineSuite({
   id: funcgenSuiteId,
   version: funcgenVersion,
@@ -46,13 +56,10 @@ export const funcgenSuite: Suite<FuncgenExpected, FuncgenDetails> = defineSuite(
   modes: funcgenModes,
   defaultCount: 50,
   async generate(request) {
-    const params = parseFuncgenParams(request.params);
-    const count = request.count ?? funcgenSuite.defaultCount;
-    return Array.from({ length: count }, (_, index) => {
-      request.signal?.throwIfAborted();
-      return generateFuncgenTask({ seed: request.seed, index, params });
-    });
+    return Array.from(streamFuncgenTasks(request));
   },
+  // Each task is made from (seed, index) alone: a run of 100,000 tasks streams them instead of holding ~3 GB.
+  streamTasks: streamFuncgenTasks,
   async createEnvironment(task, mode) {
     checkMode(mode);
     return new FuncgenEnvironment(readFuncgenTask(task), task.tools);

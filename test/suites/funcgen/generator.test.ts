@@ -258,3 +258,19 @@ describe('funcgen generator', () => {
 });
 
 const PINNED_DIGEST = 'b99d7edca9ab233d416261ec66af78dea93aecebdf2b1edcfe60ed82f4f8a65f';
+
+describe('funcgen task stream', () => {
+  test('tasks are made one at a time: a run of a billion tasks starts at once, and the stream is generate\'s', async () => {
+    // Holding every task first (~30 KB each) would need ~3 GB at 100,000 and cannot even allocate a billion.
+    const params = resolveKnobs('funcgen', funcgenSuite.knobs, {});
+    const stream = funcgenSuite.streamTasks?.({ seed: 5, count: 1_000_000_000, params });
+    assert.ok(stream, 'funcgen has a task stream');
+    const first: unknown[] = [];
+    for await (const task of stream) {
+      first.push(task);
+      if (first.length === 3) break;
+    }
+    const generated = await funcgenSuite.generate({ seed: 5, count: 3, params });
+    assert.equal(canonicalJson(first), canonicalJson(generated));
+  });
+});
