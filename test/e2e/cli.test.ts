@@ -1,6 +1,6 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
 
@@ -52,6 +52,27 @@ describe('toolforge generate', () => {
     assert.equal(written.code, 0);
     assert.equal(written.stdout, '');
     assert.equal(readFileSync(join(directory, 'tasks.jsonl'), 'utf8'), first.stdout);
+  });
+
+  test('tasks are written as they are made; a generate that fails part way leaves no --out file, and an unwritable --out is named', async () => {
+    const directory = temporaryDirectory();
+    // Three samples, four asked for: the error comes after the first three tasks were made and written.
+    const samples = [1, 2, 3].map((index) => JSON.stringify({
+      sample_id: `s${index}`, input: `add ${index}`, output: [{ name: 'add', label: '$var_1', arguments: { arg_0: index, arg_1: 1 } }], gold_answer: index + 1,
+      tools: [{ name: 'add', description: 'add', parameters: { arg_0: { type: 'int' }, arg_1: { type: 'int' } }, output_parameters: { result: { type: 'int' } } }],
+    }));
+    writeFileSync(join(directory, 'samples.jsonl'), `${samples.join('\n')}\n`);
+    const full = await runCli(['generate', 'nestful', '--set', `data=${join(directory, 'samples.jsonl')}`, '--count', '3', '--out', 'three.jsonl'], { cwd: directory });
+    assert.equal(full.code, 0, full.stderr);
+    assert.match(full.stderr, /wrote 3 nestful tasks to .*three\.jsonl/);
+    const failed = await runCli(['generate', 'nestful', '--set', `data=${join(directory, 'samples.jsonl')}`, '--count', '4', '--out', 'four.jsonl'], { cwd: directory });
+    assert.equal(failed.code, 2, failed.stderr);
+    assert.match(failed.stderr, /has only 3 tasks/);
+    assert.deepEqual(readdirSync(directory).filter((name) => name.includes('four')), []);
+    const unwritable = await runCli(['generate', 'funcgen', '--count', '1', '--out', 'no-such-folder/tasks.jsonl'], { cwd: directory });
+    assert.equal(unwritable.code, 2);
+    assert.match(unwritable.stderr, /cannot write --out .*no-such-folder.tasks\.jsonl/);
+    assert.match(unwritable.stderr, /fix: pass --out with a path in an existing, writable folder/);
   });
 });
 

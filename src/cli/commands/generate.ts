@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { generateTasks } from '../../runner/generate-tasks.ts';
-import { formatTasksJsonl } from '../../runner/read-tasks-file.ts';
+import type { Task } from '../../core/task.ts';
+import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
-import { writeOutputFile } from '../write-output-file.ts';
+import { writeOutputLines } from '../write-output-lines.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import { collectSetting, collectTransform, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger } from '../option-parsers.ts';
 import { parseTransformRequest } from '../../transforms/registry.ts';
@@ -34,13 +34,13 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
       const transforms = (flags.transform ?? []).map(parseTransformRequest);
       // Paraphrases are kept where run keeps them by default (.toolforge/), so generate and run share them.
       const paraphraseCache = phrasingModel ? openParaphraseCache(defaultResultsPath, io.cwd) : undefined;
-      const tasks = await generateTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, ...(paraphraseCache ? { paraphraseCache } : {}) });
-      const jsonl = formatTasksJsonl(tasks);
-      if (flags.out) {
-        const path = await writeOutputFile(io.cwd, flags.out, jsonl);
-        io.stderr(`wrote ${tasks.length} ${suite.id} tasks to ${path}\n`);
-      } else {
-        io.stdout(jsonl);
-      }
+      // Written as they are made: 100,000 tasks are never held together (nor their JSONL, past V8's longest string).
+      const tasks = streamGeneratedTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, ...(paraphraseCache ? { paraphraseCache } : {}) });
+      const written = await writeOutputLines(io, flags.out, jsonLines(tasks));
+      if (written.path !== undefined) io.stderr(`wrote ${written.lines} ${suite.id} tasks to ${written.path}\n`);
     });
+}
+
+async function* jsonLines(tasks: AsyncIterable<Task>): AsyncGenerator<string> {
+  for await (const task of tasks) yield JSON.stringify(task);
 }

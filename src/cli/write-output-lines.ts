@@ -1,0 +1,76 @@
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ConfigError, errorMessage } from '../core/errors.ts';
+import type { CliIo } from './cli-io.ts';
+
+/** Lines are written in chunks of about this many characters: few writes, and never the whole output in memory. */
+const chunkCharacters = 1 << 20;
+
+/**
+ * Writes JSONL as its lines are made, to the `--out` file or to stdout, so a 100,000-line output (hundreds of MB,
+ * past V8's longest string) is never held whole. The file is written beside its final path and renamed there when
+ * every line is written: a failed or interrupted command leaves no half file that looks complete. Returns the
+ * absolute path (undefined for stdout) and the number of lines.
+ */
+export async function writeOutputLines(io: CliIo, out: string | undefined, lines: Iterable<string> | AsyncIterable<string>): Promise<{ path: string | undefined; lines: number }> {
+  if (out === undefined) {
+    const count = await writeChunks(lines, (text) => io.stdout(text));
+    return { path: undefined, lines: count };
+  }
+  const path = resolve(io.cwd, out);
+  const partial = join(dirname(path), `.${basename(path)}.partial-${process.pid}`);
+  let descriptor: number;
+  try {
+    descriptor = openSync(partial, 'w');
+  } catch (error) {
+    throw cannotWrite(path, error);
+  }
+  let written = false;
+  try {
+    const count = await writeChunks(lines, (text) => {
+      try {
+        writeSync(descriptor, text);
+      } catch (error) {
+        throw cannotWrite(path, error);
+      }
+    });
+    closeSync(descriptor);
+    renameSync(partial, path);
+    written = true;
+    return { path, lines: count };
+  } finally {
+    if (!written) {
+      try {
+        closeSync(descriptor);
+      } catch {
+        // Already closed (the rename failed).
+      }
+      rmSync(partial, { force: true });
+    }
+  }
+}
+
+async function writeChunks(lines: Iterable<string> | AsyncIterable<string>, write: (text: string) => void): Promise<number> {
+  let count = 0;
+  let chunk: string[] = [];
+  let size = 0;
+  for await (const line of lines) {
+    chunk.push(line);
+    size += line.length + 1;
+    count += 1;
+    if (size >= chunkCharacters) {
+      write(`${chunk.join('\n')}\n`);
+      chunk = [];
+      size = 0;
+    }
+  }
+  if (chunk.length > 0) write(`${chunk.join('\n')}\n`);
+  return count;
+}
+
+function cannotWrite(path: string, error: unknown): ConfigError {
+  return new ConfigError('config.invalid', `cannot write --out ${path}: ${errorMessage(error)}`, {
+    fix: 'pass --out with a path in an existing, writable folder (or leave --out out to print to stdout)',
+    cause: error,
+  });
+}
