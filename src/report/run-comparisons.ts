@@ -1,7 +1,6 @@
 import { taskPairKey } from '../core/task-digest.ts';
-import type { Task } from '../core/task.ts';
 import type { RunComparison } from '../runner/compare-runs.ts';
-import { compareRuns } from '../runner/compare-runs.ts';
+import { compareRuns, taskKeysOf } from '../runner/compare-runs.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { ReportTable } from '../suites/spec.ts';
 import { formatInterval, formatNumber, formatPercent } from './format-figure.ts';
@@ -23,23 +22,33 @@ export type ReportedComparison = { suite: string; comparison: RunComparison; tri
 export function compareWithFirstRuns(store: ResultsStore, runIds: readonly string[]): ReportedComparison[] {
   const comparisons: ReportedComparison[] = [];
   const earlierRunsOfSuite = new Map<string, string[]>();
+  // Each run's tasks are read and digested once (a digest hashes the whole task): a run is the baseline of every later
+  // run of its suite, and each comparison reads both runs' keys twice. Only the keys are kept, not the tasks.
+  const keysOfRun = new Map<string, Map<string, string>>();
+  const taskKeys = (runId: string): Map<string, string> => {
+    let keys = keysOfRun.get(runId);
+    if (!keys) {
+      keys = taskKeysOf(store, runId, taskPairKey);
+      keysOfRun.set(runId, keys);
+    }
+    return keys;
+  };
   for (const runId of runIds) {
     const suite = store.getRun(runId).suite.id;
     const earlier = earlierRunsOfSuite.get(suite) ?? [];
     earlierRunsOfSuite.set(suite, [...earlier, runId]);
     if (earlier.length === 0) continue;
-    // Task keys, not task bodies: tasks are read a page at a time.
-    const keys = new Set(Array.from(store.iterateTasks(runId), taskPairKey));
-    const baselineRunId = earlier.find((candidate) => someTask(store.iterateTasks(candidate), (task) => keys.has(taskPairKey(task))));
+    const keys = new Set(taskKeys(runId).values());
+    const baselineRunId = earlier.find((candidate) => someKey(taskKeys(candidate).values(), (key) => keys.has(key)));
     if (baselineRunId === undefined) continue;
-    const comparison = compareRuns(store, baselineRunId, runId, { pairKey: taskPairKey, seed: 0 });
-    if (comparison.pairs > 0) comparisons.push({ suite, comparison, trialsNeeded: trialsNeeded(store, baselineRunId, runId, taskPairKey) });
+    const comparison = compareRuns(store, baselineRunId, runId, { taskKeys, seed: 0 });
+    if (comparison.pairs > 0) comparisons.push({ suite, comparison, trialsNeeded: trialsNeeded(store, baselineRunId, runId, taskKeys) });
   }
   return comparisons;
 }
 
-function someTask(tasks: Iterable<Task>, test: (task: Task) => boolean): boolean {
-  for (const task of tasks) if (test(task)) return true;
+function someKey(keys: Iterable<string>, test: (key: string) => boolean): boolean {
+  for (const key of keys) if (test(key)) return true;
   return false;
 }
 

@@ -1,4 +1,3 @@
-import type { Task } from '../core/task.ts';
 import { pairedSampleSize } from '../metrics/paired-sample-size.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 
@@ -20,11 +19,11 @@ export type TrialsNeeded = {
 
 /**
  * Pairs every scored episode of the baseline with the treatment's episode of the same task (by
- * `pairKey`) and trial number, counts concordant and discordant pairs, and sizes the study.
+ * `taskKeys`: each run's task keys by task id) and trial number, counts concordant and discordant pairs, and sizes the study.
  */
-export function trialsNeeded(store: ResultsStore, baselineRunId: string, treatmentRunId: string, pairKey: (task: Task) => string): TrialsNeeded {
+export function trialsNeeded(store: ResultsStore, baselineRunId: string, treatmentRunId: string, taskKeys: (runId: string) => ReadonlyMap<string, string>): TrialsNeeded {
   const outcomes = (runId: string): Map<string, boolean> => {
-    const keyOf = new Map(Array.from(store.iterateTasks(runId), (task) => [task.id, pairKey(task)]));
+    const keyOf = taskKeys(runId);
     const result = new Map<string, boolean>();
     // Outcomes without transcripts, a page at a time; the pairing keeps one boolean per (task, trial).
     for (const { outcome: episode } of store.iterateEpisodeOutcomes(runId, { status: 'scored' })) {

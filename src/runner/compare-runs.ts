@@ -9,6 +9,11 @@ export type CompareRunsOptions = PairedComparisonOptions & {
    * id of the task it came from, `origin.taskId`).
    */
   pairKey?: (task: Task) => string;
+  /**
+   * Each run's task keys by task id, when the caller already has them (a report comparing many runs keys each run's
+   * tasks once): the runs' tasks are then not read. Takes the place of `pairKey`.
+   */
+  taskKeys?: (runId: string) => ReadonlyMap<string, string>;
 };
 
 export type RunComparison = PairedComparison & { baselineRunId: string; treatmentRunId: string };
@@ -22,7 +27,7 @@ export function compareRuns(store: ResultsStore, baselineRunId: string, treatmen
   const passRates = (runId: string): Record<string, number> => {
     store.getRun(runId);
     // Per task its key and per key two counts; tasks and episodes are read a page at a time.
-    const keyOf = new Map(Array.from(store.iterateTasks(runId), (task) => [task.id, options.pairKey ? options.pairKey(task) : (task.origin?.taskId ?? task.id)]));
+    const keyOf = options.taskKeys?.(runId) ?? taskKeysOf(store, runId, options.pairKey ?? ((task) => task.origin?.taskId ?? task.id));
     const counts = new Map<string, { total: number; passed: number }>();
     for (const { outcome: episode } of store.iterateEpisodeOutcomes(runId, { status: 'scored' })) {
       const key = keyOf.get(episode.taskId);
@@ -39,4 +44,11 @@ export function compareRuns(store: ResultsStore, baselineRunId: string, treatmen
     treatmentRunId,
     ...pairedComparison(passRates(baselineRunId), passRates(treatmentRunId), { seed: options.seed, resamples: options.resamples }),
   };
+}
+
+/** A run's task keys by task id; its tasks are read a page at a time and only the keys are kept. */
+export function taskKeysOf(store: ResultsStore, runId: string, pairKey: (task: Task) => string): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const task of store.iterateTasks(runId)) keys.set(task.id, pairKey(task));
+  return keys;
 }

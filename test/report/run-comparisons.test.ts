@@ -43,3 +43,30 @@ test('later runs are paired with the first run of their suite, on identical task
     store.close();
   }
 });
+
+test('each run\'s tasks are read once however many runs a report compares (a digest hashes the whole task)', async () => {
+  const dbPath = join(mkdtempSync(join(tmpdir(), 'toolforge-compare-reads-')), 'results.db');
+  const suite = getSuite('funcgen');
+  const params = resolveKnobs(suite.id, suite.knobs, {});
+  const tasks = await generateTasks(suite, { seed: 0, count: 3, params, validate: false });
+  const runIds: string[] = [];
+  for (const model of ['builtin/oracle', 'builtin/random', 'builtin/planner', 'builtin/random']) {
+    runIds.push((await runEvaluation({ suite, tasks, modelRef: model, seed: 0, params, dbPath })).runId);
+  }
+  const store = openResultsStore(dbPath);
+  try {
+    const reads = new Map<string, number>();
+    const counting = Object.create(store) as typeof store;
+    counting.iterateTasks = (runId) => {
+      reads.set(runId, (reads.get(runId) ?? 0) + 1);
+      return store.iterateTasks(runId);
+    };
+    const comparisons = compareWithFirstRuns(counting, runIds);
+    assert.deepEqual(comparisons.map(({ comparison }) => [comparison.baselineRunId, comparison.treatmentRunId]), runIds.slice(1).map((runId) => [runIds[0], runId]));
+    assert.deepEqual([...reads.values()], [1, 1, 1, 1]);
+    // The same figures as comparing each pair on its own.
+    assert.deepEqual(comparisons.map(({ comparison }) => comparison), runIds.slice(1).map((runId) => compareWithFirstRuns(store, [runIds[0], runId])[0].comparison));
+  } finally {
+    store.close();
+  }
+});
