@@ -24,6 +24,7 @@ import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { createGroupCommit } from './group-commit.ts';
+import { createInfrastructureStop, defaultInfrastructureStopAfter } from './infrastructure-stop.ts';
 import { collectProvenance } from './provenance.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import { parseModelReference } from '../models/registry.ts';
@@ -61,6 +62,11 @@ export type ExecutionOptions = {
   responseCache?: { storage: ResponseCacheStorage; policy: ResponseCachePolicy; counters?: ResponseCacheCounters };
   /** An external agent (src/mcp/) used instead of resolving the model reference; its ref is the run's model. */
   agent?: AgentSource;
+  /**
+   * Stop the run once this many episodes in a row end in infrastructure errors (infrastructure-stop.ts); 0 never
+   * stops. Default: 20 or twice the concurrency, whichever is more.
+   */
+  stopAfterInfrastructureErrors?: number;
 };
 
 export type RunOptions = ExecutionOptions & {
@@ -252,9 +258,10 @@ async function importWhileRunning(
     throw refused;
   }
   if (failure) {
-    // An episode stopped the run (a ConfigError): a new run is continued by --resume once every task is stored, and
-    // stopped before that it is not kept; a resumed one is kept either way.
-    if (options.whenRefused === 'delete-run' && !store.hasAllTasks(runId)) store.deleteRun(runId);
+    // An episode's ConfigError stopped the run (wrong for every episode): a new run stopped before every task was
+    // stored is not kept; a resumed one is. A run stopped by failing infrastructure is kept, for --resume (it stores
+    // the rest of the tasks from the run's recipe).
+    if (options.whenRefused === 'delete-run' && failure.error instanceof ConfigError && !store.hasAllTasks(runId)) store.deleteRun(runId);
     throw failure.error;
   }
   return summarizeRun(store, runId, suite);
@@ -462,6 +469,10 @@ function checkExecutionOptions(options: ExecutionOptions): void {
   }
   if (retry.timeoutMs !== undefined) checkPositiveInteger('request timeout (ms)', retry.timeoutMs, '--request-timeout <ms>');
   if (episodeTimeoutMs !== undefined) checkPositiveInteger('episode timeout (ms)', episodeTimeoutMs, '--episode-timeout <ms>');
+  const { stopAfterInfrastructureErrors: stopAfter } = options;
+  if (stopAfter !== undefined && !(Number.isInteger(stopAfter) && stopAfter >= 0)) {
+    throw new ConfigError('config.invalid', `the number of infrastructure errors in a row that stops a run must be a non-negative integer, got ${stopAfter}`, { fix: 'pass --stop-after-errors <n> with n >= 0 (0: never stop)' });
+  }
 }
 
 /** Runs every (task, trial) of `run` not yet scored; marks the run finished, cancelled or failed. */
@@ -524,6 +535,7 @@ async function executeRun(
   // The run's one sandbox pool: started by the first code episode, stopped when the run ends.
   const sandbox = createLazySandbox(Math.min(options.concurrency, 2));
   const commits = createGroupCommit(store);
+  const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(options.concurrency), `toolforge run --resume ${run.id}`);
   try {
     const inFlight = importing ? options.concurrency : Math.min(options.concurrency, Math.max(1, plannedEpisodes));
     await forEachWithConcurrency(importing ? importedPlan(importing) : plan(), inFlight, async ({ task, trial }) => {
@@ -540,6 +552,11 @@ async function executeRun(
         type: 'episode-end', runId: run.id, taskId: task.id, trial, status: episode.status, passed: episode.score?.passed ?? null,
         attempts: episode.attempts, completedEpisodes: completed, plannedEpisodes,
       });
+      const down = infrastructureStop.record(episode);
+      if (down) {
+        stop.abort(down);
+        throw down;
+      }
       // Built-in and replay models never wait on I/O: without this turn of the event loop a Ctrl-C handler
       // would never run, and the run would stay 'running' after the process is killed.
       await yieldToEventLoop();

@@ -14,6 +14,7 @@ import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { defaultRetryPolicy } from './retry-policy.ts';
+import { createInfrastructureStop, defaultInfrastructureStopAfter } from './infrastructure-stop.ts';
 import { attemptEpisode, openStoredRun, withStore } from './run-evaluation.ts';
 import type { ResumeOptions } from './run-evaluation.ts';
 import type { RunProgressListener } from './run-progress.ts';
@@ -44,7 +45,10 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     const { run, suite, model, concurrency } = openStoredRun(store, options);
     const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
     const emit: RunProgressListener = options.onProgress ?? (() => {});
-    const signal = options.signal ?? new AbortController().signal;
+    // This worker's own stop (its infrastructure failing), beside the caller's.
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(concurrency), `toolforge worker --run ${run.id}`);
     const queued = store.enqueueEpisodes(run.id);
     emit({ type: 'run-start', runId: run.id, plannedEpisodes: queued.pending + queued.leased, alreadyScoredEpisodes: queued.done, totalEpisodes: run.taskCount * run.trials });
     const sandbox = createLazySandbox(Math.min(concurrency, 2));
@@ -77,6 +81,11 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
           type: 'episode-end', runId: run.id, taskId: task.id, trial: claim.trial, status: episode.status, passed: episode.score?.passed ?? null,
           attempts: episode.attempts, completedEpisodes: episodesRun, plannedEpisodes: queued.pending,
         });
+        const down = infrastructureStop.record(episode);
+        if (down) {
+          stop.abort(down);
+          throw down;
+        }
       }
     };
     try {

@@ -48,8 +48,30 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     assert.deepEqual(finished.retries, { 'provider.timeout': 2 });
   });
 
+  test('a service that is down stops the run after --stop-after-errors episodes in a row, not after every task; --resume then scores the rest', async () => {
+    const directory = temporaryDirectory();
+    server.setBehaviour('unavailable');
+    const flags = ['--max-retries', '1', '--concurrency', '1'];
+    const result = await runCli(['run', 'funcgen', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--count', '40', '--stop-after-errors', '5', ...flags], { cwd: directory });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /the run stopped: the last 5 episodes ended in infrastructure errors, with nothing scored between them; the last one: openai-compatible returned HTTP 503 for model 'stand-in'.*gave up after 2 attempts/);
+    // The provider error's own fix leads, once, then how to continue.
+    assert.equal(result.stderr.match(/fix: /g)?.length, 1, result.stderr);
+    const runId = /toolforge run --resume (\S+)/.exec(result.stderr)?.[1];
+    assert.ok(runId, result.stderr);
+    const listed = await runCli(['runs', '--json'], { cwd: directory });
+    const run = (JSON.parse(listed.stdout) as { id: string; status: string; episodes: Record<string, number> }[]).find((candidate) => candidate.id === runId);
+    assert.deepEqual({ status: run?.status, episodes: run?.episodes }, { status: 'failed', episodes: { scored: 0, 'infrastructure-error': 5, cancelled: 0 } });
+
+    server.setBehaviour('answer');
+    const resumed = await runCli(['run', '--resume', runId, ...flags, '--json'], { cwd: directory });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const finished = JSON.parse(resumed.stdout);
+    assert.deepEqual({ episodes: finished.episodes, infrastructureErrors: finished.infrastructureErrors }, { episodes: 40, infrastructureErrors: 0 });
+  });
+
   test('bad retry and timeout flags are refused before anything runs', async () => {
-    for (const [flag, value] of [['--request-timeout', '0'], ['--max-retries', '-1'], ['--episode-timeout', 'soon'], ['--max-retry-wait', '1.5']]) {
+    for (const [flag, value] of [['--request-timeout', '0'], ['--max-retries', '-1'], ['--episode-timeout', 'soon'], ['--max-retry-wait', '1.5'], ['--stop-after-errors', '-2']]) {
       const result = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '1', flag, value], { cwd: temporaryDirectory() });
       assert.notEqual(result.code, 0, `${flag} ${value}`);
       assert.match(result.stderr, new RegExp(`${flag}`));

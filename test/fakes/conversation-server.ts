@@ -2,12 +2,12 @@
  * An OpenAI-compatible stand-in for a provider under strain, for the runner's fault tests. It plays a
  * fixed multi-turn policy (one call of the first offered tool per turn for `toolTurns` turns, then a
  * final answer), and can answer 429 once to every new conversation state (like a rate limit hitting
- * random turns), or hang without answering.
+ * random turns), hang without answering, or answer every request 503 (a service that is down).
  */
 import type { RecordedRequest } from './fake-http-server.ts';
 import { startFakeHttpServer } from './fake-http-server.ts';
 
-export type ConversationServerBehaviour = 'answer' | 'rate-limit-each-state-once' | 'hang';
+export type ConversationServerBehaviour = 'answer' | 'rate-limit-each-state-once' | 'hang' | 'unavailable';
 
 export type ConversationServer = {
   /** What to pass as --base-url. */
@@ -30,6 +30,9 @@ export async function startConversationServer(options: { toolTurns: number; retr
   const answeredStates = new Map<string, number>();
   const server = await startFakeHttpServer((request) => {
     if (behaviour === 'hang') return { type: 'hang' };
+    if (behaviour === 'unavailable') {
+      return { type: 'respond', status: 503, body: JSON.stringify({ error: { message: 'The service is unavailable', type: 'server_error', param: null, code: null } }) };
+    }
     const state = request.bodyText;
     if (behaviour === 'rate-limit-each-state-once' && !seenStates.has(state)) {
       seenStates.add(state);

@@ -67,6 +67,7 @@ type RunFlags = RunTaskFlags & {
   maxRetryWait?: number;
   requestTimeout?: number;
   episodeTimeout?: number;
+  stopAfterErrors?: number;
   transform?: string[];
   baseline?: boolean;
   keepRaw?: boolean;
@@ -448,16 +449,20 @@ export function addExecutionOptions(command: Command, waitScope: string): Comman
     .option('--max-retries <n>', 'retries per model request on 429, 408, 5xx, timeouts, dropped connections, invalid bodies (default 6)', once('--max-retries', parseNonNegativeInteger))
     .option('--max-retry-wait <ms>', `time ${waitScope} may lose to retried requests, failed attempts included (default 1800000)`, once('--max-retry-wait', parseNonNegativeInteger))
     .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', once('--request-timeout', parsePositiveInteger))
-    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", once('--episode-timeout', parsePositiveInteger));
+    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", once('--episode-timeout', parsePositiveInteger))
+    .option('--stop-after-errors <n>', 'stop once n episodes in a row end in infrastructure errors, to --resume when fixed (default: 20 or twice --concurrency, whichever is more; 0: never)', once('--stop-after-errors', parseNonNegativeInteger));
 }
 
 /** How requests are retried and episodes timed: may differ between a run and its resumption. */
-export function executionFlags(flags: Pick<RunFlags, 'maxRetries' | 'maxRetryWait' | 'requestTimeout' | 'episodeTimeout'>): Pick<RunOptions, 'retry' | 'episodeTimeoutMs'> {
+export function executionFlags(flags: Pick<RunFlags, 'maxRetries' | 'maxRetryWait' | 'requestTimeout' | 'episodeTimeout' | 'stopAfterErrors'>): Pick<RunOptions, 'retry' | 'episodeTimeoutMs' | 'stopAfterInfrastructureErrors'> {
   const retry: RunOptions['retry'] = {};
   if (flags.maxRetries !== undefined) retry.maxRetries = flags.maxRetries;
   if (flags.maxRetryWait !== undefined) retry.maxTotalWaitMs = flags.maxRetryWait;
   if (flags.requestTimeout !== undefined) retry.timeoutMs = flags.requestTimeout;
-  return { retry, ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}) };
+  return {
+    retry, ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
+    ...(flags.stopAfterErrors !== undefined ? { stopAfterInfrastructureErrors: flags.stopAfterErrors } : {}),
+  };
 }
 
 function settingsOf(flags: RunFlags): GenerationSettings {

@@ -19,6 +19,7 @@ type WorkerFlags = {
   maxRetryWait?: number;
   requestTimeout?: number;
   episodeTimeout?: number;
+  stopAfterErrors?: number;
   json?: boolean;
 };
 
