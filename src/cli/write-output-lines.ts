@@ -14,7 +14,11 @@ const chunkCharacters = 1 << 20;
  */
 export async function writeOutputLines(io: CliIo, out: string | undefined, lines: Iterable<string> | AsyncIterable<string>): Promise<{ path: string | undefined; lines: number }> {
   if (out === undefined) {
-    const count = await writeChunks(lines, (text) => io.stdout(text));
+    // Each chunk waits for stdout to take the last: a pipe to a slow reader must not queue the whole output.
+    const count = await writeChunks(lines, async (text) => {
+      io.stdout(text);
+      await io.stdoutDrained?.();
+    });
     return { path: undefined, lines: count };
   }
   const path = resolve(io.cwd, out);
@@ -50,7 +54,7 @@ export async function writeOutputLines(io: CliIo, out: string | undefined, lines
   }
 }
 
-async function writeChunks(lines: Iterable<string> | AsyncIterable<string>, write: (text: string) => void): Promise<number> {
+async function writeChunks(lines: Iterable<string> | AsyncIterable<string>, write: (text: string) => void | Promise<void>): Promise<number> {
   let count = 0;
   let chunk: string[] = [];
   let size = 0;
@@ -59,12 +63,12 @@ async function writeChunks(lines: Iterable<string> | AsyncIterable<string>, writ
     size += line.length + 1;
     count += 1;
     if (size >= chunkCharacters) {
-      write(`${chunk.join('\n')}\n`);
+      await write(`${chunk.join('\n')}\n`);
       chunk = [];
       size = 0;
     }
   }
-  if (chunk.length > 0) write(`${chunk.join('\n')}\n`);
+  if (chunk.length > 0) await write(`${chunk.join('\n')}\n`);
   return count;
 }
 

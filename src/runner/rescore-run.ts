@@ -2,15 +2,18 @@
  * Re-scores a stored run with the current scorer, without calling any model: each scored episode's
  * stored messages, end state and call record go through the suite's score() again, and the result is
  * a new run (same tasks, model and settings) whose provenance names the old one (`rescoredFrom`).
- * Episodes that were not scored (infrastructure errors) are copied as they are.
+ * Episodes that were not scored (infrastructure errors) are copied as they are. The old run is read a page at a
+ * time and the new one written in groups (group-commit.ts), so memory does not grow with the run.
  */
 import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError, errorMessage } from '../core/errors.ts';
+import type { Task } from '../core/task.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import { createRunId } from '../store/run-id.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
+import { createGroupCommit } from './group-commit.ts';
 import { collectProvenance } from './provenance.ts';
 import { scoreEpisode } from './run-episode.ts';
 import type { RunSummary } from './summarize-run.ts';
@@ -26,47 +29,90 @@ export type RescoreOptions = {
   cliArgs?: string[];
 };
 
+/** Tasks per transaction when the new run's tasks are copied. */
+const taskBatch = 500;
+
 export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
   const store = options.store ?? openResultsStore(options.dbPath ?? defaultResultsPath);
   try {
     const old = store.getRun(options.runId);
     const suite = options.suite ?? getSuite(old.suite.id);
-    const tasks = store.listTasks(old.id);
-    const byId = new Map(tasks.map((task) => [task.id, task]));
-    const episodes = store.listEpisodes(old.id);
     const runId = createRunId(suite.id);
     const provenance = collectProvenance({
       suite, modelRef: old.model, baseUrl: old.baseUrl, settings: old.settings, seed: old.seed, params: old.params, mode: old.mode,
       trials: old.trials, cliArgs: options.cliArgs ?? [], keepRaw: old.provenance.keepRaw, transforms: old.provenance.transforms, rescoredFrom: old.id,
     });
-    store.createRun({
+    store.beginRun({
       id: runId, suite: { id: suite.id, version: suite.version }, model: old.model, baseUrl: old.baseUrl, mode: old.mode, trials: old.trials,
       concurrency: old.concurrency, seed: old.seed, params: old.params, settings: old.settings, provenance,
-    }, tasks);
+    });
+    copyTasks(store, old.id, runId);
     store.setRunStatus(runId, 'running');
-    for (const episode of episodes) {
-      options.signal?.throwIfAborted();
-      const task = byId.get(episode.taskId);
-      if (!task) throw new ConfigError('store.invalid', `run '${old.id}' has an episode of task '${episode.taskId}' it does not list`, { fix: 'the results file is damaged; re-import the run' });
-      const rescored: EpisodeRecord = { ...episode, runId };
-      if (episode.status === 'scored' && episode.termination !== null) {
-        try {
-          rescored.score = await scoreEpisode(suite, task, episode.mode, {
-            messages: episode.messages, finalState: episode.finalState, termination: episode.termination, calls: episode.calls,
-          }, options.signal);
-        } catch (error) {
-          store.setRunStatus(runId, 'failed');
-          throw new ConfigError('input.invalid', `run '${old.id}': episode ${episode.taskId} trial ${episode.trial} cannot be re-scored: ${errorMessage(error)}`, {
-            fix: 'episodes stored before end states and call records were kept (store schema 1) cannot be re-scored: run the model again',
-            cause: error,
-          });
-        }
+    // Tasks and episodes are read a page at a time, side by side (episodes come in task order), and the new episodes
+    // are written in groups: memory holds a page and a group, whatever the run's size.
+    const tasks = store.iterateTasks(old.id)[Symbol.iterator]();
+    let task: Task | undefined;
+    const taskOf = (taskId: string): Task | undefined => {
+      while (task?.id !== taskId) {
+        const next = tasks.next();
+        if (next.done) return undefined;
+        task = next.value;
       }
-      store.saveEpisode(rescored, task.prompt);
+      return task;
+    };
+    const commit = createGroupCommit(store);
+    try {
+      for (const episode of store.iterateEpisodes(old.id)) {
+        options.signal?.throwIfAborted();
+        const episodeTask = taskOf(episode.taskId);
+        if (!episodeTask) throw new ConfigError('store.invalid', `run '${old.id}' has an episode of task '${episode.taskId}' it does not list`, { fix: 'the results file is damaged; re-import the run' });
+        const rescored: EpisodeRecord = { ...episode, runId };
+        if (episode.status === 'scored' && episode.termination !== null) {
+          try {
+            rescored.score = await scoreEpisode(suite, episodeTask, episode.mode, {
+              messages: episode.messages, finalState: episode.finalState, termination: episode.termination, calls: episode.calls,
+            }, options.signal);
+          } catch (error) {
+            // The episodes re-scored so far are kept, as each was written when it was re-scored.
+            commit.close();
+            store.setRunStatus(runId, 'failed');
+            throw new ConfigError('input.invalid', `run '${old.id}': episode ${episode.taskId} trial ${episode.trial} cannot be re-scored: ${errorMessage(error)}`, {
+              fix: 'episodes stored before end states and call records were kept (store schema 1) cannot be re-scored: run the model again',
+              cause: error,
+            });
+          }
+        }
+        commit.add(rescored, episodeTask.prompt);
+      }
+    } catch (error) {
+      try {
+        commit.close();
+      } catch {
+        // The first error is the one to report.
+      }
+      throw error;
     }
+    commit.close();
     store.setRunStatus(runId, old.status === 'finished' ? 'finished' : old.status);
     return summarizeRun(store, runId, suite);
   } finally {
     if (!options.store) store.close();
   }
+}
+
+/** The old run's tasks into the new run, in order, a batch per transaction. */
+function copyTasks(store: ResultsStore, fromRunId: string, toRunId: string): void {
+  let batch: Task[] = [];
+  let ordinal = 0;
+  const append = (): void => {
+    store.appendTasks(toRunId, batch, ordinal);
+    ordinal += batch.length;
+    batch = [];
+  };
+  for (const task of store.iterateTasks(fromRunId)) {
+    batch.push(task);
+    if (batch.length === taskBatch) append();
+  }
+  if (batch.length > 0) append();
+  store.completeTasks(toRunId);
 }

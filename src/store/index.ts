@@ -3,8 +3,8 @@ export type { EpisodeClaim, EpisodeQueueCounts, NewRun, OpenStoreOptions, Result
 export type { SqlDialect } from './sql-connection.ts';
 export type { Provenance, RunStatus, StoredRun } from './stored-run.ts';
 export { createRunId } from './run-id.ts';
-export { exportRunLines, parseRunExport } from './run-jsonl.ts';
-export type { RunExport } from './run-jsonl.ts';
+export { exportRunLines, parseRunExport, readRunExport, runExportLines } from './run-jsonl.ts';
+export type { RunExport, RunExportEntry } from './run-jsonl.ts';
 export { episodeRecordSchema, exportLineSchema, provenanceSchema, storedRunSchema } from './record-schemas.ts';
 export type { EpisodeOutcome, EpisodePage, EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
 export { compressionThresholdBytes } from './transcript-encoding.ts';

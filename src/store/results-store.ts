@@ -96,8 +96,13 @@ export interface ResultsStore {
    * buffers, so an episode's object graph is released the moment it ends instead of surviving into the old heap.
    */
   encodeEpisode(episode: EpisodeRecord, taskPrompt?: readonly Message[]): EncodedEpisode;
-  /** In task order, then trial. */
+  /** In task order, then trial. Holds every transcript: for a run of any size, use iterateEpisodes. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
+  /**
+   * The same episodes, transcripts and all, in the same order, read a page at a time (keyset, not OFFSET); each
+   * iteration reads the store again, so exporting or re-scoring 100,000 episodes holds one page.
+   */
+  iterateEpisodes(runId: string, filter?: { status?: EpisodeStatus }): Iterable<EpisodeRecord>;
   /** Every episode without its transcript (in task order, then trial): what summaries and reports read. */
   listEpisodeOutcomes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeOutcome[];
   /**
@@ -139,10 +144,20 @@ export interface ResultsStore {
   /** Which (task, trial) pairs have a row and in what status, without loading transcripts. */
   listEpisodeKeys(runId: string): { taskId: string; trial: number; status: EpisodeStatus }[];
   deleteRun(runId: string): void;
-  /** JSONL: a run header line, then one line per task, then one per episode (canonical JSON). */
+  /** JSONL: a run header line, then one line per task, then one per episode (canonical JSON). Holds it all: small runs. */
   exportRun(runId: string): string;
+  /**
+   * exportRun's lines (without newlines), made one at a time from pages of tasks and episodes: what `toolforge export`
+   * writes as they come. An unknown run is refused by the call, before any line.
+   */
+  iterateExportLines(runId: string): Iterable<string>;
   /** Validates a JSONL export and adds it in one transaction; refuses a run id already present. */
   importRun(jsonl: string, source?: string): StoredRun;
+  /**
+   * importRun over lines read one at a time (e.g. readLinesSync): each is checked and written as it comes, all in one
+   * transaction, so a bad line anywhere (named with `source` and its number) leaves nothing imported.
+   */
+  importRunLines(lines: Iterable<string>, source?: string): StoredRun;
   /**
    * Team runs. Puts every (task, trial) of the run without a scored episode in its work queue, once (episodes done
    * but not scored, i.e. infrastructure errors, are offered again, as a resume would); returns the queue's counts.

@@ -1,7 +1,8 @@
 /**
  * A run as JSONL, for moving results between machines: the run header (with its provenance), then
  * one line per task in order, then one line per episode. Lines are canonical JSON so an export of
- * the same data is byte-identical.
+ * the same data is byte-identical. Both directions work a line at a time (runExportLines, readRunExport), so a
+ * run of any size is exported and imported without holding it.
  */
 import type { z } from 'zod';
 import type { EpisodeRecord } from '../core/episode.ts';
@@ -14,57 +15,99 @@ import type { StoredRun } from './stored-run.ts';
 
 export type RunExport = { run: StoredRun; tasks: Task[]; episodes: EpisodeRecord[] };
 
-export function exportRunLines(run: StoredRun, tasks: readonly Task[], episodes: readonly EpisodeRecord[]): string[] {
-  return [
-    canonicalJson({ type: 'run', run }),
-    ...tasks.map((task, ordinal) => canonicalJson({ type: 'task', ordinal, task })),
-    ...episodes.map((episode) => canonicalJson({ type: 'episode', episode })),
-  ];
+/** One checked line of an export. A task's ordinal is its position: the ordinals of a valid file are 0 .. taskCount - 1. */
+export type RunExportEntry =
+  | { type: 'run'; run: StoredRun }
+  | { type: 'task'; ordinal: number; task: Task }
+  | { type: 'episode'; episode: EpisodeRecord };
+
+/** The export's lines (without newlines), made one at a time as the tasks and episodes are read. */
+export function* runExportLines(run: StoredRun, tasks: Iterable<Task>, episodes: Iterable<EpisodeRecord>): Generator<string> {
+  yield canonicalJson({ type: 'run', run });
+  let ordinal = 0;
+  for (const task of tasks) {
+    yield canonicalJson({ type: 'task', ordinal, task });
+    ordinal += 1;
+  }
+  for (const episode of episodes) yield canonicalJson({ type: 'episode', episode });
 }
 
-/** Parses and cross-checks an export; every error names the source, the line and the field. */
-export function parseRunExport(text: string, source: string): RunExport {
+export function exportRunLines(run: StoredRun, tasks: readonly Task[], episodes: readonly EpisodeRecord[]): string[] {
+  return [...runExportLines(run, tasks, episodes)];
+}
+
+/**
+ * Checks an export's lines as they are read and yields each line's record: the run header first, then tasks and
+ * episodes, every error naming the source, the line and the field. It keeps only the ids it has seen (to refuse
+ * duplicates and episodes of unknown tasks), never the records, so a file of any size is checked in one pass.
+ */
+export function* readRunExport(lines: Iterable<string>, source: string): Generator<RunExportEntry> {
   const fail = (line: number, message: string, fix = 'pass a file written by `toolforge export`, unedited'): never => {
     throw new ConfigError('input.invalid', `${source}:${line}: ${message}`, { fix });
   };
   let run: StoredRun | undefined;
-  const tasks: { line: number; ordinal: number; task: Task }[] = [];
-  const episodes: EpisodeRecord[] = [];
+  const taskIds = new Set<string>();
+  const ordinals = new Set<number>();
   const episodeKeys = new Set<string>();
-  const lines = parseJsonLines(text, (lineNumber, message) => fail(lineNumber, `not valid JSON (${message})`));
-  for (const { lineNumber, value } of lines) {
+  // Every line, blank ones too: the truncation error names the line after the last, as the file's text split would.
+  let lineCount = 0;
+  const counted = (function* count(): Generator<string> {
+    for (const line of lines) {
+      lineCount += 1;
+      yield line;
+    }
+  })();
+  for (const { lineNumber, value } of parseJsonLines(counted, (lineNumber, message) => fail(lineNumber, `not valid JSON (${message})`))) {
     const parsed = exportLineSchema.safeParse(value);
     if (!parsed.success) fail(lineNumber, describeIssue(parsed.error));
     const entry = parsed.data!;
     if (entry.type === 'run') {
       if (run) fail(lineNumber, 'a second run header; an export holds exactly one run');
       run = entry.run as StoredRun;
+      yield { type: 'run', run };
       continue;
     }
     if (!run) return fail(lineNumber, `a ${entry.type} line before the run header (the first line must be {"type":"run",...})`);
     if (entry.type === 'task') {
       const task = entry.task as Task;
       if (task.suite.id !== run.suite.id) fail(lineNumber, `task '${task.id}' belongs to suite '${task.suite.id}', the run to '${run.suite.id}'`);
-      if (tasks.some((other) => other.task.id === task.id)) fail(lineNumber, `task '${task.id}' appears twice`);
-      if (tasks.some((other) => other.ordinal === entry.ordinal)) fail(lineNumber, `task ordinal ${entry.ordinal} appears twice`);
-      tasks.push({ line: lineNumber, ordinal: entry.ordinal, task });
+      if (taskIds.has(task.id)) fail(lineNumber, `task '${task.id}' appears twice`);
+      if (ordinals.has(entry.ordinal)) fail(lineNumber, `task ordinal ${entry.ordinal} appears twice`);
+      // Tasks are stored at their ordinals as they are read: with no ordinal past the header's count, no duplicate and
+      // the right count, the ordinals are exactly 0 .. taskCount - 1.
+      if (entry.ordinal >= run.taskCount) fail(lineNumber, `task ordinal ${entry.ordinal} is past the header's ${run.taskCount} task(s) (numbered from 0)`);
+      taskIds.add(task.id);
+      ordinals.add(entry.ordinal);
+      yield { type: 'task', ordinal: entry.ordinal, task };
       continue;
     }
     const episode = entry.episode as EpisodeRecord;
     if (episode.runId !== run.id) fail(lineNumber, `field 'episode.runId' is '${episode.runId}', the run is '${run.id}'`);
-    if (!tasks.some((other) => other.task.id === episode.taskId)) fail(lineNumber, `episode of unknown task '${episode.taskId}' (tasks come before episodes)`);
+    if (!taskIds.has(episode.taskId)) fail(lineNumber, `episode of unknown task '${episode.taskId}' (tasks come before episodes)`);
     if (episode.trial >= run.trials) fail(lineNumber, `field 'episode.trial' is ${episode.trial}, but the run has ${run.trials} trial(s) numbered from 0`);
     const key = `${episode.taskId}\u0000${episode.trial}`;
     if (episodeKeys.has(key)) fail(lineNumber, `episode (task '${episode.taskId}', trial ${episode.trial}) appears twice`);
     episodeKeys.add(key);
-    episodes.push(episode);
+    yield { type: 'episode', episode };
   }
   if (!run) return fail(1, 'no run header: the file is empty or not a ToolForge export');
-  if (tasks.length !== run.taskCount) {
-    fail(text.split('\n').length, `the header says ${run.taskCount} task(s) but the file holds ${tasks.length}; it may be truncated`);
+  if (taskIds.size !== run.taskCount) {
+    fail(lineCount, `the header says ${run.taskCount} task(s) but the file holds ${taskIds.size}; it may be truncated`);
+  }
+}
+
+/** Parses and cross-checks a whole export held as text (small inputs; readRunExport reads any size a line at a time). */
+export function parseRunExport(text: string, source: string): RunExport {
+  let run: StoredRun | undefined;
+  const tasks: { ordinal: number; task: Task }[] = [];
+  const episodes: EpisodeRecord[] = [];
+  for (const entry of readRunExport(text.split('\n'), source)) {
+    if (entry.type === 'run') run = entry.run;
+    else if (entry.type === 'task') tasks.push(entry);
+    else episodes.push(entry.episode);
   }
   tasks.sort((left, right) => left.ordinal - right.ordinal);
-  return { run, tasks: tasks.map((entry) => entry.task), episodes };
+  return { run: run!, tasks: tasks.map((entry) => entry.task), episodes };
 }
 
 /** "field 'run.trials': Too small: expected number to be >0" — the first issue is enough to fix. */

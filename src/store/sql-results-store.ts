@@ -4,7 +4,7 @@
  * rules: a scored episode is never overwritten, an infrastructure-error row is replaced by its retry, retries add up.
  */
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
 import type { Task } from '../core/task.ts';
 import type { EpisodeRow, RunRow } from './episode-rows.ts';
@@ -12,13 +12,15 @@ import { episodeFromRow, episodeToRow, outcomeColumns, outcomeFromRow, runFromRo
 import type { EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
 import { episodeQuerySql } from './episode-query.ts';
 import type { EncodedEpisode, EpisodeClaim, EpisodeQueueCounts, NewRun, OrderedEpisodeOutcome, ResultsStore, TaskFacts } from './results-store.ts';
-import { exportRunLines, parseRunExport } from './run-jsonl.ts';
+import { readRunExport, runExportLines } from './run-jsonl.ts';
 import type { SqlConnection } from './sql-connection.ts';
 import type { Provenance, StoredRun } from './stored-run.ts';
 
 /** Rows per read when a run's tasks or episodes are streamed: memory stays at one page whatever the run's size. */
 const taskPageSize = 256;
 const episodePageSize = 1000;
+/** Episodes with their transcripts (a few KB each, decoded): a page stays near a megabyte. */
+const fullEpisodePageSize = 250;
 
 const runColumns = `r.*, (SELECT COUNT(*) FROM run_tasks t WHERE t.run_id = r.id) AS task_count`;
 const episodeJoin = 'FROM episodes e LEFT JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id';
@@ -58,6 +60,17 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       WHERE t.run_id = @run_id AND t.ordinal >= @ordinal AND (t.ordinal > @ordinal OR e.trial > @trial)
         AND (CAST(@status AS TEXT) IS NULL OR e.status = @status)
       ORDER BY t.ordinal, e.trial LIMIT @limit`,
+    // The same keyset paging with every column (listEpisodes' rows) for episodes read with their transcripts.
+    episodePage: `SELECT ${fullEpisodeColumns}, t.ordinal AS ordinal FROM run_tasks t JOIN episodes e ON e.run_id = t.run_id AND e.task_id = t.task_id
+      WHERE t.run_id = @run_id AND t.ordinal >= @ordinal AND (t.ordinal > @ordinal OR e.trial > @trial)
+        AND (CAST(@status AS TEXT) IS NULL OR e.status = @status)
+      ORDER BY t.ordinal, e.trial LIMIT @limit`,
+    // Episodes of a task the run does not list (only a damaged file has them), by (trial, task id) as listEpisodes
+    // sorts their NULL ordinals: first in SQLite, last in PostgreSQL.
+    orphanEpisodePage: `SELECT e.*, NULL AS prompt_task FROM episodes e
+      WHERE e.run_id = @run_id AND NOT EXISTS (SELECT 1 FROM run_tasks t WHERE t.run_id = e.run_id AND t.task_id = e.task_id)
+        AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) AND (e.trial > @trial OR (e.trial = @trial AND e.task_id > @task_id))
+      ORDER BY e.trial, e.task_id LIMIT @limit`,
     // Served by the run_tasks_facts index alone (store schema 7), without reading any task's JSON.
     taskFacts: 'SELECT phrasing, first_mode AS mode, COUNT(*) AS count FROM run_tasks WHERE run_id = @run_id GROUP BY phrasing, first_mode',
     findRun: `SELECT ${runColumns} FROM runs r WHERE r.id = @id`,
@@ -83,8 +96,9 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       WHERE episodes.status <> 'scored'`,
     // Saving an episode ends its work-queue lease (a no-op for runs without workers); the row keeps who held it last.
     finishQueued: 'UPDATE episode_queue SET done = 1, lease_expires_at = NULL WHERE run_id = @run_id AND task_id = @task_id AND trial = @trial',
+    // The task id orders only episodes of unlisted tasks (a task's episodes share its ordinal): iterateEpisodes' order.
     listEpisodes: `SELECT ${fullEpisodeColumns} ${episodeJoin}
-      WHERE e.run_id = @run_id AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`,
+      WHERE e.run_id = @run_id AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial, e.task_id`,
     countEpisodes: 'SELECT status, COUNT(*) AS count FROM episodes WHERE run_id = @run_id GROUP BY status',
     countPassed: "SELECT COUNT(*) AS count FROM episodes WHERE run_id = @run_id AND status = 'scored' AND passed = 1",
     listPassed: `SELECT task_id AS "taskId" FROM episodes WHERE run_id = @run_id AND status = 'scored' AND passed = 1`,
@@ -156,10 +170,11 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       fix: recent.length > 0 ? `use one of the recent runs: ${recent.join(', ')} (or pass the right --db)` : `${location} has no runs yet: start one with 'toolforge run', or pass the right --db`,
     });
   };
+  const insertTask = (runId: string, task: Task, ordinal: number): void => {
+    connection.run(sql.insertTask, { run_id: runId, ordinal, task_id: task.id, task: JSON.stringify(task), ...taskFactColumns(task) });
+  };
   const insertTasks = (runId: string, tasks: readonly Task[], firstOrdinal: number): void => {
-    tasks.forEach((task, index) => connection.run(sql.insertTask, {
-      run_id: runId, ordinal: firstOrdinal + index, task_id: task.id, task: JSON.stringify(task), ...taskFactColumns(task),
-    }));
+    tasks.forEach((task, index) => insertTask(runId, task, firstOrdinal + index));
   };
   const createRun = (run: NewRun, tasks: readonly Task[], tasksComplete = true): StoredRun => {
     connection.transaction(() => {
@@ -202,6 +217,25 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       ({ ordinal, trial } = rows[rows.length - 1]);
     }
   }
+  function* iterateEpisodes(runId: string, filter: { status?: EpisodeStatus }): Generator<EpisodeRecord> {
+    const status = filter.status ?? null;
+    function* orphans(): Generator<EpisodeRecord> {
+      for (let trial = -1, taskId = ''; ;) {
+        const rows = connection.all<EpisodeRow>(sql.orphanEpisodePage, { run_id: runId, status, trial, task_id: taskId, limit: fullEpisodePageSize });
+        for (const row of rows) yield episodeFromRow(row);
+        if (rows.length < fullEpisodePageSize) return;
+        ({ trial, task_id: taskId } = rows[rows.length - 1]);
+      }
+    }
+    if (!postgres) yield* orphans();
+    for (let ordinal = -1, trial = -1; ;) {
+      const rows = connection.all<EpisodeRow & { ordinal: number }>(sql.episodePage, { run_id: runId, ordinal, trial, status, limit: fullEpisodePageSize });
+      for (const row of rows) yield episodeFromRow(row);
+      if (rows.length < fullEpisodePageSize) break;
+      ({ ordinal, trial } = rows[rows.length - 1]);
+    }
+    if (postgres) yield* orphans();
+  }
   const encodeEpisode = (episode: EpisodeRecord, taskPrompt?: readonly Message[]): EncodedEpisode => {
     const row = episodeToRow(episode, taskPrompt);
     // PostgreSQL keeps every transcript as bytes (BYTEA); SQLite keeps short ones as readable text.
@@ -218,6 +252,39 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     connection.all<EpisodeRow>(sql.listEpisodes, { run_id: runId, status: filter.status ?? null }).map(episodeFromRow);
   const listTasks = (runId: string): Task[] =>
     connection.all<{ task: string }>(sql.listTasks, { run_id: runId }).map((row) => JSON.parse(row.task) as Task);
+  const iterateExportLines = (runId: string): Iterable<string> => {
+    // Read now, so an unknown run is refused before anything is written.
+    const run = getRun(runId);
+    return { [Symbol.iterator]: () => runExportLines(run, iterateTasks(runId), iterateEpisodes(runId, {})) };
+  };
+  const importRunLines = (lines: Iterable<string>, source = 'import'): StoredRun => {
+    const entries = readRunExport(lines, source);
+    try {
+      // readRunExport yields the header first or throws.
+      const header = entries.next();
+      if (header.done || header.value.type !== 'run') throw new ToolForgeError('internal', `${source}: readRunExport yielded no run header first`);
+      const { run } = header.value;
+      if (findRun(run.id)) {
+        throw new ConfigError('input.invalid', `${source}: run '${run.id}' is already in ${location}; importing it again would duplicate its episodes`, {
+          fix: `import into another results file with --db <other path>, or delete the run first`,
+        });
+      }
+      // One transaction, filled as the lines are read: a bad line anywhere rolls back everything before it.
+      connection.transaction(() => {
+        createRun(run, []);
+        for (let next = entries.next(); !next.done; next = entries.next()) {
+          const entry = next.value;
+          if (entry.type === 'task') insertTask(run.id, entry.task, entry.ordinal);
+          else if (entry.type === 'episode') saveEpisode(entry.episode);
+        }
+        connection.run(sql.setStatus, { status: run.status, id: run.id });
+      });
+      return getRun(run.id);
+    } finally {
+      // An import that ends early stops reading its lines (a file being read is closed).
+      entries.return(undefined);
+    }
+  };
   const pageQuery = (query: EpisodeQuery) => episodeQuerySql(query, outcomeColumns('e'), connection.dialect);
   const now = (): number => Date.now();
   const queueCounts = (runId: string): EpisodeQueueCounts => {
@@ -274,6 +341,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       return facts;
     },
     iterateEpisodeOutcomes: (runId, filter = {}) => ({ [Symbol.iterator]: () => iterateEpisodeOutcomes(runId, filter) }),
+    iterateEpisodes: (runId, filter = {}) => ({ [Symbol.iterator]: () => iterateEpisodes(runId, filter) }),
     saveEpisode: (episode, taskPrompt) => connection.transaction(() => saveEpisode(episode, taskPrompt)),
     saveEpisodes: (episodes) => connection.transaction(() => episodes.map((episode) => saveEpisode(episode))),
     encodeEpisode,
@@ -361,24 +429,10 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     deleteRun(runId) {
       if (connection.run(sql.deleteRun, { id: runId }) === 0) getRun(runId);
     },
-    exportRun(runId) {
-      const run = getRun(runId);
-      return exportRunLines(run, listTasks(runId), listEpisodes(runId)).join('\n') + '\n';
-    },
-    importRun(jsonl, source = 'import') {
-      const parsed = parseRunExport(jsonl, source);
-      if (findRun(parsed.run.id)) {
-        throw new ConfigError('input.invalid', `${source}: run '${parsed.run.id}' is already in ${location}; importing it again would duplicate its episodes`, {
-          fix: `import into another results file with --db <other path>, or delete the run first`,
-        });
-      }
-      connection.transaction(() => {
-        createRun(parsed.run, parsed.tasks);
-        connection.run(sql.setStatus, { status: parsed.run.status, id: parsed.run.id });
-        for (const episode of parsed.episodes) saveEpisode(episode);
-      });
-      return getRun(parsed.run.id);
-    },
+    iterateExportLines,
+    exportRun: (runId) => `${[...iterateExportLines(runId)].join('\n')}\n`,
+    importRun: (jsonl, source) => importRunLines(jsonl.split('\n'), source),
+    importRunLines,
     enqueueEpisodes(runId) {
       const run = getRun(runId);
       connection.transaction(() => {

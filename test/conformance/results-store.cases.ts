@@ -7,12 +7,15 @@ import assert from 'node:assert/strict';
 import type { EpisodeRecord } from '../../src/core/episode.ts';
 import type { Task } from '../../src/core/task.ts';
 import type { ResultsStore } from '../../src/store/results-store.ts';
+import { exportRunLines } from '../../src/store/run-jsonl.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { sampleEpisode, sampleRun } from '../runner/test-helpers.ts';
 
 /** `open` gives a store over an empty database each time it is called. */
 export function resultsStoreCases(open: () => ResultsStore): void {
   const tasksPromise = createFakeSuite().generate({ seed: 7, count: 3, params: {} });
+  // Enough tasks that their episodes fill several pages of a paged read.
+  const manyTasksPromise = createFakeSuite().generate({ seed: 8, count: 120, params: {} });
   const withStore = async (work: (store: ResultsStore, tasks: Task[]) => void | Promise<void>): Promise<void> => {
     const tasks = await tasksPromise;
     const store = open();
@@ -147,6 +150,80 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     store.importRun(exported, 'copy.jsonl');
     assert.equal(store.exportRun('run-d'), exported);
     assert.throws(() => store.importRun(exported, 'copy.jsonl'), (error: Error & { code?: string }) => error.code === 'input.invalid' && /already in/.test(error.message));
+  }));
+
+  /**
+   * A run of 360 episodes (3 trials of 120 tasks, saved out of order): pages of the paged read end inside a task's
+   * trials; transcripts short, compressed and stored without their task's prompt; infrastructure errors between.
+   */
+  const pagedRun = async (store: ResultsStore, runId: string): Promise<Task[]> => {
+    const tasks = await manyTasksPromise;
+    store.createRun(sampleRun(runId, { trials: 3 }), tasks);
+    const answer = { role: 'assistant' as const, content: 'done', toolCalls: [] };
+    const episodes = tasks.flatMap((task, index) => [2, 0, 1].map((trial) => {
+      if ((index + trial) % 7 === 0) return { episode: infrastructure(runId, task.id, trial, { 'provider.timeout': trial + 1 }) };
+      if ((index + trial) % 5 === 0) return { episode: sampleEpisode(runId, task.id, trial, { messages: [...task.prompt, answer] }), prompt: task.prompt };
+      if ((index + trial) % 3 === 0) return { episode: sampleEpisode(runId, task.id, trial, { messages: [{ role: 'user', content: `${task.id} `.repeat(400) }, answer] }) };
+      return { episode: failed(runId, task.id, trial, 'result.wrong') };
+    }));
+    store.saveEpisodes(episodes.reverse().map(({ episode, prompt }) => store.encodeEpisode(episode, prompt)));
+    store.setRunStatus(runId, 'finished');
+    return tasks;
+  };
+
+  test('reads a run\'s episodes with transcripts a page at a time, in listEpisodes\' order and equal to its episodes', () => withStore(async (store) => {
+    const tasks = await pagedRun(store, 'run-e');
+    const listed = store.listEpisodes('run-e');
+    assert.equal(listed.length, 360);
+    const paged = store.iterateEpisodes('run-e');
+    assert.deepEqual([...paged], listed);
+    // Each iteration reads the store again.
+    assert.deepEqual([...paged].map((episode) => `${episode.taskId}#${episode.trial}`), listed.map((episode) => `${episode.taskId}#${episode.trial}`));
+    assert.deepEqual(listed.slice(0, 4).map((episode) => [episode.taskId, episode.trial]), [[tasks[0].id, 0], [tasks[0].id, 1], [tasks[0].id, 2], [tasks[1].id, 0]]);
+    assert.deepEqual([...store.iterateEpisodes('run-e', { status: 'infrastructure-error' })], store.listEpisodes('run-e', { status: 'infrastructure-error' }));
+    assert.ok(listed.some((episode) => episode.messages.length === tasks[0].prompt.length + 1 && episode.status === 'scored'), 'some transcripts start with their prompt');
+    assert.deepEqual([...store.iterateEpisodes('missing-run')], []);
+    // Episodes of a task the run does not list (a damaged file) are read too, where listEpisodes puts them.
+    store.saveEpisodes([sampleEpisode('run-e', 'unlisted/b', 0), sampleEpisode('run-e', 'unlisted/a', 0), sampleEpisode('run-e', 'unlisted/a', 1)]);
+    const withUnlisted = store.listEpisodes('run-e');
+    assert.equal(withUnlisted.length, 363);
+    assert.deepEqual([...store.iterateEpisodes('run-e')], withUnlisted);
+  }));
+
+  test('a run of several pages exports as the whole-run join did, line by line, and imports back the same run', () => withStore(async (store) => {
+    await pagedRun(store, 'run-x');
+    const exported = store.exportRun('run-x');
+    assert.equal(exported, `${exportRunLines(store.getRun('run-x'), store.listTasks('run-x'), store.listEpisodes('run-x')).join('\n')}\n`);
+    const lines = [...store.iterateExportLines('run-x')];
+    assert.equal(lines.length, 1 + 120 + 360);
+    assert.equal(`${lines.join('\n')}\n`, exported);
+    const episodes = store.listEpisodes('run-x');
+    const run = store.getRun('run-x');
+    store.deleteRun('run-x');
+    assert.deepEqual(store.importRunLines(exported.split('\n'), 'run-x.jsonl'), run);
+    assert.deepEqual(store.listEpisodes('run-x'), episodes);
+    assert.equal(store.exportRun('run-x'), exported);
+    assert.throws(() => store.iterateExportLines('missing-run'), (error: Error & { code?: string }) => error.code === 'store.unknown-run');
+  }));
+
+  test('an import with a bad line after hundreds of good ones imports nothing and names the line', () => withStore(async (store) => {
+    await pagedRun(store, 'run-y');
+    const lines = store.exportRun('run-y').trimEnd().split('\n');
+    store.deleteRun('run-y');
+    const bad = JSON.parse(lines[400]) as { episode: { trial: number } };
+    bad.episode.trial = -1;
+    const cases: [string[], RegExp][] = [
+      [[...lines.slice(0, 400), JSON.stringify(bad), ...lines.slice(401)], /bad\.jsonl:401: field 'episode\.trial'/],
+      [[...lines.slice(0, 450), lines[300], ...lines.slice(450)], /bad\.jsonl:451: episode .* appears twice/],
+      [[...lines.slice(0, 450), '{"type":"episode"', ...lines.slice(450)], /bad\.jsonl:451: not valid JSON/],
+      [lines.slice(0, 100), /bad\.jsonl:100: the header says 120 task\(s\) but the file holds 99/],
+    ];
+    for (const [text, pattern] of cases) {
+      assert.throws(() => store.importRunLines(text, 'bad.jsonl'), (error: Error & { code?: string }) => error.code === 'input.invalid' && pattern.test(error.message), String(pattern));
+      assert.deepEqual(store.listRuns(), []);
+      assert.deepEqual(store.listEpisodes('run-y'), []);
+      assert.deepEqual(store.listTasks('run-y'), []);
+    }
   }));
 
   test('a transcript that starts with its task\'s prompt is stored without it and read back whole, byte for byte', () => withStore((store, tasks) => {

@@ -5,9 +5,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { sampleRun, saveLargeRun } from '../runner/test-helpers.ts';
 import { binPath, keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
 
 async function generateNestful(directory: string, count: number): Promise<{ file: string; ids: string[] }> {
@@ -178,6 +181,58 @@ describe('runs, resume, import, count', () => {
     const result = await runCli(['import', 'bad.jsonl', '--db', 'fresh.db'], { cwd: directory });
     assert.equal(result.code, 2, result.stderr);
     assert.equal(existsSync(join(directory, 'fresh.db')), false);
+  });
+
+  /** A stored run of 600 tasks (more episodes than one page of a paged read), exported by the CLI to big.jsonl. */
+  async function largeRun(directory: string): Promise<string[]> {
+    const store = openResultsStore(join(directory, 'big.db'));
+    saveLargeRun(store, sampleRun('run-big', { trials: 1 }), await createFakeSuite().generate({ seed: 3, count: 600, params: {} }), 3000);
+    store.close();
+    const exported = await runCli(['export', 'run-big', '--db', 'big.db', '--out', 'big.jsonl'], { cwd: directory });
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.match(exported.stderr, /exported 1201 lines to .*big\.jsonl/);
+    return readFileSync(join(directory, 'big.jsonl'), 'utf8').trimEnd().split('\n');
+  }
+
+  test('an import with a bad line after a thousand good ones imports nothing, names the line, and leaves no database or folder behind', async () => {
+    const directory = temporaryDirectory();
+    const lines = await largeRun(directory);
+    const bad = JSON.parse(lines[1099]) as { episode: { score: { value: number } } };
+    bad.episode.score.value = 2;
+    writeFileSync(join(directory, 'bad.jsonl'), `${[...lines.slice(0, 1099), JSON.stringify(bad), ...lines.slice(1100)].join('\n')}\n`);
+    const fresh = await runCli(['import', 'bad.jsonl', '--db', 'fresh/deeper/r.db'], { cwd: directory });
+    assert.equal(fresh.code, 2, fresh.stderr);
+    assert.match(fresh.stderr, /bad\.jsonl:1100: field 'episode\.score\.value'/);
+    assert.equal(existsSync(join(directory, 'fresh')), false, 'the database and the folders made for it are gone');
+    // Into a database that has a run already: that run is kept, nothing of the bad file is.
+    const existing = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', 'r.db'], { cwd: directory });
+    assert.equal(existing.code, 0, existing.stderr);
+    const before = (await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout;
+    assert.equal((await runCli(['import', 'bad.jsonl', '--db', 'r.db'], { cwd: directory })).code, 2);
+    assert.equal((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout, before);
+    // The good file imports, and exports again byte for byte.
+    const good = await runCli(['import', 'big.jsonl', '--db', 'r.db'], { cwd: directory });
+    assert.equal(good.code, 0, good.stderr);
+    assert.match(good.stdout, /imported run run-big \(fake-sum, builtin\/oracle, 600 tasks\)/);
+    assert.equal((await runCli(['export', 'run-big', '--db', 'r.db'], { cwd: directory })).stdout, readFileSync(join(directory, 'big.jsonl'), 'utf8'));
+  });
+
+  test('an export that fails part way leaves no --out file, and an older file of that name as it was', async () => {
+    const directory = temporaryDirectory();
+    const lines = await largeRun(directory);
+    // A damaged episode near the end: its transcript claims more prompt messages than its task has.
+    const damaged = JSON.parse(lines[1000]) as { episode: { taskId: string } };
+    const database = new Database(join(directory, 'big.db'));
+    database.prepare('UPDATE episodes SET prompt_messages = 99 WHERE task_id = ?').run(damaged.episode.taskId);
+    database.close();
+    writeFileSync(join(directory, 'old.jsonl'), 'an older export\n');
+    for (const out of ['old.jsonl', 'new.jsonl']) {
+      const result = await runCli(['export', 'run-big', '--db', 'big.db', '--out', out], { cwd: directory });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /starts with its task's first 99 prompt messages/);
+    }
+    assert.equal(readFileSync(join(directory, 'old.jsonl'), 'utf8'), 'an older export\n');
+    assert.deepEqual(readdirSync(directory).filter((name) => /new|partial/.test(name)), []);
   });
 
   test('--count beyond what a suite has is an error, not a silent smaller run', async () => {

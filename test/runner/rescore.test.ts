@@ -14,6 +14,8 @@ import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import type { Suite } from '../../src/suites/spec.ts';
 import { counterSuite } from '../fixtures/counter-suite.ts';
+import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { liveHeapBytes, sampleRun, saveLargeRun } from './test-helpers.ts';
 
 /** The suite with every built-in model counting its generate calls. */
 function countingSuite(suite: Suite, counter: { calls: number }): Suite {
@@ -122,6 +124,39 @@ describe('rescore', () => {
         assert.equal(episode.score?.reason, `half credit after ${toolCalls} calls`);
       });
       assert.equal(rescored.metrics.meanScore, 0.5);
+    } finally {
+      store.close();
+    }
+  });
+
+  test('re-scoring reads the old run a page at a time: the live heap grows by a small part of its transcripts, and every episode is re-scored', async () => {
+    // 3,000 episodes with ~8 KB transcripts: ~24 MB decoded; listing them all grows the heap by more than that.
+    const suite = createFakeSuite();
+    const tasks = await suite.generate({ seed: 5, count: 1500, params: {} });
+    const store = openResultsStore(':memory:');
+    try {
+      saveLargeRun(store, sampleRun('run-large', { trials: 2 }), tasks, 8000);
+      let scored = 0;
+      let transcriptChars = 0;
+      let growth = 0;
+      const baseline = liveHeapBytes();
+      const measuring: Suite = {
+        ...suite,
+        score(input) {
+          scored += 1;
+          transcriptChars += JSON.stringify(input.messages).length;
+          if (scored % 500 === 0) growth = Math.max(growth, liveHeapBytes() - baseline);
+          return suite.score(input);
+        },
+      };
+      const rescored = await rescoreRun({ runId: 'run-large', store, suite: measuring });
+      assert.equal(scored, 3000);
+      assert.ok(transcriptChars > 20 * 1_048_576);
+      assert.ok(growth < transcriptChars / 4, `re-scoring ${(transcriptChars / 1_048_576).toFixed(1)} MB of transcripts grew the live heap by ${(growth / 1_048_576).toFixed(1)} MB`);
+      assert.equal(rescored.passRate, 1);
+      assert.deepEqual(store.countEpisodes(rescored.runId), { scored: 3000, 'infrastructure-error': 0, cancelled: 0 });
+      assert.deepEqual(store.listTaskIds(rescored.runId), tasks.map((task) => task.id));
+      assert.equal(store.hasAllTasks(rescored.runId), true);
     } finally {
       store.close();
     }

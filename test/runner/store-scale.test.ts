@@ -8,7 +8,7 @@ import { openResultsStore } from '../../src/store/results-store.ts';
 import { migrationStatements, migrations } from '../../src/store/store-migrations.ts';
 import { compressionThresholdBytes } from '../../src/store/transcript-encoding.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
-import { sampleEpisode, sampleRun, temporaryDirectory } from './test-helpers.ts';
+import { liveHeapBytes, sampleEpisode, sampleRun, saveLargeRun, temporaryDirectory } from './test-helpers.ts';
 
 const baseTasks = await createFakeSuite().generate({ seed: 7, count: 4, params: {} });
 // Knob values per task, so the knob filter has something to tell apart.
@@ -118,5 +118,47 @@ describe('store at scale', () => {
     assert.equal(store.listEpisodeOutcomes('run-q').length, 6);
     assert.ok(store.listEpisodeOutcomes('run-q').every((episode) => !('messages' in episode)));
     store.close();
+  });
+});
+
+describe('memory does not grow with the run', () => {
+  /** The largest growth of the live heap over `baseline` seen every 1,000 lines as they pass, in bytes. */
+  function* sampled(lines: Iterable<string>, baseline: number, peak: { bytes: number; chars: number }): Generator<string> {
+    let count = 0;
+    for (const line of lines) {
+      count += 1;
+      peak.chars += line.length + 1;
+      if (count % 1000 === 0) peak.bytes = Math.max(peak.bytes, liveHeapBytes() - baseline);
+      yield line;
+    }
+  }
+  const mb = (bytes: number): string => `${(bytes / 1_048_576).toFixed(1)} MB`;
+
+  test('export and import go a page at a time: the live heap grows by a small part of the run, and the copy is the same run', async () => {
+    // 3,000 episodes of ~8 KB: a 24 MB export (one whole-run read, or the export held as lines, grows the heap by all of it).
+    const tasks = await createFakeSuite().generate({ seed: 9, count: 1500, params: {} });
+    const directory = temporaryDirectory();
+    const source = openResultsStore(join(directory, 'large.db'));
+    saveLargeRun(source, sampleRun('run-big', { trials: 2 }), tasks, 8000);
+    const exported = { bytes: 0, chars: 0 };
+    for (const _line of sampled(source.iterateExportLines('run-big'), liveHeapBytes(), exported));
+    assert.ok(exported.chars > 20 * 1_048_576, `the export is ${mb(exported.chars)}`);
+    assert.ok(exported.bytes < exported.chars / 5, `exporting ${mb(exported.chars)} grew the live heap by ${mb(exported.bytes)}`);
+
+    const target = openResultsStore(join(directory, 'copy.db'));
+    const imported = { bytes: 0, chars: 0 };
+    target.importRunLines(sampled(source.iterateExportLines('run-big'), liveHeapBytes(), imported), 'large.jsonl');
+    assert.ok(imported.bytes < imported.chars / 5, `importing ${mb(imported.chars)} grew the live heap by ${mb(imported.bytes)}`);
+    // The copy exports the same lines, compared a line at a time.
+    const copied = target.iterateExportLines('run-big')[Symbol.iterator]();
+    let lines = 0;
+    for (const line of source.iterateExportLines('run-big')) {
+      lines += 1;
+      assert.equal(copied.next().value, line, `line ${lines}`);
+    }
+    assert.equal(copied.next().done, true);
+    assert.equal(lines, 1 + 1500 + 3000);
+    source.close();
+    target.close();
   });
 });

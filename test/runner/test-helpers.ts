@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { EpisodeRecord } from '../../src/core/episode.ts';
-import type { NewRun } from '../../src/store/results-store.ts';
+import type { Task } from '../../src/core/task.ts';
+import type { NewRun, ResultsStore } from '../../src/store/results-store.ts';
 
 /** A fresh temporary directory, removed when the test file ends. */
 export function temporaryDirectory(): string {
@@ -67,4 +70,36 @@ export function sampleEpisode(runId: string, taskId: string, trial: number, over
     warnings: [],
     ...overrides,
   };
+}
+
+/**
+ * A run of every task x `trials` episodes, each transcript ~`transcriptChars` of JSON (a question of its own, then the
+ * task's right answer, so it scores as passed), saved 500 per transaction. For tests of what memory a whole-run read holds.
+ */
+export function saveLargeRun(store: ResultsStore, run: NewRun, tasks: readonly Task[], transcriptChars: number): void {
+  store.createRun(run, tasks);
+  let batch: EpisodeRecord[] = [];
+  for (const task of tasks) {
+    for (let trial = 0; trial < run.trials; trial += 1) {
+      const question = `${task.id} trial ${trial}: `.repeat(Math.ceil(transcriptChars / (task.id.length + 12)));
+      const answer = String((task.expected as { answer?: unknown }).answer ?? '');
+      batch.push(sampleEpisode(run.id, task.id, trial, { messages: [{ role: 'user', content: question }, { role: 'assistant', content: answer, toolCalls: [] }] }));
+      if (batch.length === 500) {
+        store.saveEpisodes(batch);
+        batch = [];
+      }
+    }
+  }
+  store.saveEpisodes(batch);
+  store.setRunStatus(run.id, 'finished');
+}
+
+/**
+ * Live objects on the heap after a full collection, in bytes (compiled code left out: V8 keeps optimising for a
+ * while): what memory tests compare, never time. As test/suites/stateful/backend-memory.test.ts measures.
+ */
+export function liveHeapBytes(): number {
+  v8.setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  return v8.getHeapSpaceStatistics().filter((space) => space.space_name !== 'code_space').reduce((sum, space) => sum + space.space_used_size, 0);
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { openExistingStore } from '../open-store.ts';
 import type { CliIo } from '../cli-io.ts';
-import { writeOutputFile } from '../write-output-file.ts';
+import { writeOutputLines } from '../write-output-lines.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 
@@ -15,13 +15,10 @@ export function registerExportCommand(program: Command, io: CliIo): void {
     .action(async (run: string, options: { out?: string; db?: string }) => {
       const store = openExistingStore(resolveDatabasePath(options.db, io.cwd));
       try {
-        const jsonl = store.exportRun(resolveRunId(store, run));
-        if (options.out) {
-          const path = await writeOutputFile(io.cwd, options.out, jsonl);
-          io.stderr(`exported ${jsonl.split('\n').filter(Boolean).length} lines to ${path}\n`);
-        } else {
-          io.stdout(jsonl);
-        }
+        // Lines are made from pages of tasks and episodes and written as they come (an --out file beside its name,
+        // renamed when complete): memory does not grow with the run.
+        const written = await writeOutputLines(io, options.out, store.iterateExportLines(resolveRunId(store, run)));
+        if (written.path !== undefined) io.stderr(`exported ${written.lines} lines to ${written.path}\n`);
       } finally {
         store.close();
       }

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { existsSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { existsSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
-import { isPostgresLocation, openResultsStore, parseRunExport } from '../../store/index.ts';
+import { readLinesSync } from '../../core/read-lines.ts';
+import { isPostgresLocation, openResultsStore, readRunExport } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 
@@ -13,32 +13,78 @@ export function registerImportCommand(program: Command, io: CliIo): void {
     .description("add a run exported with 'toolforge export' to the results database")
     .argument('<file>', 'a JSONL file written by toolforge export')
     .option('--db <file>', 'results database (default .toolforge/results.db)')
-    .action(async (file: string, options: { db?: string }) => {
+    .action((file: string, options: { db?: string }) => {
       const path = resolve(io.cwd, file);
-      let text: string;
+      // Read a line at a time and written as it is read, in one transaction: memory does not grow with the file.
+      const reader = readExportLines(path);
       try {
-        text = await readFile(path, 'utf8');
+        // The header is checked before the database is touched: a file that is not an export creates nothing.
+        const head: string[] = [];
+        for (let next = reader.next(); !next.done; next = reader.next()) {
+          head.push(next.value);
+          if (next.value.trim() !== '') break;
+        }
+        readRunExport(head, path).next();
+        const databasePath = resolveDatabasePath(options.db, io.cwd);
+        const existed = isPostgresLocation(databasePath) || existsSync(databasePath);
+        const createdFolders = existed ? [] : missingFolders(dirname(databasePath));
+        const store = openResultsStore(databasePath);
+        let imported = false;
+        try {
+          const run = store.importRunLines(concat(head, reader), path);
+          imported = true;
+          io.stdout(`imported run ${run.id} (${run.suite.id}, ${run.model}, ${run.taskCount} tasks)\n`);
+        } finally {
+          store.close();
+          // A bad line rolled the import back; a database (and folders) made for it must not stay behind, empty.
+          if (!imported && !existed) {
+            for (const suffix of ['', '-wal', '-shm']) rmSync(`${databasePath}${suffix}`, { force: true });
+            for (const folder of createdFolders) {
+              try {
+                rmdirSync(folder);
+              } catch {
+                // Not empty (something else was written there meanwhile): it stays.
+              }
+            }
+          }
+        }
+      } finally {
+        reader.return(undefined);
+      }
+    });
+}
+
+/** The file's lines as they are read; a file that cannot be read is the user's to fix. */
+function* readExportLines(path: string): Generator<string, void, undefined> {
+  const lines = readLinesSync(path);
+  try {
+    for (;;) {
+      let next: IteratorResult<string>;
+      try {
+        next = lines.next();
       } catch (error) {
         throw new ConfigError('input.unreadable', `cannot read ${path}: ${errorMessage(error)}`, {
           fix: "pass the path of a file written by 'toolforge export'",
           cause: error,
         });
       }
-      // Validate before touching the database: a bad file must not leave an empty results file behind.
-      parseRunExport(text, path);
-      const databasePath = resolveDatabasePath(options.db, io.cwd);
-      const existed = isPostgresLocation(databasePath) || existsSync(databasePath);
-      const store = openResultsStore(databasePath);
-      let imported = false;
-      try {
-        const run = store.importRun(text, path);
-        imported = true;
-        io.stdout(`imported run ${run.id} (${run.suite.id}, ${run.model}, ${run.taskCount} tasks)\n`);
-      } finally {
-        store.close();
-        if (!imported && !existed) {
-          for (const suffix of ['', '-wal', '-shm']) rmSync(`${databasePath}${suffix}`, { force: true });
-        }
-      }
-    });
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    // Closes the file when the import stops early.
+    lines.return(undefined);
+  }
+}
+
+function* concat(head: readonly string[], rest: Iterator<string>): Generator<string> {
+  yield* head;
+  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
+}
+
+/** The folders from `folder` up that do not exist yet (opening the database creates them), deepest first. */
+function missingFolders(folder: string): string[] {
+  const missing: string[] = [];
+  for (let current = folder; !existsSync(current) && dirname(current) !== current; current = dirname(current)) missing.push(current);
+  return missing;
 }
