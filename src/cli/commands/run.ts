@@ -424,7 +424,7 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
   const store = openExistingStore(resolveDatabasePath(flags.db, io.cwd));
   const counts = new Map<string, number>();
   try {
-    for (const episode of store.listEpisodes(runId, { status: 'infrastructure-error' })) {
+    for (const episode of store.iterateEpisodes(runId, { status: 'infrastructure-error' })) {
       const text = episode.error ? episode.error.message : 'unknown error';
       counts.set(text, (counts.get(text) ?? 0) + 1);
     }
