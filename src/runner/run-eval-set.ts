@@ -9,7 +9,6 @@ import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import { canonicalJson } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
-import type { Task } from '../core/task.ts';
 import type { GenerationSettings } from '../models/spec.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { StoredRun } from '../store/stored-run.ts';
@@ -17,7 +16,7 @@ import { resolveKnobs } from '../suites/knob.ts';
 import { getSuite } from '../suites/registry.ts';
 import { parseTransformRequest } from '../transforms/registry.ts';
 import type { EvalSet, EvalSetModel } from './eval-set-config.ts';
-import { generateTasks } from './generate-tasks.ts';
+import { streamGeneratedTasks } from './generate-tasks.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import type { ExecutionOptions } from './run-evaluation.ts';
 import { resumeEvaluation, runEvaluation } from './run-evaluation.ts';
@@ -83,39 +82,34 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
       for (const chain of plan.chains) {
         if (options.signal?.aborted) break;
         const params = resolveKnobs(suite.id, suite.knobs, { ...plan.fixed, ...point });
-        let tasks: Task[] | undefined;
+        // The cells' tasks are made once, streamed into the first cell's run; the other cells read them from that run
+        // a page at a time (a cell of 100,000 tasks is never held whole).
+        let firstRunId: string | undefined;
         const cellsOfTasks = plan.modes.flatMap((mode) => evalSet.models.map((model) => ({ mode, model })));
         for (const { mode, model } of cellsOfTasks) {
           if (options.signal?.aborted) break;
           const cell: EvalSetCell = { suite: suite.id, point, mode, transforms: chain.texts, model: model.ref };
           const key = canonicalJson(cell);
-          const stored = existing.get(key);
+          let stored = existing.get(key);
           index += 1;
+          if (stored && !store.hasAllTasks(stored.id)) {
+            // Stopped while its tasks streamed in: it ran no episode yet (they start once every task is stored), and
+            // without a recipe its tasks cannot be made again for a resume. Started again, it loses nothing.
+            store.deleteRun(stored.id);
+            stored = undefined;
+          }
           if (stored && isComplete(store, stored)) {
             options.onCell?.({ cell, index, cells: cellCount, action: 'done' });
             result.runs.push({ runId: stored.id, cell, action: 'done' });
+            firstRunId ??= stored.id;
             continue;
           }
           if (stored) {
             options.onCell?.({ cell, index, cells: cellCount, action: 'resume' });
             await resumeEvaluation({ ...options, runId: stored.id, suite, baseUrl: model.baseUrl, store, cliArgs: options.cliArgs });
             result.runs.push({ runId: stored.id, cell, action: 'resume' });
+            firstRunId ??= stored.id;
             continue;
-          }
-          if (tasks === undefined) {
-            try {
-              tasks = await generateTasks(suite, {
-                seed: evalSet.seed, count: plan.entry.count ?? evalSet.count, params, signal: options.signal, transforms: chain.requests,
-              });
-            } catch (error) {
-              if (options.signal?.aborted) break;
-              // A combination the suite rejects (a knob constraint) is a hole in the grid, not a failed eval set.
-              if (error instanceof ToolForgeError && error.code === 'config.invalid-knob') {
-                result.skipped.push({ cell: { suite: suite.id, point, mode, transforms: chain.texts }, reason: error.message });
-                break;
-              }
-              throw error;
-            }
           }
           options.onCell?.({ cell, index, cells: cellCount, action: 'start' });
           const membership: SweepMembership = {
@@ -124,11 +118,27 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
             point: Object.fromEntries(Object.keys(point).map((name) => [name, params[name] as number | string | boolean])),
           };
           const runParams: JsonObject = { ...params, [sweepParamsKey]: membership, [evalSetParamsKey]: { group, cell: key } };
-          const summary = await runEvaluation({
-            ...options, suite, tasks, modelRef: model.ref, baseUrl: model.baseUrl, mode: mode ?? undefined, trials: evalSet.trials,
-            concurrency: evalSet.concurrency ?? options.concurrency, settings: settingsOf(model), seed: evalSet.seed, params: runParams,
-            store, cliArgs: options.cliArgs,
+          const tasks = firstRunId !== undefined ? store.iterateTasks(firstRunId) : streamGeneratedTasks(suite, {
+            seed: evalSet.seed, count: plan.entry.count ?? evalSet.count, params, signal: options.signal, transforms: chain.requests,
           });
+          let summary;
+          try {
+            summary = await runEvaluation({
+              ...options, suite, tasks, modelRef: model.ref, baseUrl: model.baseUrl, mode: mode ?? undefined, trials: evalSet.trials,
+              concurrency: evalSet.concurrency ?? options.concurrency, settings: settingsOf(model), seed: evalSet.seed, params: runParams,
+              store, cliArgs: options.cliArgs,
+            });
+          } catch (error) {
+            if (options.signal?.aborted) break;
+            // A combination the suite rejects (a knob constraint, refused before a run is recorded) is a hole in the
+            // grid, not a failed eval set.
+            if (firstRunId === undefined && error instanceof ToolForgeError && error.code === 'config.invalid-knob') {
+              result.skipped.push({ cell: { suite: suite.id, point, mode, transforms: chain.texts }, reason: error.message });
+              break;
+            }
+            throw error;
+          }
+          firstRunId ??= summary.runId;
           result.runs.push({ runId: summary.runId, cell, action: 'start' });
         }
       }

@@ -15,7 +15,7 @@ import type { ResultsStore } from '../store/results-store.ts';
 import { createRunId } from '../store/run-id.ts';
 import { resolveKnobs } from '../suites/knob.ts';
 import type { Suite } from '../suites/spec.ts';
-import { generateTasks } from './generate-tasks.ts';
+import { streamGeneratedTasks } from './generate-tasks.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import { runEvaluation } from './run-evaluation.ts';
 import type { RunProgressListener } from './run-progress.ts';
@@ -78,27 +78,32 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
       if (options.signal?.aborted) break;
       options.onPoint?.({ point, index, points: points.length });
       const params = resolveKnobs(suite.id, suite.knobs, { ...options.fixed, ...point });
-      let tasks;
-      try {
-        tasks = await generateTasks(suite, { seed: options.seed ?? 0, count: options.count, params, signal: options.signal, validate: options.validate ?? true });
-      } catch (error) {
-        if (options.signal?.aborted) break;
-        // A combination the suite rejects (a knob constraint) is a hole in the grid, not a failed sweep.
-        if (error instanceof ToolForgeError && error.code === 'config.invalid-knob') {
-          result.skipped.push({ point, reason: error.message });
-          continue;
-        }
-        throw error;
-      }
       const membership: SweepMembership = {
         group, grid, point: Object.fromEntries(Object.keys(point).map((name) => [name, params[name] as number | string | boolean])),
       };
+      // The point's tasks are made once, streamed into the first model's run; the other models read them from that
+      // run a page at a time. A point of 100,000 tasks is never held whole.
+      let firstRunId: string | undefined;
       for (const model of options.models) {
-        const summary = await runEvaluation({
-          suite, tasks, modelRef: model, baseUrl: options.baseUrl, mode: options.mode, trials: options.trials, concurrency: options.concurrency,
-          settings: options.settings, seed: options.seed ?? 0, params: { ...params, [sweepParamsKey]: membership }, cliArgs: options.cliArgs,
-          store, env: options.env, signal: options.signal, onProgress: options.onProgress,
-        });
+        const tasks = firstRunId !== undefined ? store.iterateTasks(firstRunId)
+          : streamGeneratedTasks(suite, { seed: options.seed ?? 0, count: options.count, params, signal: options.signal, validate: options.validate ?? true });
+        let summary;
+        try {
+          summary = await runEvaluation({
+            suite, tasks, modelRef: model, baseUrl: options.baseUrl, mode: options.mode, trials: options.trials, concurrency: options.concurrency,
+            settings: options.settings, seed: options.seed ?? 0, params: { ...params, [sweepParamsKey]: membership }, cliArgs: options.cliArgs,
+            store, env: options.env, signal: options.signal, onProgress: options.onProgress,
+          });
+        } catch (error) {
+          // A combination the suite rejects (a knob constraint, refused before a run is recorded) is a hole in the
+          // grid, not a failed sweep.
+          if (firstRunId === undefined && error instanceof ToolForgeError && error.code === 'config.invalid-knob') {
+            result.skipped.push({ point, reason: error.message });
+            break;
+          }
+          throw error;
+        }
+        firstRunId ??= summary.runId;
         result.runs.push({ point: params, model, summary });
         if (options.signal?.aborted) break;
       }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../../src/core/errors.ts';
 import { gridPoints, runSweep } from '../../src/runner/run-sweep.ts';
 import { getSuite } from '../../src/suites/registry.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
 
 const funcgen = getSuite('funcgen');
 const dbPath = (): string => join(mkdtempSync(join(tmpdir(), 'toolforge-sweep-')), 'results.db');
@@ -26,6 +27,33 @@ describe('runSweep', () => {
     await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'], depth: ['3'] }, models: ['builtin/planner'], count: 1, dbPath: dbPath() }), /no point of the grid is valid/);
     await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'] }, models: ['builtin/nobody'], count: 1, dbPath: dbPath() }), ConfigError);
     await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'] }, models: [], count: 1, dbPath: dbPath() }), /at least one model/);
+  });
+
+  test('each point\'s tasks are made once and streamed: every model\'s run of a point has the same tasks; a rejected point is skipped', async () => {
+    const streams: unknown[] = [];
+    // The suite as registered, with its stream counted; generate is not there to fall back on.
+    const counted = { ...funcgen, generate: () => Promise.reject(new Error('a sweep must stream its tasks')), streamTasks: (request: Parameters<NonNullable<typeof funcgen.streamTasks>>[0]) => {
+      streams.push(request.params.core);
+      return funcgen.streamTasks!(request);
+    } };
+    const path = dbPath();
+    const result = await runSweep({ suite: counted, grid: { core: ['3', '4'], depth: ['1', '3'] }, models: ['builtin/oracle', 'builtin/random', 'builtin/planner'], count: 5, dbPath: path });
+    // depth 3 needs core >= 4: one point skipped, refused before any run was recorded.
+    assert.equal(result.skipped.length, 1);
+    assert.deepEqual(streams, [3, 3, 4, 4]);
+    assert.equal(result.runs.length, 9);
+    const store = openResultsStore(path);
+    try {
+      assert.equal(store.listRuns({}).length, 9);
+      for (let point = 0; point < 3; point += 1) {
+        const [first, ...others] = result.runs.slice(point * 3, point * 3 + 3).map((run) => JSON.stringify(Array.from(store.iterateTasks(run.summary.runId))));
+        assert.equal(JSON.parse(first).length, 5);
+        for (const other of others) assert.equal(other, first);
+      }
+      assert.deepEqual(result.runs.filter((run) => run.model === 'builtin/oracle').map((run) => run.summary.passRate), [1, 1, 1]);
+    } finally {
+      store.close();
+    }
   });
 
   test('an interrupt stops the sweep between runs and returns what ran', async () => {
