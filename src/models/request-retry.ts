@@ -76,12 +76,12 @@ function retryingModel(model: LanguageModel, policy: RequestRetryPolicy, budget:
           if (request.signal.aborted || !(error instanceof ProviderError) || !error.isRetryable) throw error;
           const failedAttemptMs = policy.now() - startedMs;
           if (attempt > policy.maxRetries) {
-            throw withNote(error, `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`, 'resume the run later with --resume, or raise --max-retries');
+            throw withNote(error, `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`, '--max-retries');
           }
           const delayMs = backoffDelayMs(error, attempt, policy);
           if (failedAttemptMs + delayMs > budget.remainingMs) {
             throw withNote(error, `not retried: waiting ${Math.round(delayMs)} ms more would exceed the run's retry wait budget of ${policy.maxTotalWaitMs} ms (${Math.max(0, Math.round(budget.remainingMs))} ms left)`,
-              'resume the run later with --resume, or raise --max-retry-wait');
+              '--max-retry-wait');
           }
           budget.remainingMs -= failedAttemptMs + delayMs;
           hooks?.onRetry({ cause: error.code, failedAttempt: attempt, failedAttemptMs, delayMs, message: errorMessage(error) });
@@ -125,11 +125,13 @@ async function attemptWithTimeout(model: LanguageModel, request: GenerateRequest
 }
 
 /** The same failure, with why it was not retried (again). */
-function withNote(error: ProviderError, note: string, fix: string): ProviderError {
+/** The error with why it was not retried again; its fix adds the flag that allows more (and --resume, once). */
+function withNote(error: ProviderError, note: string, flag: '--max-retries' | '--max-retry-wait'): ProviderError {
   const message = error.fix === undefined ? error.message : error.message.slice(0, error.message.length - `\n  fix: ${error.fix}`.length);
+  const fix = error.fix === undefined ? `resume the run later with --resume, or raise ${flag}`
+    : error.fix.includes('--resume') ? `${error.fix} (or raise ${flag})` : `${error.fix}; resume the run later with --resume, or raise ${flag}`;
   return new ProviderError(error.code, `${message} (${note})`, {
-    statusCode: error.statusCode, isRetryable: error.isRetryable, retryAfterSeconds: error.retryAfterSeconds, cause: error,
-    fix: error.fix === undefined ? fix : `${error.fix}; ${fix}`,
+    statusCode: error.statusCode, isRetryable: error.isRetryable, retryAfterSeconds: error.retryAfterSeconds, cause: error, fix,
   });
 }
 

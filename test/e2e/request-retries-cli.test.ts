@@ -70,6 +70,19 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     assert.deepEqual({ episodes: finished.episodes, infrastructureErrors: finished.infrastructureErrors }, { episodes: 40, infrastructureErrors: 0 });
   });
 
+  test('infrastructure errors that differ only in their numbers are one cause; the fix says --resume once', async () => {
+    server.setBehaviour('unavailable');
+    // Each error names its own backoff (jittered): 'waiting 896 ms more', 'waiting 966 ms more', ...
+    const result = await runCli(['run', 'funcgen', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--count', '6',
+      '--max-retry-wait', '300', '--stop-after-errors', '0', '--concurrency', '1'], { cwd: temporaryDirectory() });
+    assert.equal(result.code, 3, result.stderr);
+    assert.match(result.stderr, /infrastructure errors \(not scored, rerun by --resume\):\n {2}6 x (e\.g\. )?openai-compatible returned HTTP 503 .*\(not retried: waiting \d+ ms more would exceed the run's retry wait budget of 300 ms/);
+    assert.doesNotMatch(result.stderr, /other causes/);
+    assert.equal(result.stderr.match(/--resume/g)?.length, 2, result.stderr);
+    assert.match(result.stderr, /resume the run later with --resume \(or raise --max-retry-wait\)/);
+    server.setBehaviour('answer');
+  });
+
   test('bad retry and timeout flags are refused before anything runs', async () => {
     for (const [flag, value] of [['--request-timeout', '0'], ['--max-retries', '-1'], ['--episode-timeout', 'soon'], ['--max-retry-wait', '1.5'], ['--stop-after-errors', '-2']]) {
       const result = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '1', flag, value], { cwd: temporaryDirectory() });

@@ -422,17 +422,22 @@ function checkModel(suite: Suite, ref: string, baseUrl: string | undefined, io: 
 /** Infrastructure errors are not scored, but the user needs their causes (a bad key, a down server) to fix them. */
 function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): void {
   const store = openExistingStore(resolveDatabasePath(flags.db, io.cwd));
-  const counts = new Map<string, number>();
+  // One cause per message, numbers aside: 'waiting 574 ms more' and 'waiting 745 ms more' are the same cause.
+  const counts = new Map<string, { text: string; count: number; varied: boolean }>();
   try {
     for (const episode of store.iterateEpisodes(runId, { status: 'infrastructure-error' })) {
       const text = episode.error ? episode.error.message : 'unknown error';
-      counts.set(text, (counts.get(text) ?? 0) + 1);
+      const key = text.replace(/\d+(\.\d+)?/g, '#');
+      const cause = counts.get(key) ?? { text, count: 0, varied: false };
+      cause.count += 1;
+      cause.varied ||= text !== cause.text;
+      counts.set(key, cause);
     }
   } finally {
     store.close();
   }
-  const causes = [...counts.entries()].sort((left, right) => right[1] - left[1]);
-  const lines = causes.slice(0, 3).map(([text, count]) => `  ${count} x ${text.replaceAll('\n', '\n    ')}`);
+  const causes = [...counts.values()].sort((left, right) => right.count - left.count);
+  const lines = causes.slice(0, 3).map(({ text, count, varied }) => `  ${count} x ${varied ? 'e.g. ' : ''}${text.replaceAll('\n', '\n    ')}`);
   if (causes.length > 3) lines.push(`  ... and ${causes.length - 3} other causes (see 'toolforge report ${runId} --format csv')`);
   io.stderr(`infrastructure errors (not scored, rerun by --resume):\n${lines.join('\n')}\n`);
 }
