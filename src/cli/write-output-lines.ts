@@ -1,4 +1,4 @@
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import type { CliIo } from './cli-io.ts';
@@ -22,12 +22,14 @@ export async function writeOutputLines(io: CliIo, out: string | undefined, lines
     return { path: undefined, lines: count };
   }
   const path = resolve(io.cwd, out);
+  // Checked first: the rename at the end would fail only after every line was made.
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw cannotWrite(path, 'it is a folder');
   const partial = join(dirname(path), `.${basename(path)}.partial-${process.pid}`);
   let descriptor: number;
   try {
     descriptor = openSync(partial, 'w');
   } catch (error) {
-    throw cannotWrite(path, error);
+    throw cannotWrite(path, (error as NodeJS.ErrnoException).code === 'ENOENT' ? `its folder ${dirname(path)} does not exist` : error);
   }
   let written = false;
   try {
@@ -39,7 +41,11 @@ export async function writeOutputLines(io: CliIo, out: string | undefined, lines
       }
     });
     closeSync(descriptor);
-    renameSync(partial, path);
+    try {
+      renameSync(partial, path);
+    } catch (error) {
+      throw cannotWrite(path, error);
+    }
     written = true;
     return { path, lines: count };
   } finally {
@@ -73,7 +79,7 @@ async function writeChunks(lines: Iterable<string> | AsyncIterable<string>, writ
 }
 
 function cannotWrite(path: string, error: unknown): ConfigError {
-  return new ConfigError('config.invalid', `cannot write --out ${path}: ${errorMessage(error)}`, {
+  return new ConfigError('config.invalid', `cannot write --out ${path}: ${typeof error === 'string' ? error : errorMessage(error)}`, {
     fix: 'pass --out with a path in an existing, writable folder (or leave --out out to print to stdout)',
     cause: error,
   });

@@ -31,3 +31,9 @@ export function* readLinesSync(path: string): Generator<string> {
     closeSync(file);
   }
 }
+
+/** Lines already read (to look at the first ones before deciding), then the rest of the same reader. */
+export function* withLinesRead(read: readonly string[], rest: Iterator<string>): Generator<string> {
+  yield* read;
+  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
+}

@@ -1,4 +1,4 @@
-import { readLinesSync } from '../core/read-lines.ts';
+import { readLinesSync, withLinesRead } from '../core/read-lines.ts';
 import { parseJsonLines } from '../core/json-lines.ts';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
@@ -32,7 +32,7 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
     const reader = readLinesSync(path);
     // Open the file now, so an unreadable path fails here with its own message.
     const first = reader.next();
-    lines = first.done ? [] : prependLine(first.value, reader);
+    lines = first.done ? [] : withLinesRead([first.value], reader);
   } catch (error) {
     throw new ConfigError('input.unreadable', `cannot read tasks file ${path}: ${errorMessage(error)}`, {
       fix: 'check the --tasks path (write one with `toolforge generate <suite> --out tasks.jsonl`)',
@@ -60,11 +60,6 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
     lineOfId.set(task.id, lineNumber);
     yield task;
   }
-}
-
-function* prependLine(first: string, rest: Iterator<string>): Generator<string> {
-  yield first;
-  for (let step = rest.next(); !step.done; step = rest.next()) yield step.value;
 }
 
 /** Tasks as JSONL, one per line with a trailing newline: the format readTasksFile reads. */

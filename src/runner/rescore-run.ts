@@ -73,8 +73,7 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
               messages: episode.messages, finalState: episode.finalState, termination: episode.termination, calls: episode.calls,
             }, options.signal);
           } catch (error) {
-            // The episodes re-scored so far are kept, as each was written when it was re-scored.
-            commit.close();
+            // The episodes re-scored so far are kept: the catch below writes the group still buffered.
             store.setRunStatus(runId, 'failed');
             throw new ConfigError('input.invalid', `run '${old.id}': episode ${episode.taskId} trial ${episode.trial} cannot be re-scored: ${errorMessage(error)}`, {
               fix: 'episodes stored before end states and call records were kept (store schema 1) cannot be re-scored: run the model again',

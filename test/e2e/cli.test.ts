@@ -73,6 +73,13 @@ describe('toolforge generate', () => {
     assert.equal(unwritable.code, 2);
     assert.match(unwritable.stderr, /cannot write --out .*no-such-folder.tasks\.jsonl/);
     assert.match(unwritable.stderr, /fix: pass --out with a path in an existing, writable folder/);
+    assert.match(unwritable.stderr, /its folder .*no-such-folder does not exist/);
+    const folder = await runCli(['generate', 'funcgen', '--count', '1', '--out', '.'], { cwd: directory });
+    assert.equal(folder.code, 2, folder.stderr);
+    assert.match(folder.stderr, /cannot write --out .*: it is a folder\n {2}fix: pass --out with a path/);
+    const exported = await runCli(['export', 'latest', '--out', '.', '--db', 'none.db'], { cwd: directory });
+    assert.equal(exported.code, 2, exported.stderr);
+    assert.deepEqual(readdirSync(directory).filter((name) => name.includes('partial')), []);
   });
 });
 

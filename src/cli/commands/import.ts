@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
-import { readLinesSync } from '../../core/read-lines.ts';
+import { readLinesSync, withLinesRead } from '../../core/read-lines.ts';
 import { isPostgresLocation, openResultsStore, readRunExport } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
@@ -31,7 +31,7 @@ export function registerImportCommand(program: Command, io: CliIo): void {
         const store = openResultsStore(databasePath);
         let imported = false;
         try {
-          const run = store.importRunLines(concat(head, reader), path);
+          const run = store.importRunLines(withLinesRead(head, reader), path);
           imported = true;
           io.stdout(`imported run ${run.id} (${run.suite.id}, ${run.model}, ${run.taskCount} tasks)\n`);
         } finally {
@@ -75,11 +75,6 @@ function* readExportLines(path: string): Generator<string, void, undefined> {
     // Closes the file when the import stops early.
     lines.return(undefined);
   }
-}
-
-function* concat(head: readonly string[], rest: Iterator<string>): Generator<string> {
-  yield* head;
-  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }
 
 /** The folders from `folder` up that do not exist yet (opening the database creates them), deepest first. */
