@@ -37,6 +37,11 @@ export function copyFloatMarks(from: object, to: object): void {
 class ParseFailure extends Error {}
 
 export function parseLenientJson(text: string): LenientParseResult {
+  return parseStrictJson(text) ?? parseWithLenientParser(text);
+}
+
+/** The lenient parser alone: what parseLenientJson's native path must equal (exported for that test). */
+export function parseWithLenientParser(text: string): LenientParseResult {
   const parser = new Parser(text);
   try {
     const { value, isFloat } = parser.parseTopLevel();
@@ -45,6 +50,39 @@ export function parseLenientJson(text: string): LenientParseResult {
     if (error instanceof ParseFailure) return { ok: false, error: error.message };
     throw error;
   }
+}
+
+/**
+ * Text that may need a float mark: a number with an integral value written as a float (`130.0`, `5e2`; JSON has no
+ * `130.`). Non-integral numbers are floats in Python anyway, and every reader of the marks treats them so. It matches
+ * inside strings too, which only sends such text down the lenient parser.
+ */
+const markedFloatLiteral = /\d\.0+(?!\d)|\d[eE]|\d{300}/;
+
+/**
+ * Strict JSON read natively, when that gives what the lenient parser would (most data lines and model outputs): no
+ * number that needs a float mark, and too few brackets to nest past the parser's limit. Else undefined.
+ */
+function parseStrictJson(text: string): LenientParseResult | undefined {
+  if (markedFloatLiteral.test(text) || bracketsExceed(text, maximumDepth)) return undefined;
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+  return { ok: true, value, isFloat: typeof value === 'number' && text.includes('.') };
+}
+
+function bracketsExceed(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of ['[', '{']) {
+    for (let index = text.indexOf(bracket); index >= 0; index = text.indexOf(bracket, index + 1)) {
+      count += 1;
+      if (count > limit) return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -152,7 +190,9 @@ class Parser {
       if (this.text[this.position] !== ':') this.fail(`expected ':' after key '${key}'`);
       this.position += 1;
       const { value, isFloat } = this.parseValueWithFloat();
-      object[key] = value;
+      // An own property, as JSON.parse makes it: assigning `__proto__` would set the object's prototype instead.
+      if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+      else object[key] = value;
       if (isFloat) markFloat(object, key);
       this.skipWhitespace();
       const separator = this.text[this.position];
