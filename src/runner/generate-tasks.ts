@@ -27,6 +27,8 @@ export type GenerateTasksOptions = GenerateTasksRequest & {
   concurrency?: number;
   /** Where `perturb:paraphrase` keeps the `phrasingModel`'s paraphrases (default: in memory). */
   paraphraseCache?: ParaphraseCache;
+  /** Start at this index of the suite's task stream: the tasks before it are not made (a suite's `generate` still makes them). */
+  from?: number;
 };
 
 /**
@@ -49,11 +51,13 @@ const validationBatchSize = 64;
  * generated tasks never holds them all. A failing check throws when its batch is reached.
  */
 export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasksOptions): AsyncGenerator<Task> {
-  const { validate = true, concurrency = 2, transforms = [], paraphraseCache, ...request } = options;
+  const { validate = true, concurrency = 2, transforms = [], paraphraseCache, from = 0, ...request } = options;
   const resources = {
     ...(request.phrasingModel ? { phrasingModel: request.phrasingModel } : {}), ...(paraphraseCache ? { paraphraseCache } : {}), ...(request.signal ? { signal: request.signal } : {}),
   };
-  const source: AsyncIterable<Task> | Iterable<Task> = suite.streamTasks ? suite.streamTasks(request) : await suite.generate(request);
+  const source: AsyncIterable<Task> | Iterable<Task> = suite.streamTasks
+    ? suite.streamTasks(request, { from })
+    : (await suite.generate(request)).slice(from);
   const seen = new Set<string>();
   // A data set's tasks, unchanged, carry its gold: checked for shape, not solved again (Suite.importsTasks). A transform
   // is our code, so transformed imports are solved like generated tasks.
@@ -61,7 +65,7 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
   const oracle = validate && !importedAsIs ? oracleOf(suite) : undefined;
   const sandbox = createLazySandbox(Math.min(concurrency, 2));
   const fix = `this is a bug in suite ${suite.id}: please report it with the seed and --set values`;
-  let generated = 0;
+  let generated = from;
   let batch: Task[] = [];
   const check = async (): Promise<Task[]> => {
     // Transforms apply a batch at a time: one that asks a model first (perturb:paraphrase) prepares the batch.

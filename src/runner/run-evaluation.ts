@@ -214,7 +214,7 @@ async function continueOnImportThread(
 ): Promise<RunSummary> {
   const { suite } = options;
   return importWhileRunning(store, store.getRun(runId), suite, model, recipe, {
-    ...options, concurrency: options.concurrency ?? defaultConcurrency, provenance, whenRefused: 'delete-run',
+    ...options, concurrency: options.concurrency ?? defaultConcurrency, provenance, whenRefused: 'delete-run', justStored: true,
   });
 }
 
@@ -224,11 +224,16 @@ async function continueOnImportThread(
  */
 async function importWhileRunning(
   store: ResultsStore, run: StoredRun, suite: Suite, model: ModelSource, recipe: TaskRecipe,
-  options: ExecutionOptions & { concurrency: number; allowMissingOutputs?: boolean; provenance: Provenance; whenRefused: 'delete-run' | 'keep-run' },
+  options: ExecutionOptions & {
+    concurrency: number; allowMissingOutputs?: boolean; provenance: Provenance; whenRefused: 'delete-run' | 'keep-run';
+    /** The run stored its first tasks just now (not a resume): the thread need not make them again (TaskImportJob). */
+    justStored: boolean;
+  },
 ): Promise<RunSummary> {
   const runId = run.id;
   const importing = startTaskImport({
     location: store.path, runId, suiteId: suite.id, ...(run.mode ? { mode: run.mode } : {}), recipe, storedTaskIds: store.listTaskIds(runId),
+    justStored: options.justStored,
   });
   const refusal = new AbortController();
   let refused: unknown;
@@ -279,7 +284,7 @@ async function resumeStoringTasks(
   const { allowMissingOutputs = false, ...taskRecipe } = recipe;
   const execution = { ...options, allowMissingOutputs, provenance: run.provenance };
   if (scoresOnThisMachine(model) && canImportOnThread(store, suite)) {
-    return importWhileRunning(store, run, suite, model, taskRecipe, { ...execution, whenRefused: 'keep-run' });
+    return importWhileRunning(store, run, suite, model, taskRecipe, { ...execution, whenRefused: 'keep-run', justStored: false });
   }
   const tasks = recipeTasks(suite, taskRecipe, options.signal);
   const first = await tasks.next();

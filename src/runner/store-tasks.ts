@@ -31,6 +31,8 @@ export type StoreTasksOptions = {
    * first tasks are checked against them (duplicates included) and not stored again.
    */
   storedTaskIds?: readonly string[];
+  /** The index in `storedTaskIds` the stream starts at: the ones before it are taken as read (default 0). */
+  streamFrom?: number;
 };
 
 /**
@@ -40,10 +42,12 @@ export type StoreTasksOptions = {
 export async function storeTasks(
   store: ResultsStore, runId: string, suite: Suite, mode: Mode | undefined, first: Task, rest: AsyncIterator<Task>, options: StoreTasksOptions = {},
 ): Promise<StoredTasks> {
-  const seen = new Set<string>();
   const already = options.storedTaskIds ?? [];
+  const streamFrom = options.streamFrom ?? 0;
+  // Ids the stream starts past still count for the duplicate check.
+  const seen = new Set<string>(already.slice(0, streamFrom));
   let batch: Task[] = [];
-  let read = 0;
+  let read = streamFrom;
   let written = already.length;
   const flush = (): void => {
     if (batch.length === 0) return;

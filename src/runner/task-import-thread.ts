@@ -9,7 +9,7 @@ import { openResultsStore } from '../store/results-store.ts';
 import { getSuite } from '../suites/registry.ts';
 import { storeTasks } from './store-tasks.ts';
 import type { TaskImportJob, TaskImportMessage } from './task-import.ts';
-import { recipeTasks, transferError } from './task-import.ts';
+import { importStreamStart, recipeTasksFrom, transferError } from './task-import.ts';
 
 const job = workerData as TaskImportJob;
 const port = parentPort;
@@ -23,13 +23,16 @@ async function importTasks(): Promise<void> {
   const store = openResultsStore(job.location);
   try {
     const suite = getSuite(job.suiteId);
-    const tasks = recipeTasks(suite, job.recipe, stop.signal);
+    // Tasks the run stored moments ago are not made again: the stream starts at the last of them, checked against it.
+    const from = importStreamStart(job);
+    const tasks = recipeTasksFrom(suite, job.recipe, from, stop.signal);
     const first = await tasks.next();
     if (first.done) throw new ToolForgeError('internal', `the task stream of suite '${suite.id}' was empty when read again for run '${job.runId}'`);
     const stored = await storeTasks(store, job.runId, suite, job.mode, first.value, tasks, {
       onStored: (count) => post({ type: 'stored', count }),
       shouldStop: () => stop.signal.aborted,
       storedTaskIds: job.storedTaskIds,
+      streamFrom: from,
     });
     if (stored.ended && !stop.signal.aborted) post({ type: 'done', count: stored.written });
   } catch (error) {

@@ -33,6 +33,12 @@ export type TaskImportJob = {
   location: string; runId: string; suiteId: string; mode?: Mode; recipe: TaskRecipe;
   /** The tasks the run stored before it handed the stream on, in order: the thread checks them and stores the rest. */
   storedTaskIds: readonly string[];
+  /**
+   * The stored tasks were made from the recipe moments ago, by the run that starts this thread: the stream starts at
+   * the last of them (checked against it) instead of making them all again. A resumed run's thread reads and checks
+   * every stored task, since the data may have changed since the run stopped.
+   */
+  justStored?: boolean;
 };
 
 /** An error as it crosses the thread boundary: its class, code, message and fix survive. */
@@ -47,8 +53,26 @@ export type TaskImportMessage =
 
 /** The task stream a recipe makes: the suite's generator or importer, then the selection. */
 export function recipeTasks(suite: Suite, recipe: TaskRecipe, signal?: AbortSignal): AsyncIterator<Task> {
+  return recipeTasksFrom(suite, recipe, 0, signal);
+}
+
+/**
+ * Where the import thread starts the recipe's stream: at the last task the run stored moments ago (`justStored`), when
+ * the selection keeps every task it reads (no id patterns: task i of the stream is stored task i); else at the start.
+ */
+export function importStreamStart(job: TaskImportJob): number {
+  const patterns = job.recipe.selection?.taskIds ?? [];
+  return job.justStored === true && patterns.length === 0 ? Math.max(0, job.storedTaskIds.length - 1) : 0;
+}
+
+/** The recipe's task stream from its task `from`, the earlier ones not made (see importStreamStart). */
+export function recipeTasksFrom(suite: Suite, recipe: TaskRecipe, from: number, signal?: AbortSignal): AsyncIterator<Task> {
   const { seed, count, params, selection = {} } = recipe;
-  return selectTaskStream(streamGeneratedTasks(suite, { seed, count, params, ...(signal ? { signal } : {}) }), selection)[Symbol.asyncIterator]();
+  if (from > 0 && selection.taskIds !== undefined && selection.taskIds.length > 0) {
+    throw new ToolForgeError('internal', 'a task stream selected by id patterns cannot start past its first task');
+  }
+  const limit = selection.limit === undefined ? {} : { limit: Math.max(0, selection.limit - from) };
+  return selectTaskStream(streamGeneratedTasks(suite, { seed, count, params, from, ...(signal ? { signal } : {}) }), { ...selection, ...limit })[Symbol.asyncIterator]();
 }
 
 export type TaskImport = {

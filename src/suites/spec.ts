@@ -25,6 +25,9 @@ export type GenerateTasksRequest = {
   signal?: AbortSignal;
 };
 
+/** Where a task stream starts: `from` tasks of the full stream are skipped without being made (default 0). */
+export type StreamPosition = { from?: number };
+
 /** A built-in model that needs no LLM: it reads the task (oracle, random, planner). */
 export type BuiltinModel = {
   description: string;
@@ -96,9 +99,10 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
   /**
    * The same tasks as `generate`, in the same order, one at a time: for suites whose task sets can be large
    * (a 100,000-sample data file, a generator asked for 100,000 tasks), so a run never holds them all. The runner
-   * uses it when present; `generate` then usually collects it.
+   * uses it when present; `generate` then usually collects it. With `from`, the stream starts at that index, and
+   * the tasks before it are not made (a run's import thread continuing where the run's thread stopped).
    */
-  streamTasks?(request: GenerateTasksRequest): AsyncIterable<Task> | Iterable<Task>;
+  streamTasks?(request: GenerateTasksRequest, position?: StreamPosition): AsyncIterable<Task> | Iterable<Task>;
   /**
    * True when the tasks for these knobs are a data set's (imported), not made by this suite's generator. Generated
    * tasks are solved by builtin/oracle as they are made, since a generator's bug is ours to catch before a model is

@@ -70,6 +70,15 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
         for await (const task of streamTasks({ seed: 4, count: options.count, params })) streamed.push(task);
         assert.equal(canonicalJson(streamed), canonicalJson(await suite.generate({ seed: 4, count: options.count, params })));
       });
+
+      test('a task stream started at task k is the whole stream from k, the earlier tasks not made', async () => {
+        const whole = await suite.generate({ seed: 4, count: options.count, params });
+        for (const from of [1, Math.floor(options.count / 2), options.count]) {
+          const streamed: Task[] = [];
+          for await (const task of streamTasks({ seed: 4, count: options.count, params }, { from })) streamed.push(task);
+          assert.equal(canonicalJson(streamed), canonicalJson(whole.slice(from)), `from ${from}`);
+        }
+      });
     }
 
     test('tasks are valid, serialisable, correctly labelled and have unique ids', async () => {

@@ -13,7 +13,7 @@ import { selectTaskStream } from '../../src/runner/select-tasks.ts';
 import { storeTasks } from '../../src/runner/store-tasks.ts';
 import { summarizeRun } from '../../src/runner/summarize-run.ts';
 import type { TaskRecipe } from '../../src/runner/task-import.ts';
-import { canImportOnThread, receiveError, transferError } from '../../src/runner/task-import.ts';
+import { canImportOnThread, importStreamStart, receiveError, transferError } from '../../src/runner/task-import.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import type { ResultsStore } from '../../src/store/results-store.ts';
 import type { Task } from '../../src/core/task.ts';
@@ -204,6 +204,30 @@ describe('tasks imported on a worker thread while the episodes run', () => {
       assert.deepEqual(await storeTasks(store, 'r1', suite, undefined, tasks[0], rest, { storedTaskIds: [tasks[0].id, tasks[1].id] }), { written: 4, ended: true });
       assert.deepEqual([...store.listTasksBetween('r1', 0, 3).keys()], [2, 3]);
     });
+  });
+
+  test('a stream started past the stored tasks is checked at its first task, and the ones it skipped still count as seen', async () => {
+    await withFakeRun('r1b', async (store, suite, tasks) => {
+      store.appendTasks('r1b', tasks.slice(0, 2), 0);
+      const stored = [tasks[0].id, tasks[1].id];
+      // Started at stored task 1: the task there must be the stored one.
+      await assert.rejects(storeTasks(store, 'r1b', suite, undefined, tasks[2], (async function* () {})(), { storedTaskIds: stored, streamFrom: 1 }), (error: unknown) =>
+        error instanceof ConfigError && /task 1 is now 'fake-sum-3-2', it was 'fake-sum-3-1'/.test(error.message));
+      // A task of the skipped prefix met again is a duplicate.
+      const repeated = (async function* () { yield tasks[0]; })();
+      await assert.rejects(storeTasks(store, 'r1b', suite, undefined, tasks[1], repeated, { storedTaskIds: stored, streamFrom: 1 }), /task id 'fake-sum-3-0' appears twice/);
+      const rest = (async function* () { yield* tasks.slice(2); })();
+      assert.deepEqual(await storeTasks(store, 'r1b', suite, undefined, tasks[1], rest, { storedTaskIds: stored, streamFrom: 1 }), { written: 4, ended: true });
+      assert.deepEqual([...store.listTasksBetween('r1b', 0, 3).values()].map((task) => task.id), tasks.map((task) => task.id));
+    });
+  });
+
+  test('the import thread of a new run starts its stream at the last stored task; a resumed run\'s, and a selection by id, at the first', () => {
+    const job = { location: 'x.db', runId: 'r', suiteId: 'nestful', recipe: { seed: 0, params: {} }, storedTaskIds: ['a', 'b', 'c'] };
+    assert.equal(importStreamStart({ ...job, justStored: true }), 2);
+    assert.equal(importStreamStart({ ...job, justStored: false }), 0);
+    assert.equal(importStreamStart({ ...job, justStored: true, recipe: { seed: 0, params: {}, selection: { limit: 9 } } }), 2);
+    assert.equal(importStreamStart({ ...job, justStored: true, recipe: { seed: 0, params: {}, selection: { taskIds: ['a*'] } } }), 0);
   });
 
   test('a run stopped while its tasks were still being stored says so in its summary; without a recipe resume refuses it', async () => {

@@ -6,7 +6,7 @@
 import type { Mode } from '../../core/mode.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { defineSuite } from '../define-suite.ts';
-import type { GenerateTasksRequest, Suite } from '../spec.ts';
+import type { GenerateTasksRequest, StreamPosition, Suite } from '../spec.ts';
 import type { Task } from '../../core/task.ts';
 import { funcgenBuiltinModels } from './builtin-models.ts';
 import { FuncgenEnvironment } from './environment.ts';
@@ -29,10 +29,10 @@ function checkMode(mode: Mode): void {
   }
 }
 
-function* streamFuncgenTasks(request: GenerateTasksRequest): Generator<Task> {
+function* streamFuncgenTasks(request: GenerateTasksRequest, position: StreamPosition = {}): Generator<Task> {
   const params = parseFuncgenParams(request.params);
   const count = request.count ?? funcgenSuite.defaultCount;
-  for (let index = 0; index < count; index += 1) {
+  for (let index = position.from ?? 0; index < count; index += 1) {
     request.signal?.throwIfAborted();
     yield generateFuncgenTask({ seed: request.seed, index, params });
   }

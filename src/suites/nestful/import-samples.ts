@@ -70,9 +70,10 @@ function unreadable(path: string, error: unknown): ConfigError {
 
 /**
  * The records of a data file, one at a time: a JSONL file is read line by line (a 100,000-sample file is never
- * held whole); a JSON list is parsed whole (the published files are a few thousand samples).
+ * held whole); a JSON list is parsed whole (the published files are a few thousand samples). The first `skip` records
+ * are passed over unread (a JSONL line is not even parsed).
  */
-function* streamRecords(path: string): Generator<SourceRecord> {
+function* streamRecords(path: string, skip: number): Generator<SourceRecord> {
   let lines: Generator<string>;
   try {
     lines = readLinesSync(path);
@@ -81,7 +82,8 @@ function* streamRecords(path: string): Generator<SourceRecord> {
     if (firstLine.trimStart() === '' || firstLine.trimStart().startsWith('[')) {
       // A JSON list (or leading blank lines): read the whole text as before.
       lines.return(undefined);
-      yield* readWholeFile(path);
+      const { records, where } = readRecords(path);
+      for (let index = skip; index < records.length; index += 1) yield { record: records[index], where: where(index) };
       return;
     }
     lines = prepend(firstLine, lines);
@@ -90,9 +92,12 @@ function* streamRecords(path: string): Generator<SourceRecord> {
     throw unreadable(path, error);
   }
   let lineNumber = 0;
+  let records = 0;
   for (const line of lines) {
     lineNumber += 1;
     if (line.trim() === '') continue;
+    records += 1;
+    if (records <= skip) continue;
     const parsed = parseLenientJson(line);
     if (!parsed.ok) {
       throw new ConfigError('input.invalid', `${path} line ${lineNumber}: not JSON (${parsed.error})`, {
@@ -106,11 +111,6 @@ function* streamRecords(path: string): Generator<SourceRecord> {
 function* prepend(first: string, rest: Generator<string>): Generator<string> {
   yield first;
   yield* rest;
-}
-
-function* readWholeFile(path: string): Generator<SourceRecord> {
-  const { records, where } = readRecords(path);
-  for (let index = 0; index < records.length; index += 1) yield { record: records[index], where: where(index) };
 }
 
 function readRecords(path: string): { records: JsonValue[]; where: (index: number) => string } {
@@ -200,13 +200,13 @@ export function importNestfulSamples(path: string): NestfulSample[] {
   return [...streamNestfulSamples(path)];
 }
 
-/** The samples of a NESTFUL data file one at a time, in file order (JSONL files read line by line). */
-export function* streamNestfulSamples(path: string): Generator<NestfulSample> {
+/** The samples of a NESTFUL data file one at a time, in file order (JSONL files read line by line), from sample `from`. */
+export function* streamNestfulSamples(path: string, from = 0): Generator<NestfulSample> {
   const dataPath = resolveDataPath(path);
   let v1Tools: NestfulTool[] | undefined;
   const fileStem = basename(dataPath).replace(/\.jsonl?$/, '');
-  let index = -1;
-  for (const { record, where } of streamRecords(dataPath)) {
+  let index = from - 1;
+  for (const { record, where } of streamRecords(dataPath, from)) {
     index += 1;
     if (!isJsonObject(record)) {
       throw new ConfigError('input.invalid', `${where}: a sample must be a JSON object`, { fix: 'one sample object per item' });

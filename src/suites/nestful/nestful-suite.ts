@@ -13,7 +13,7 @@ import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
 import type { Termination } from '../../core/termination.ts';
-import type { GenerateTasksRequest, ScoredEpisodes, Suite, SuiteSummary } from '../spec.ts';
+import type { GenerateTasksRequest, ScoredEpisodes, StreamPosition, Suite, SuiteSummary } from '../spec.ts';
 import type { Knob } from '../knob.ts';
 import { defineSuite } from '../define-suite.ts';
 import { nestfulBuiltinModels } from './builtin-models.ts';
@@ -58,13 +58,14 @@ async function generate(request: GenerateTasksRequest): Promise<Task[]> {
 }
 
 /** Imported samples are read from the file one at a time (JSONL line by line); generated ones made one at a time. */
-async function* streamTasks(request: GenerateTasksRequest): AsyncGenerator<Task> {
+async function* streamTasks(request: GenerateTasksRequest, position: StreamPosition = {}): AsyncGenerator<Task> {
   const { params, seed } = request;
+  const from = position.from ?? 0;
   const { iclCount, promptParams } = sequencePromptKnobs(params.icl);
   const data = params.data;
   if (typeof data === 'string' && data !== '') {
-    let index = 0;
-    for (const sample of streamNestfulSamples(data)) {
+    let index = from;
+    for (const sample of streamNestfulSamples(data, from)) {
       if (request.count !== undefined && index >= request.count) return;
       index += 1;
       yield buildNestfulTask(sample, { id: `${nestfulSuiteId}/${sample.sampleId}`, seed, params: { data, ...promptParams }, iclCount });
@@ -76,7 +77,7 @@ async function* streamTasks(request: GenerateTasksRequest): AsyncGenerator<Task>
     fanin: numberKnob(params, 'fanin'), distractors: numberKnob(params, 'distractors'),
   };
   const count = request.count ?? nestfulSuite.defaultCount;
-  for (let index = 0; index < count; index += 1) {
+  for (let index = from; index < count; index += 1) {
     const { sample } = generateSample(seed, index, generatorKnobs);
     let phrasing: Phrasing['source'] | undefined;
     if (params.phrasing === 'model') {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../../src/core/errors.ts';
 import { datasetPath } from '../../../src/core/data-location.ts';
-import { importNestfulSamples } from '../../../src/suites/nestful/import-samples.ts';
+import { importNestfulSamples, streamNestfulSamples } from '../../../src/suites/nestful/import-samples.ts';
 import { scoreNestfulPredictions } from '../../../src/suites/nestful/score-predictions.ts';
 import { requireData } from '../../require-data.ts';
 
@@ -72,6 +72,20 @@ describe('formats and bad input', () => {
     assert.deepEqual(fromSamples, fromResults);
     assert.equal(fromSamples.goldAnswerJson, '3.0');
     assert.equal(fromSamples.outputJson, '[{"name": "add", "label": "$var_1", "arguments": {"arg_0": 1, "arg_1": 2}}]');
+  });
+
+  test('read from sample k, a JSONL file (blank lines between) or a JSON list gives the samples from k; lines before k are not read', () => {
+    const samples = [1, 2, 3, 4].map((index) => ({ ...sample, sample_id: `s${index}` }));
+    const jsonl = join(directory, 'from.jsonl');
+    // Line 2 is not JSON: a stream started past it never reads it.
+    writeFileSync(jsonl, `${JSON.stringify(samples[0])}\nnot json\n\n${samples.slice(2).map((item) => JSON.stringify(item)).join('\n\n')}\n`);
+    assert.deepEqual([...streamNestfulSamples(jsonl, 2)].map((item) => item.sampleId), ['s3', 's4']);
+    assert.throws(() => [...streamNestfulSamples(jsonl, 1)], (error: unknown) => error instanceof ConfigError && /line 2/.test(error.message));
+    const list = join(directory, 'from.json');
+    writeFileSync(list, JSON.stringify(samples));
+    for (const from of [0, 1, 3, 4, 9]) {
+      assert.deepEqual([...streamNestfulSamples(list, from)], importNestfulSamples(list).slice(from), `from ${from}`);
+    }
   });
 
   test('a missing field is a ConfigError naming the line and the field', () => {
