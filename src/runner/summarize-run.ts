@@ -1,5 +1,6 @@
 import type { FailureCode } from '../core/failure.ts';
 import type { Mode } from '../core/mode.ts';
+import type { Score } from '../core/score.ts';
 import { failureBreakdown } from '../metrics/failure-breakdown.ts';
 import { meanAndDeviation } from '../metrics/mean-and-deviation.ts';
 import { meanPassAtK, meanPassHatK } from '../metrics/pass-at-k.ts';
@@ -55,33 +56,50 @@ export type RunSummary = {
  * Bounded memory: episodes are read from the store a page at a time (the suite's summary iterates them the same
  * way), task facts come from SQL, and only small per-episode numbers and per-task counts are kept.
  */
+type RunnerTally = {
+  scoredCount: number;
+  passed: number;
+  values: number[];
+  failures: Record<FailureCode, number>;
+  /** Per-task counts only feed pass@k / pass^k: a one-trial run keeps none (100,000 tasks, 100,000 entries). */
+  perTask: Map<number, { total: number; passed: number }> | undefined;
+  add(ordinal: number, score: Score): void;
+};
+
+function runnerTally(trials: number): RunnerTally {
+  const tally: RunnerTally = {
+    scoredCount: 0, passed: 0, values: [], failures: failureBreakdown([]), perTask: trials > 1 ? new Map() : undefined,
+    add(ordinal, score) {
+      tally.scoredCount += 1;
+      if (score.passed) tally.passed += 1;
+      else tally.failures[score.failure ?? 'result.wrong'] += 1;
+      tally.values.push(score.value);
+      if (tally.perTask === undefined) return;
+      const counts = tally.perTask.get(ordinal) ?? { total: 0, passed: 0 };
+      counts.total += 1;
+      if (score.passed) counts.passed += 1;
+      tally.perTask.set(ordinal, counts);
+    },
+  };
+  return tally;
+}
+
 export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite): RunSummary {
   const run = store.getRun(runId);
   const suiteForMetrics = suite ?? listSuites().find((candidate) => candidate.id === run.suite.id);
   const taskFacts = store.taskFacts(runId);
-  const scored = storedScoredEpisodes(store, runId);
-  // The runner's own figures in one pass, in task order then trial (the order sums were always taken in).
-  let scoredCount = 0;
-  let passed = 0;
-  const values: number[] = [];
-  const failures = failureBreakdown([]);
-  // Per-task counts only feed pass@k / pass^k: a one-trial run keeps none (100,000 tasks, 100,000 entries).
-  const perTask = run.trials > 1 ? new Map<number, { total: number; passed: number }>() : undefined;
-  for (const { ordinal, outcome } of store.iterateEpisodeOutcomes(runId, { status: 'scored' })) {
-    const score = outcome.score;
-    if (score === null) continue;
-    scoredCount += 1;
-    if (score.passed) passed += 1;
-    else failures[score.failure ?? 'result.wrong'] += 1;
-    values.push(score.value);
-    if (perTask === undefined) continue;
-    const counts = perTask.get(ordinal) ?? { total: 0, passed: 0 };
-    counts.total += 1;
-    if (score.passed) counts.passed += 1;
-    perTask.set(ordinal, counts);
-  }
-  const meanScore = meanAndDeviation(values);
+  // The runner's own figures, in task order then trial (the order sums were always taken in): counted while the suite's
+  // summary reads the episodes, or in a pass of their own when it read them only in part (or there is no suite).
+  let tally = runnerTally(run.trials);
+  let tallied = false;
+  const scored = storedScoredEpisodes(store, runId, { episode: (ordinal, score) => tally.add(ordinal, score), completed: () => { tallied = true; } });
   const suiteSummary = suiteForMetrics?.summarize(scored);
+  if (!tallied) {
+    tally = runnerTally(run.trials);
+    for (const { ordinal, outcome } of store.iterateEpisodeOutcomes(runId, { status: 'scored' })) if (outcome.score !== null) tally.add(ordinal, outcome.score);
+  }
+  const { scoredCount, passed, values, failures, perTask } = tally;
+  const meanScore = meanAndDeviation(values);
   const metrics: Record<string, number> = { ...suiteSummary?.metrics };
   // The runner's definitions win a name clash: these names mean the same thing in every suite.
   metrics.meanScore = meanScore.mean;
