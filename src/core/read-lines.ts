@@ -1,10 +1,11 @@
 /**
  * A text file's lines, read a chunk at a time (synchronously): a 1 GB JSONL file costs one chunk of memory, not
  * its whole text. Lines are split on '\n' (a trailing '\r' is left to the caller's parser, as String.split left it);
- * multi-byte characters split across chunks are decoded whole.
+ * multi-byte characters split across chunks are decoded whole. A byte order mark before the first line is dropped.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
+import { withoutByteOrderMark } from './read-text-file.ts';
 
 const chunkBytes = 1 << 20;
 
@@ -14,10 +15,12 @@ export function* readLinesSync(path: string): Generator<string> {
     const decoder = new StringDecoder('utf8');
     const buffer = Buffer.alloc(chunkBytes);
     let pending = '';
+    let atStart = true;
     for (;;) {
       const bytes = readSync(file, buffer, 0, chunkBytes, null);
       const text = bytes === 0 ? decoder.end() : decoder.write(buffer.subarray(0, bytes));
-      pending += text;
+      pending = atStart ? withoutByteOrderMark(pending + text) : pending + text;
+      atStart &&= pending === '';
       let start = 0;
       for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n', start)) {
         yield pending.slice(start, end);

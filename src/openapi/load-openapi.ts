@@ -3,7 +3,6 @@
  * @readme/openapi-parser, `$ref`s resolved (circular schemas survive as circular objects), and
  * indexed into an OpenApiDocument. Loaded files are cached per path for the process.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { bundle, compileErrors, dereference, validate } from '@readme/openapi-parser';
 import { parse as parseYaml } from 'yaml';
@@ -17,6 +16,7 @@ import type {
 import { httpMethods } from './document.ts';
 import { compilePathTemplate } from './path-matcher.ts';
 import { canonicalPointer, encodePointer } from './json-pointer.ts';
+import { readTextFile } from '../core/read-text-file.ts';
 
 const cache = new Map<string, Promise<OpenApiDocument>>();
 
@@ -35,7 +35,7 @@ export function loadOpenApiFile(path: string): Promise<OpenApiDocument> {
 async function readAndLoad(path: string): Promise<OpenApiDocument> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readTextFile(path);
   } catch (error) {
     throw new ConfigError('input.unreadable', `cannot read OpenAPI file '${path}': ${errorMessage(error)}`, {
       fix: 'pass the path of an existing OpenAPI 3 YAML or JSON file',

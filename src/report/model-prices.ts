@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.ts';
+import { readTextFileSync } from '../core/read-text-file.ts';
 
 /** USD per million tokens. */
 export type ModelPrice = { input: number; output: number };
@@ -45,7 +45,7 @@ const priceFileSchema = z.record(z.string().min(1), z.object({ input: z.number()
 export function readPriceFile(path: string): PriceTable {
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(path, 'utf8'));
+    data = JSON.parse(readTextFileSync(path));
   } catch (error) {
     throw new ConfigError('config.invalid', `cannot read price file '${path}': ${errorMessage(error)}`, {
       fix: 'pass a JSON file like {"openai/gpt-4.1": {"input": 2, "output": 8}} (USD per million tokens)',

@@ -3,13 +3,13 @@
  * their fixed knobs, knob grids, modes and transforms, and the run settings. `runEvalSet` runs the cross product
  * as one group of runs, resumable as a whole by running the same file again.
  */
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import { modeSchema } from '../core/mode.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
+import { readTextFileSync } from '../core/read-text-file.ts';
 
 const knobValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -55,7 +55,7 @@ export type EvalSetSuite = z.infer<typeof suiteSchema>;
 export function readEvalSetFile(path: string): { evalSet: EvalSet; text: string } {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextFileSync(path);
   } catch (error) {
     throw new ConfigError('input.unreadable', `cannot read the eval set ${path}: ${errorMessage(error)}`, { fix: 'pass the path of a toolforge.config.json or .yaml file', cause: error });
   }

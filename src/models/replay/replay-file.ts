@@ -10,6 +10,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
+import { utf8ByteOrderMark } from '../../core/read-text-file.ts';
 
 const replayToolCallSchema = z.strictObject({
   id: z.string().min(1).optional(),
@@ -147,7 +148,8 @@ function* fileLines(path: string): Generator<{ lineNumber: number; offset: numbe
       const read = readSync(file, buffer, 0, chunkBytes, null);
       if (read === 0) break;
       const chunk = pending.length === 0 ? buffer.subarray(0, read) : Buffer.concat([pending, buffer.subarray(0, read)]);
-      let start = 0;
+      // A byte order mark before the first line is not part of it.
+      let start = pendingOffset === 0 && lineNumber === 0 && chunk.subarray(0, 3).equals(utf8ByteOrderMark) ? 3 : 0;
       for (let end = chunk.indexOf(newline); end >= 0; end = chunk.indexOf(newline, start)) {
         lineNumber += 1;
         yield { lineNumber, offset: pendingOffset + start, bytes: chunk.subarray(start, end) };

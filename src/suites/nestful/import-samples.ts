@@ -4,7 +4,7 @@
  * release (`{input, output}` lists whose tools live in the sibling `*-spec.json`). Every record is
  * checked with zod; errors name the record and the field.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
@@ -15,6 +15,7 @@ import { isFloatLiteral, markFloat, parseLenientJson } from './lenient-json.ts';
 import type { NestfulFlavour, NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { pythonJsonDumps } from './python-format.ts';
 import { readLinesSync } from '../../core/read-lines.ts';
+import { readTextFileSync } from '../../core/read-text-file.ts';
 
 const callSchema = z.object({
   name: z.string().min(1),
@@ -116,7 +117,7 @@ function* prepend(first: string, rest: Generator<string>): Generator<string> {
 function readRecords(path: string): { records: JsonValue[]; where: (index: number) => string } {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextFileSync(path);
   } catch (error) {
     throw unreadable(path, error);
   }

@@ -4,7 +4,7 @@
  * examples from the data's icl_examples.json). Calls and react modes get a short instruction about
  * referencing earlier results; their agents add the protocol.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
 import type { PromptMessage } from '../../core/message.ts';
@@ -12,6 +12,7 @@ import { datasetPath } from '../../core/data-location.ts';
 import { parseLenientJson } from './lenient-json.ts';
 import type { NestfulTool } from './nestful-sample.ts';
 import { pythonJsonDumps } from './python-format.ts';
+import { readTextFileSync } from '../../core/read-text-file.ts';
 
 const templateName = 'LLaMa-3.1';
 
@@ -46,7 +47,7 @@ function instructionTemplate(): { text: string; source: InstructionSource } {
   const path = datasetPath('nestful', 'src', 'PROMPTS.json');
   let template: { text: string; source: InstructionSource } = { text: fallbackInstruction, source: 'toolforge' };
   if (existsSync(path)) {
-    const parsed = parseLenientJson(readFileSync(path, 'utf8'));
+    const parsed = parseLenientJson(readTextFileSync(path));
     const raw = parsed.ok && isJsonObject(parsed.value) ? parsed.value[templateName] : undefined;
     if (typeof raw === 'string') {
       // The system turn of the Llama chat template, without its special tokens; `{{` is str.format escaping.
@@ -65,7 +66,7 @@ function instructionTemplate(): { text: string; source: InstructionSource } {
 export function iclExamples(): JsonValue[] {
   if (cachedExamples !== undefined) return cachedExamples;
   const path = datasetPath('nestful', 'src', 'icl_examples.json');
-  const parsed = existsSync(path) ? parseLenientJson(readFileSync(path, 'utf8')) : undefined;
+  const parsed = existsSync(path) ? parseLenientJson(readTextFileSync(path)) : undefined;
   cachedExamples = parsed?.ok && Array.isArray(parsed.value) ? parsed.value : [];
   return cachedExamples;
 }

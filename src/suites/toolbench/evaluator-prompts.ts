@@ -5,12 +5,12 @@
  * `{answer}`... placeholders. The judge is asked to call function N, whose only argument is
  * `answer_status` (Solved / Unsolved / Unsure), as the reference's config declares.
  */
-import { readFileSync } from 'node:fs';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { Message } from '../../core/message.ts';
 import { datasetPath } from '../../core/data-location.ts';
 import type { ToolSpec } from '../../core/tool.ts';
 import { answerStatuses } from './solvable-pass-rate.ts';
+import { readTextFileSync } from '../../core/read-text-file.ts';
 
 export type EvaluatorPrompts = ReadonlyMap<string, string>;
 
@@ -29,7 +29,7 @@ export function parseEvaluatorTemplate(text: string): EvaluatorPrompts {
 export function loadEvaluatorPrompts(path = evaluatorTemplatePath()): EvaluatorPrompts {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readTextFileSync(path);
   } catch (error) {
     throw new ConfigError('input.unreadable', `cannot read the evaluator template '${path}': ${errorMessage(error)}`, {
       fix: 'point to StableToolBench toolbench/tooleval/evaluators/tooleval_gpt-3.5-turbo_default/template.txt',

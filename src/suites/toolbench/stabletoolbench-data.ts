@@ -2,11 +2,11 @@
  * Reads StableToolBench's solvable queries (`solvable_queries/test_instruction/<group>.json`, 765
  * queries in six groups), each validated with zod; bad files name the item and field.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { JsonValue } from '../../core/json.ts';
 import { datasetPath } from '../../core/data-location.ts';
+import { readTextFileSync } from '../../core/read-text-file.ts';
 
 export const queryGroups = ['G1_category', 'G1_instruction', 'G1_tool', 'G2_category', 'G2_instruction', 'G3_instruction'] as const;
 export type QueryGroup = typeof queryGroups[number];
@@ -49,7 +49,7 @@ export function solvableQueriesPath(group: QueryGroup): string {
 export function importSolvableQueries(path: string, group: string): StableQuery[] {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readTextFileSync(path));
   } catch (error) {
     throw new ConfigError('input.unreadable', `cannot read StableToolBench query file '${path}': ${errorMessage(error)}`, {
       fix: 'pass solvable_queries/test_instruction/<group>.json from StableToolBench',

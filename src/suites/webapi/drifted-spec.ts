@@ -6,7 +6,6 @@
  * from the file rather than stored with every task; each file is parsed once per process and each
  * drift of it made and loaded once.
  */
-import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { locateDataset, missingDataError } from '../../core/data-location.ts';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
@@ -18,6 +17,7 @@ import type { DriftedOpenApi } from '../../transforms/drift/openapi-drift.ts';
 import { driftOpenApi } from '../../transforms/drift/openapi-drift.ts';
 import { loadSpecReference, resolvePortablePath } from './portable-path.ts';
 import type { WebapiDrift, WebapiExpected } from './webapi-task.ts';
+import { readTextFileSync } from '../../core/read-text-file.ts';
 
 const rawDocuments = new Map<string, JsonObject>();
 
@@ -30,7 +30,7 @@ export function readRawSpec(reference: string): JsonObject {
   const path = resolvePortablePath(reference);
   let parsed: unknown;
   try {
-    parsed = parseYaml(readFileSync(path, 'utf8'), { maxAliasCount: -1 });
+    parsed = parseYaml(readTextFileSync(path), { maxAliasCount: -1 });
   } catch (error) {
     throw new ConfigError('input.unreadable', `cannot read OpenAPI file '${path}': ${errorMessage(error)}`, { fix: 'pass the path of an existing OpenAPI 3 YAML or JSON file' });
   }

@@ -5,9 +5,10 @@
  * The prompt template is read at run time from the WAPIIBench resources (never copied into the
  * repository); without the shared data a short template of our own says the same.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { datasetPath } from '../../core/data-location.ts';
 import type { RequestConfig } from './request-config.ts';
+import { readTextFileSync } from '../../core/read-text-file.ts';
 
 export type Setup = 'full' | 'argument';
 export type Endpoint = 'chat' | 'completions';
@@ -29,7 +30,7 @@ export function instructionSource(): InstructionSource {
 function promptTemplate(): { text: string; source: InstructionSource } {
   if (cachedTemplate !== undefined) return cachedTemplate;
   const path = datasetPath('wapiibench', 'resources', 'code_generation_prompt.md');
-  cachedTemplate = existsSync(path) ? { text: readFileSync(path, 'utf8'), source: 'wapiibench' } : { text: fallbackTemplate, source: 'toolforge' };
+  cachedTemplate = existsSync(path) ? { text: readTextFileSync(path), source: 'wapiibench' } : { text: fallbackTemplate, source: 'toolforge' };
   return cachedTemplate;
 }
 

@@ -5,12 +5,13 @@
  * (one API), `--set specs=<dir>/<api>.yaml`, or `openapi/real_world_specs/<api>.yaml` of the
  * WAPIIBench folder that holds the file (found by walking up from it).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { RequestConfig } from './request-config.ts';
 import { requestConfigSchema } from './request-config.ts';
+import { readTextFileSync } from '../../core/read-text-file.ts';
 
 export type WapiibenchSample = {
   api: string;
@@ -50,7 +51,7 @@ export type SpecLocation = { spec?: string; specs?: string };
 export function importWapiibenchFile(path: string, location: SpecLocation = {}): WapiibenchSample[] {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readTextFileSync(path));
   } catch (error) {
     throw new ConfigError('input.unreadable', `cannot read WAPIIBench file '${path}': ${errorMessage(error)}`, {
       fix: '--set data=<a WAPIIBench test_data JSON file>',
