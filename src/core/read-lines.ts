@@ -1,11 +1,12 @@
 /**
  * A text file's lines, read a chunk at a time (synchronously): a 1 GB JSONL file costs one chunk of memory, not
  * its whole text. Lines are split on '\n' (a trailing '\r' is left to the caller's parser, as String.split left it);
- * multi-byte characters split across chunks are decoded whole. A byte order mark before the first line is dropped.
+ * multi-byte characters split across chunks are decoded whole. A byte order mark before the first line is dropped; a
+ * compressed file is refused with the command that decompresses it.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { withoutByteOrderMark } from './read-text-file.ts';
+import { checkNotCompressed, withoutByteOrderMark } from './read-text-file.ts';
 
 const chunkBytes = 1 << 20;
 
@@ -18,6 +19,7 @@ export function* readLinesSync(path: string): Generator<string> {
     let atStart = true;
     for (;;) {
       const bytes = readSync(file, buffer, 0, chunkBytes, null);
+      if (atStart) checkNotCompressed(path, buffer.subarray(0, bytes));
       const text = bytes === 0 ? decoder.end() : decoder.write(buffer.subarray(0, bytes));
       pending = atStart ? withoutByteOrderMark(pending + text) : pending + text;
       atStart &&= pending === '';

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { ConfigError } from './errors.ts';
 
 /** U+FEFF at the very start of a text: a byte order mark, not content. */
 export function withoutByteOrderMark(text: string): string {
@@ -12,11 +13,34 @@ export function withoutByteOrderMark(text: string): string {
 }
 
 export function readTextFileSync(path: string): string {
-  return withoutByteOrderMark(readFileSync(path, 'utf8'));
+  return textOf(path, readFileSync(path));
 }
 
 export async function readTextFile(path: string): Promise<string> {
-  return withoutByteOrderMark(await readFile(path, 'utf8'));
+  return textOf(path, await readFile(path));
+}
+
+function textOf(path: string, bytes: Buffer): string {
+  checkNotCompressed(path, bytes);
+  return withoutByteOrderMark(bytes.toString('utf8'));
+}
+
+/** Archive and compression formats by their first bytes: a user who passes `data.jsonl.gz` is told to decompress it. */
+const compressedFormats: readonly { name: string; magic: readonly number[]; decompress: string }[] = [
+  { name: 'gzip-compressed', magic: [0x1f, 0x8b], decompress: 'gunzip -k' },
+  { name: 'a zip archive', magic: [0x50, 0x4b, 0x03, 0x04], decompress: 'unzip' },
+  { name: 'xz-compressed', magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], decompress: 'unxz -k' },
+  { name: 'bzip2-compressed', magic: [0x42, 0x5a, 0x68], decompress: 'bunzip2 -k' },
+  { name: 'zstd-compressed', magic: [0x28, 0xb5, 0x2f, 0xfd], decompress: 'unzstd' },
+];
+
+/** Throws a ConfigError naming the format and the command that decompresses it when `firstBytes` start a compressed file. */
+export function checkNotCompressed(path: string, firstBytes: Buffer): void {
+  const format = compressedFormats.find(({ magic }) => firstBytes.length >= magic.length && magic.every((byte, index) => firstBytes[index] === byte));
+  if (!format) return;
+  throw new ConfigError('input.invalid', `${path} is ${format.name}, not text`, {
+    fix: `decompress it first (${format.decompress} ${path}) and pass the file it holds`,
+  });
 }
 
 /** The byte order mark as UTF-8 bytes (for readers of raw bytes). */

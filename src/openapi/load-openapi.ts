@@ -37,6 +37,8 @@ async function readAndLoad(path: string): Promise<OpenApiDocument> {
   try {
     text = await readTextFile(path);
   } catch (error) {
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError('input.unreadable', `cannot read OpenAPI file '${path}': ${errorMessage(error)}`, {
       fix: 'pass the path of an existing OpenAPI 3 YAML or JSON file',
     });

@@ -47,6 +47,8 @@ export function readPriceFile(path: string): PriceTable {
   try {
     data = JSON.parse(readTextFileSync(path));
   } catch (error) {
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError('config.invalid', `cannot read price file '${path}': ${errorMessage(error)}`, {
       fix: 'pass a JSON file like {"openai/gpt-4.1": {"input": 2, "output": 8}} (USD per million tokens)',
     });

@@ -57,6 +57,8 @@ export function readEvalSetFile(path: string): { evalSet: EvalSet; text: string 
   try {
     text = readTextFileSync(path);
   } catch (error) {
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError('input.unreadable', `cannot read the eval set ${path}: ${errorMessage(error)}`, { fix: 'pass the path of a toolforge.config.json or .yaml file', cause: error });
   }
   let raw: unknown;

@@ -34,6 +34,8 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
     const first = reader.next();
     lines = first.done ? [] : withLinesRead([first.value], reader);
   } catch (error) {
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError('input.unreadable', `cannot read tasks file ${path}: ${errorMessage(error)}`, {
       fix: 'check the --tasks path (write one with `toolforge generate <suite> --out tasks.jsonl`)',
       cause: error,

@@ -141,9 +141,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
   const baseUrl = options.baseUrl ?? null;
   const tasks = asyncIteratorOf(options.tasks);
   const first = await tasks.next();
-  if (first.done) {
-    throw new ConfigError('config.invalid', `no tasks to run for suite '${suite.id}'`, { fix: 'pass --count <n> >= 1, or a non-empty --tasks file' });
-  }
+  if (first.done) throw noTasksError(suite, options.params);
   return withStore(options, async (store) => {
     const runId = createRunId(suite.id);
     const mode = options.mode ?? null;
@@ -456,6 +454,17 @@ function checkOutputCoverage(
 /** The transform chain the tasks share (provenance); tasks with different chains record the first's. */
 function transformsOf(first: Task): { id: string; version: string; knobs: JsonObject }[] {
   return (first.origin?.transforms ?? []).map(({ id, version, knobs }) => ({ id, version, knobs }));
+}
+
+/** An empty task stream, said in the terms of where it came from: the suite's data file, or a count or tasks file. */
+function noTasksError(suite: Suite, params: JsonObject): ConfigError {
+  if (suite.importsTasks?.(params) === true) {
+    const data = typeof params.data === 'string' ? ` (--set data=${params.data})` : '';
+    return new ConfigError('input.invalid', `the ${suite.id} data file${data} holds no samples, so there are no tasks to run`, {
+      fix: `pass a ${suite.id} data file with at least one sample (toolforge data list shows the published sets), or leave --set data out for the suite's own tasks`,
+    });
+  }
+  return new ConfigError('config.invalid', `no tasks to run for suite '${suite.id}'`, { fix: 'pass --count <n> >= 1, or a non-empty --tasks file' });
 }
 
 function checkPositiveInteger(name: string, value: number, flag: string): void {

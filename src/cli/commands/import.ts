@@ -63,6 +63,8 @@ function* readExportLines(path: string): Generator<string, void, undefined> {
       try {
         next = lines.next();
       } catch (error) {
+        // A readable file that is not text (compressed) says so itself.
+        if (error instanceof ConfigError) throw error;
         throw new ConfigError('input.unreadable', `cannot read ${path}: ${errorMessage(error)}`, {
           fix: "pass the path of a file written by 'toolforge export'",
           cause: error,

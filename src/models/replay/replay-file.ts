@@ -10,7 +10,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
-import { utf8ByteOrderMark } from '../../core/read-text-file.ts';
+import { checkNotCompressed, utf8ByteOrderMark } from '../../core/read-text-file.ts';
 
 const replayToolCallSchema = z.strictObject({
   id: z.string().min(1).optional(),
@@ -145,8 +145,9 @@ function* fileLines(path: string): Generator<{ lineNumber: number; offset: numbe
     let pendingOffset = 0;
     let lineNumber = 0;
     for (;;) {
-      const read = readSync(file, buffer, 0, chunkBytes, null);
+      const read = readReplayChunk(path, file, buffer);
       if (read === 0) break;
+      if (pendingOffset === 0 && lineNumber === 0 && pending.length === 0) checkNotCompressed(path, buffer.subarray(0, read));
       const chunk = pending.length === 0 ? buffer.subarray(0, read) : Buffer.concat([pending, buffer.subarray(0, read)]);
       // A byte order mark before the first line is not part of it.
       let start = pendingOffset === 0 && lineNumber === 0 && chunk.subarray(0, 3).equals(utf8ByteOrderMark) ? 3 : 0;
@@ -162,6 +163,17 @@ function* fileLines(path: string): Generator<{ lineNumber: number; offset: numbe
     yield { lineNumber: lineNumber + 1, offset: pendingOffset, bytes: pending };
   } finally {
     closeSync(file);
+  }
+}
+
+/** A read error (a folder, a device gone) is the user's path, named as such, not a crash. */
+function readReplayChunk(path: string, file: number, buffer: Buffer): number {
+  try {
+    return readSync(file, buffer, 0, buffer.length, null);
+  } catch (error) {
+    throw new ConfigError('input.unreadable', `cannot read replay file ${path}: ${(error as Error).message}`, {
+      fix: 'pass an existing JSONL file: replay/<path/to/outputs.jsonl>', cause: error,
+    });
   }
 }
 

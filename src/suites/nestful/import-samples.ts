@@ -119,6 +119,8 @@ function readRecords(path: string): { records: JsonValue[]; where: (index: numbe
   try {
     text = readTextFileSync(path);
   } catch (error) {
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
     throw unreadable(path, error);
   }
   const trimmed = text.trimStart();

@@ -31,6 +31,8 @@ export function loadEvaluatorPrompts(path = evaluatorTemplatePath()): EvaluatorP
   try {
     text = readTextFileSync(path);
   } catch (error) {
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError('input.unreadable', `cannot read the evaluator template '${path}': ${errorMessage(error)}`, {
       fix: 'point to StableToolBench toolbench/tooleval/evaluators/tooleval_gpt-3.5-turbo_default/template.txt',
     });

@@ -51,6 +51,8 @@ export function importSolvableQueries(path: string, group: string): StableQuery[
   try {
     raw = JSON.parse(readTextFileSync(path));
   } catch (error) {
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError('input.unreadable', `cannot read StableToolBench query file '${path}': ${errorMessage(error)}`, {
       fix: 'pass solvable_queries/test_instruction/<group>.json from StableToolBench',
     });

@@ -32,6 +32,8 @@ export function readRawSpec(reference: string): JsonObject {
   try {
     parsed = parseYaml(readTextFileSync(path), { maxAliasCount: -1 });
   } catch (error) {
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError('input.unreadable', `cannot read OpenAPI file '${path}': ${errorMessage(error)}`, { fix: 'pass the path of an existing OpenAPI 3 YAML or JSON file' });
   }
   if (!isJsonObject(parsed)) throw new ConfigError('input.invalid', `OpenAPI file '${path}' does not hold an object`, { fix: 'the file must hold one OpenAPI 3 document' });

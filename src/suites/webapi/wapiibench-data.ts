@@ -53,6 +53,8 @@ export function importWapiibenchFile(path: string, location: SpecLocation = {}):
   try {
     raw = JSON.parse(readTextFileSync(path));
   } catch (error) {
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError('input.unreadable', `cannot read WAPIIBench file '${path}': ${errorMessage(error)}`, {
       fix: '--set data=<a WAPIIBench test_data JSON file>',
     });

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { writeNestfulData } from '../runner/nestful-data.ts';
+import { runCli, temporaryDirectory } from './run-cli.ts';
+
+/** The file again, with the UTF-8 byte order mark Windows editors and exporters write first. */
+function withByteOrderMark(path: string): string {
+  writeFileSync(path, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(path)]));
+  return path;
+}
+
+test('files saved with a byte order mark read as without one: data file, replay file, tasks file, eval set, price file', async () => {
+  const directory = temporaryDirectory();
+  const { data, replay } = writeNestfulData(directory, 6);
+  withByteOrderMark(data);
+  withByteOrderMark(replay);
+  const run = await runCli(['run', 'nestful', '--set', `data=${data}`, '--model', `replay/${replay}`, '--db', 'r.db', '--json'], { cwd: directory });
+  assert.equal(run.code, 0, run.stderr);
+  const summary = JSON.parse(run.stdout);
+  assert.deepEqual([summary.tasks, summary.passRate], [6, 1]);
+
+  const generated = await runCli(['generate', 'funcgen', '--count', '3', '--out', 'tasks.jsonl'], { cwd: directory });
+  assert.equal(generated.code, 0, generated.stderr);
+  withByteOrderMark(join(directory, 'tasks.jsonl'));
+  const fromFile = await runCli(['run', 'funcgen', '--tasks', 'tasks.jsonl', '--model', 'builtin/oracle', '--db', 'r.db', '--json'], { cwd: directory });
+  assert.equal(fromFile.code, 0, fromFile.stderr);
+  assert.deepEqual([JSON.parse(fromFile.stdout).tasks, JSON.parse(fromFile.stdout).passRate], [3, 1]);
+
+  writeFileSync(join(directory, 'set.json'), JSON.stringify({ count: 2, models: [{ ref: 'builtin/oracle' }], suites: [{ id: 'funcgen' }] }));
+  withByteOrderMark(join(directory, 'set.json'));
+  const evalSet = await runCli(['run', '--config', 'set.json', '--db', 'set.db'], { cwd: directory });
+  assert.equal(evalSet.code, 0, evalSet.stderr);
+
+  writeFileSync(join(directory, 'prices.json'), JSON.stringify({ 'replay/*': { input: 1, output: 2 } }));
+  withByteOrderMark(join(directory, 'prices.json'));
+  const report = await runCli(['report', summary.runId, '--db', 'r.db', '--prices', 'prices.json'], { cwd: directory });
+  assert.equal(report.code, 0, report.stderr);
+});
+
+test('a compressed file, a folder or an empty data file is refused with what it is and the fix, never a stack trace', async () => {
+  const directory = temporaryDirectory();
+  const { data, replay } = writeNestfulData(directory, 2);
+  writeFileSync(join(directory, 'data.jsonl.gz'), gzipSync(readFileSync(data)));
+  writeFileSync(join(directory, 'replay.jsonl.gz'), gzipSync(readFileSync(replay)));
+  const generated = await runCli(['generate', 'funcgen', '--count', '2', '--out', 'tasks.jsonl'], { cwd: directory });
+  assert.equal(generated.code, 0, generated.stderr);
+  writeFileSync(join(directory, 'tasks.jsonl.gz'), gzipSync(readFileSync(join(directory, 'tasks.jsonl'))));
+  writeFileSync(join(directory, 'set.json.zip'), Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(40)]));
+  writeFileSync(join(directory, 'empty.jsonl'), '\n\n');
+  mkdirSync(join(directory, 'folder'));
+  const gunzip = (file: string): RegExp => new RegExp(`${file} is gzip-compressed, not text\\n  fix: decompress it first \\(gunzip -k \\S*${file.replace('.', '\\.')}\\) and pass the file it holds\\n$`);
+  const cases: [string[], RegExp][] = [
+    [['run', 'nestful', '--set', `data=${join(directory, 'data.jsonl.gz')}`, '--model', 'builtin/oracle'], gunzip('data.jsonl.gz')],
+    [['run', 'nestful', '--set', `data=${data}`, '--model', `replay/${join(directory, 'replay.jsonl.gz')}`], gunzip('replay.jsonl.gz')],
+    [['run', 'funcgen', '--tasks', 'tasks.jsonl.gz', '--model', 'builtin/oracle'], gunzip('tasks.jsonl.gz')],
+    [['import', 'tasks.jsonl.gz'], gunzip('tasks.jsonl.gz')],
+    [['run', '--config', 'set.json.zip'], /set\.json\.zip is a zip archive, not text\n {2}fix: decompress it first \(unzip /],
+    [['run', 'nestful', '--set', `data=${data}`, '--model', `replay/${join(directory, 'folder')}`], /cannot read replay file \S*folder: EISDIR[^\n]*\n {2}fix: pass an existing JSONL file/],
+    [['run', 'nestful', '--set', `data=${join(directory, 'empty.jsonl')}`, '--model', 'builtin/oracle'], /the nestful data file \(--set data=\S*empty\.jsonl\) holds no samples, so there are no tasks to run\n {2}fix: pass a nestful data file with at least one sample/],
+  ];
+  for (const [args, expected] of cases) {
+    const result = await runCli([...args, '--db', 'r.db'], { cwd: directory });
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, expected, args.join(' '));
+    assert.doesNotMatch(result.stderr, /\n\s+at /, args.join(' '));
+  }
+});
