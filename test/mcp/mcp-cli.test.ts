@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JsonObject } from '../../src/core/json.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
@@ -56,6 +56,24 @@ describe('CLI: toolforge serve and run --agent-command', () => {
     assert.equal(summary.model, 'mcp/scripted-agent');
     assert.equal(summary.episodes, 2);
     assert.equal(summary.passRate, 1);
+  });
+
+  test('serve checks every task before it listens: a bad line, a duplicate or an empty file is refused with no endpoint opened', async () => {
+    const directory = temporaryDirectory();
+    const { tasksPath } = await funcgenFiles(directory);
+    const [first, second] = readFileSync(tasksPath, 'utf8').trim().split('\n');
+    const files: [string, string, RegExp][] = [
+      ['bad-line.jsonl', `${first}\n${second}\n{"id": 3}\n`, /bad-line\.jsonl:3: /],
+      ['duplicate.jsonl', `${first}\n${second}\n${first}\n`, /duplicate\.jsonl:3: task id 'funcgen\/11\/0' already appears on line 1/],
+      ['empty.jsonl', '\n', /empty\.jsonl holds no tasks/],
+    ];
+    for (const [name, text, expected] of files) {
+      writeFileSync(join(directory, name), text);
+      const result = await runCli(['serve', 'funcgen', '--tasks', name, '--db', 'results.db'], { cwd: directory, env: {} });
+      assert.equal(result.code, 2, `${name}: ${result.stderr}`);
+      assert.match(result.stderr, expected, name);
+      assert.doesNotMatch(result.stderr, /serving/, name);
+    }
   });
 
   test('serve --stdio: one client session plays every episode in turn (tools/list_changed between them)', async () => {

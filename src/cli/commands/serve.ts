@@ -6,8 +6,9 @@ import type { Task } from '../../core/task.ts';
 import { serveRun } from '../../mcp/index.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
-import { generateTasks } from '../../runner/generate-tasks.ts';
-import { readTasksFile } from '../../runner/read-tasks-file.ts';
+import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
+import { emptyTasksFile, streamTasksFile } from '../../runner/read-tasks-file.ts';
+import { ConfigError } from '../../core/errors.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import { openResultsStore } from '../../store/index.ts';
@@ -34,15 +35,20 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .action(async (suiteId: string, flags: ServeFlags) => {
       const suite = getSuite(suiteId);
       const seed = flags.seed ?? 0;
-      let tasks: Task[];
-      let params: JsonObject;
-      if (flags.tasks) {
-        tasks = await readTasksFile(resolve(io.cwd, flags.tasks), { suiteId: suite.id });
-        params = tasks[0].params as JsonObject;
-      } else {
-        params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
-        tasks = await generateTasks(suite, { seed, count: flags.count, params });
+      const tasksPath = flags.tasks === undefined ? undefined : resolve(io.cwd, flags.tasks);
+      const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}) : {};
+      const taskStream = (): Iterable<Task> | AsyncIterable<Task> => (tasksPath === undefined
+        ? streamGeneratedTasks(suite, { seed, count: flags.count, params: knobs })
+        : streamTasksFile(tasksPath, { suiteId: suite.id }));
+      // Every task is read and checked once before the endpoint listens, so a bad line or an unsolvable generated task
+      // is reported before a client connects; the run then reads them again as a stream. Nothing holds them all.
+      const { first, count } = await firstAndCount(taskStream());
+      if (first === undefined) {
+        if (tasksPath !== undefined) throw emptyTasksFile(tasksPath);
+        throw new ConfigError('config.invalid', `suite '${suite.id}' made no tasks to serve`, { fix: 'pass --count <n> >= 1, or --tasks <file>' });
       }
+      const params = tasksPath === undefined ? knobs : first.params as JsonObject;
+      const tasks = taskStream();
       const interrupt = new AbortController();
       const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
       process.once('SIGINT', onInterrupt);
@@ -50,10 +56,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       try {
         const summary = await serveRun({
           transport: flags.stdio ? 'stdio' : 'http',
-          suite, tasks, mode: flags.mode ?? defaultMode(tasks), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params,
+          suite, tasks, mode: flags.mode ?? defaultMode(first), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params,
           signal: interrupt.signal, port: flags.port, ...(flags.clientName !== undefined ? { clientName: flags.clientName } : {}),
           ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
-          onListening: (url) => io.stderr(`serving ${tasks.length * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
+          onListening: (url) => io.stderr(`serving ${count * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
         });
         const text = flags.json ? `${JSON.stringify(summaryObject(summary))}\n` : `${renderRunTable(summary)}\n`;
         // Under --stdio, stdout is the MCP channel.
@@ -66,9 +72,18 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     });
 }
 
+/** The first task and how many there are, read past once. */
+async function firstAndCount(tasks: Iterable<Task> | AsyncIterable<Task>): Promise<{ first: Task | undefined; count: number }> {
+  let first: Task | undefined;
+  let count = 0;
+  for await (const task of tasks) {
+    first ??= task;
+    count += 1;
+  }
+  return { first, count };
+}
+
 /** MCP clients call tools: a task's `calls` mode when it has one, else `code` (run_program), else its first. */
-function defaultMode(tasks: readonly Task[]): Mode | undefined {
-  const first = tasks[0];
-  if (!first) return undefined;
+function defaultMode(first: Task): Mode | undefined {
   return first.modes.includes('calls') ? 'calls' : first.modes.includes('code') ? 'code' : first.modes[0];
 }
