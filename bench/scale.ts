@@ -24,7 +24,7 @@
  * this machine kind (2 cores).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -122,8 +122,19 @@ function writeNestfulFiles(directory: string, count: number): void {
     if (samples.length === 1000) flush();
   }
   flush();
+  // On disk before the run starts: the run is timed, the bench's own writing of its inputs is not.
+  fsyncSync(samplesFile);
+  fsyncSync(outputsFile);
   closeSync(samplesFile);
   closeSync(outputsFile);
+}
+
+/**
+ * A measured run's files deleted at once: a 1 GB results database still being written back to disk would otherwise
+ * slow the next figure's run (the 256-in-flight figure lost ~2 points under the NESTFUL replay's writeback).
+ */
+function discard(directory: string, names: readonly string[]): void {
+  for (const name of names) for (const suffix of ['', '-wal', '-shm']) rmSync(join(directory, `${name}${suffix}`), { force: true });
 }
 
 async function replayNestful(directory: string, count: number): Promise<ChildResult & { passRate: number }> {
@@ -185,6 +196,7 @@ export async function bench(): Promise<BenchFigure[]> {
     const figures: BenchFigure[] = [];
     const startUp = await replayNestful(directory, 1);
     const replay = await replayNestful(directory, samplesToReplay);
+    discard(directory, [`results-${samplesToReplay}.db`, `samples-${samplesToReplay}.jsonl`, `outputs-${samplesToReplay}.jsonl`]);
     const msPerSample = ((replay.seconds - startUp.seconds) * 1000) / (samplesToReplay - 1);
     figures.push(
       { name: `nestful replay end to end (built package: toolforge run nestful --model replay/..., ${samplesToReplay} generated samples, pass rate ${replay.passRate}, load ${load()}), per sample after start-up`, value: msPerSample, unit: 'ms/sample' },
@@ -196,6 +208,7 @@ export async function bench(): Promise<BenchFigure[]> {
     const trials = Math.max(1, Math.round(plannerEpisodes / 1000));
     const tasks = Math.round(plannerEpisodes / trials);
     const planner = await runChild([join(folder, 'funcgen-episodes.mjs'), String(tasks), String(trials), 'planner.db', distIndex], directory);
+    discard(directory, ['planner.db']);
     const plannerResult = JSON.parse(planner.stdout) as { episodes: number; seconds: number; peakRssKb: number };
     figures.push(
       { name: `funcgen builtin/planner episodes run, scored and stored (${tasks} tasks x ${trials} trials, concurrency 4, load ${load()}; goal >= 2,000)`, value: plannerResult.episodes / plannerResult.seconds, unit: 'episodes/s' },
@@ -207,6 +220,7 @@ export async function bench(): Promise<BenchFigure[]> {
     const latencyMs = 200;
     const standInEpisodes = inFlight * 64;
     const standIn = await runChild([join(folder, 'stand-in-endpoint.mjs'), String(standInEpisodes), String(inFlight), String(latencyMs), 'stand-in.db', distMain], directory);
+    discard(directory, ['stand-in.db']);
     const standInResult = JSON.parse(standIn.stdout) as { episodes: number; seconds: number; peakInFlight: number };
     const ideal = inFlight / (latencyMs / 1000);
     const achieved = standInResult.episodes / standInResult.seconds;
