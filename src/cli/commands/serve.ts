@@ -37,18 +37,19 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const seed = flags.seed ?? 0;
       const tasksPath = flags.tasks === undefined ? undefined : resolve(io.cwd, flags.tasks);
       const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}) : {};
-      const taskStream = (): Iterable<Task> | AsyncIterable<Task> => (tasksPath === undefined
-        ? streamGeneratedTasks(suite, { seed, count: flags.count, params: knobs })
+      // The second read of generated tasks makes the same tasks from the seed: builtin/oracle solved them in the first.
+      const taskStream = (pass: 'check' | 'run'): Iterable<Task> | AsyncIterable<Task> => (tasksPath === undefined
+        ? streamGeneratedTasks(suite, { seed, count: flags.count, params: knobs, validate: pass === 'check' })
         : streamTasksFile(tasksPath, { suiteId: suite.id }));
       // Every task is read and checked once before the endpoint listens, so a bad line or an unsolvable generated task
       // is reported before a client connects; the run then reads them again as a stream. Nothing holds them all.
-      const { first, count } = await firstAndCount(taskStream());
+      const { first, count } = await firstAndCount(taskStream('check'));
       if (first === undefined) {
         if (tasksPath !== undefined) throw emptyTasksFile(tasksPath);
         throw new ConfigError('config.invalid', `suite '${suite.id}' made no tasks to serve`, { fix: 'pass --count <n> >= 1, or --tasks <file>' });
       }
       const params = tasksPath === undefined ? knobs : first.params as JsonObject;
-      const tasks = taskStream();
+      const tasks = taskStream('run');
       const interrupt = new AbortController();
       const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
       process.once('SIGINT', onInterrupt);
