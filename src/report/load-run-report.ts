@@ -36,7 +36,7 @@ export function loadTaskLevels(store: ResultsStore, runId: string, suiteId: stri
   const taskLevels: Record<string, Record<string, DifficultyLevel>> = {};
   const knobAxes: Record<string, string> = Object.fromEntries(axes.flatMap((axis) => (axis.knob ? [[axis.name, axis.knob]] : [])));
   if (axes.length === 0) return { axes, taskLevels, knobAxes };
-  for (const task of store.iterateTasks(runId)) {
+  for (const task of store.iterateTaskParamsAndStats(runId)) {
     const levels: Record<string, DifficultyLevel> = {};
     for (const axis of axes) {
       const level = difficultyLevel(axis, task);

@@ -14,6 +14,8 @@ export type ReportEpisodes = Iterable<EpisodeOutcome> & {
   inTaskIdOrder?(): Iterable<EpisodeOutcome>;
   /** The scored episodes' durations, ascending. */
   scoredDurations?(): SortedValues;
+  /** Tokens over every episode (a stored run's summed by SQL). */
+  usageTotals?(): { inputTokens: number; outputTokens: number };
 };
 
 /** Episodes per read when a report wants them by task id: whole tasks at a time, about this many episodes. */
@@ -37,6 +39,7 @@ export function storedReportEpisodes(store: ResultsStore, runId: string): Report
       }
     },
     scoredDurations: () => store.sortedScoredDurations(runId),
+    usageTotals: () => store.usageTotals(runId),
   };
 }
 
@@ -47,6 +50,18 @@ export function episodesInTaskIdOrder(episodes: ReportEpisodes): Iterable<Episod
 
 function sortedByTaskId(episodes: EpisodeOutcome[]): EpisodeOutcome[] {
   return episodes.sort((left, right) => left.taskId.localeCompare(right.taskId) || left.trial - right.trial);
+}
+
+/** Tokens over every episode: one pass, or the stored run's SQL sums. */
+export function usageTotals(episodes: ReportEpisodes): { inputTokens: number; outputTokens: number } {
+  if (episodes.usageTotals) return episodes.usageTotals();
+  let inputTokens = 0;
+  let outputTokens = 0;
+  for (const episode of episodes) {
+    inputTokens += episode.usage.inputTokens;
+    outputTokens += episode.usage.outputTokens;
+  }
+  return { inputTokens, outputTokens };
 }
 
 /** The scored episodes' durations, ascending, by rank. */

@@ -2,7 +2,7 @@ import type { LatencyPercentiles } from '../metrics/percentile.ts';
 import { sortedLatencyPercentiles } from '../metrics/percentile.ts';
 import type { PriceTable } from './model-prices.ts';
 import { defaultPrices, priceOf } from './model-prices.ts';
-import { scoredDurations } from './report-episodes.ts';
+import { scoredDurations, usageTotals } from './report-episodes.ts';
 import type { RunReport } from './run-report.ts';
 
 export type RunCosts = {
@@ -18,16 +18,11 @@ export type RunCosts = {
 
 /**
  * Tokens over every stored episode of a run (an infrastructure error that consumed tokens still cost
- * them), their cost at the model's price, and latency percentiles over scored episodes. One pass for the tokens;
- * the percentiles read only the ranks they need of the sorted durations (a stored run's by SQL).
+ * them), their cost at the model's price, and latency percentiles over scored episodes. The tokens are one pass (a
+ * stored run's SQL sums); the percentiles read only the ranks they need of the sorted durations (a stored run's by SQL).
  */
 export function runCosts(report: RunReport, prices: PriceTable = defaultPrices): RunCosts {
-  let inputTokens = 0;
-  let outputTokens = 0;
-  for (const episode of report.episodes) {
-    inputTokens += episode.usage.inputTokens;
-    outputTokens += episode.usage.outputTokens;
-  }
+  const { inputTokens, outputTokens } = usageTotals(report.episodes);
   const price = priceOf(prices, report.summary.model);
   return {
     runId: report.summary.runId,

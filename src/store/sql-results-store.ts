@@ -6,6 +6,7 @@
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
 import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
+import type { JsonObject } from '../core/json.ts';
 import type { Task } from '../core/task.ts';
 import type { EpisodeRow, RunRow } from './episode-rows.ts';
 import { episodeFromRow, episodeToRow, outcomeColumns, outcomeFromRow, runFromRow } from './episode-rows.ts';
@@ -54,6 +55,9 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     setRunProvenance: 'UPDATE runs SET provenance = @provenance WHERE id = @id',
     tasksComplete: 'SELECT tasks_complete AS complete FROM runs WHERE id = @id',
     taskPage: 'SELECT ordinal, task FROM run_tasks WHERE run_id = @run_id AND ordinal > @after ORDER BY ordinal LIMIT @limit',
+    taskParamsAndStatsPage: `SELECT ordinal, task_id, ${postgres ? "task::json ->> 'params'" : "json_extract(task, '$.params')"} AS params,
+        ${postgres ? "task::json ->> 'stats'" : "json_extract(task, '$.stats')"} AS stats
+      FROM run_tasks WHERE run_id = @run_id AND ordinal > @after ORDER BY ordinal LIMIT @limit`,
     tasksBetween: 'SELECT ordinal, task FROM run_tasks WHERE run_id = @run_id AND ordinal >= @from AND ordinal <= @to ORDER BY ordinal',
     // Keyset paging in (ordinal, trial) order: each page starts where the last ended, without OFFSET's rescans.
     outcomePage: `SELECT ${outcomeColumns('e')}, t.ordinal AS ordinal FROM run_tasks t JOIN episodes e ON e.run_id = t.run_id AND e.task_id = t.task_id
@@ -111,6 +115,8 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     listOutcomes: `SELECT ${outcomeColumns('e')} ${episodeJoin}
       WHERE e.run_id = @run_id AND (CAST(@status AS TEXT) IS NULL OR e.status = @status) ORDER BY t.ordinal, e.trial`,
     countScored: "SELECT COUNT(*) AS count FROM episodes WHERE run_id = @run_id AND status = 'scored'",
+    usageTotals: `SELECT COALESCE(SUM(e.input_tokens), 0) AS "inputTokens", COALESCE(SUM(e.output_tokens), 0) AS "outputTokens"
+      FROM episodes e JOIN run_tasks t ON t.run_id = e.run_id AND t.task_id = e.task_id WHERE e.run_id = @run_id`,
     // One sort for every rank asked (OFFSET would sort once per rank); ties broken by key, so each rank is one row.
     scoredDurationsAt: (ranks: number) => `SELECT row_rank AS "rank", value FROM (SELECT duration_ms AS value,
         ROW_NUMBER() OVER (ORDER BY duration_ms, task_id, trial) - 1 AS row_rank FROM episodes WHERE run_id = @run_id AND status = 'scored') ranked
@@ -205,6 +211,18 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       for (const row of rows) yield JSON.parse(row.task) as Task;
       if (rows.length < taskPageSize) return;
       after = rows[rows.length - 1].ordinal;
+    }
+  }
+  function* iterateTaskParamsAndStats(runId: string): Generator<Pick<Task, 'id' | 'params' | 'stats'>> {
+    for (let after = -1; ;) {
+      const rows = connection.all<{ ordinal: number; task_id: string; params: string | null; stats: string | null }>(sql.taskParamsAndStatsPage, {
+        run_id: runId, after, limit: taskPageSize,
+      });
+      for (const row of rows) {
+        yield { id: row.task_id, params: row.params === null ? {} : JSON.parse(row.params) as JsonObject, stats: row.stats === null ? {} : JSON.parse(row.stats) as JsonObject };
+      }
+      if (rows.length < taskPageSize) return;
+      after = Number(rows[rows.length - 1].ordinal);
     }
   }
   function* iterateEpisodeOutcomes(runId: string, filter: { status?: EpisodeStatus }): Generator<OrderedEpisodeOutcome> {
@@ -325,6 +343,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       return Number(row?.complete) === 1;
     },
     iterateTasks: (runId) => ({ [Symbol.iterator]: () => iterateTasks(runId) }),
+    iterateTaskParamsAndStats: (runId) => ({ [Symbol.iterator]: () => iterateTaskParamsAndStats(runId) }),
     listTasksBetween(runId, from, to) {
       const rows = connection.all<{ ordinal: number; task: string }>(sql.tasksBetween, { run_id: runId, from, to });
       return new Map(rows.map((row) => [Number(row.ordinal), JSON.parse(row.task) as Task]));
@@ -367,6 +386,10 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       return connection.all<EpisodeRow>(`SELECT ${outcomeColumns('e')} ${episodeJoin}
         WHERE e.run_id = @run_id AND e.task_id IN (${taskIds.map((_, index) => `@task${index}`).join(', ')}) ORDER BY t.ordinal, e.trial`, parameters)
         .map(outcomeFromRow);
+    },
+    usageTotals(runId) {
+      const row = connection.get<{ inputTokens: number | string; outputTokens: number | string }>(sql.usageTotals, { run_id: runId });
+      return { inputTokens: Number(row?.inputTokens ?? 0), outputTokens: Number(row?.outputTokens ?? 0) };
     },
     sortedScoredDurations(runId) {
       const count = Number(connection.get<{ count: number }>(sql.countScored, { run_id: runId })?.count ?? 0);

@@ -190,6 +190,36 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     assert.deepEqual([...store.iterateEpisodes('run-e')], withUnlisted);
   }));
 
+  test('reads each task\'s id, knob values and statistics in order, a page at a time, as the tasks hold them', () => withStore((store, tasks) => {
+    store.beginRun(sampleRun('run-f'));
+    // More than a page (256), with floats, nesting, strings and an empty object among the values.
+    const many = Array.from({ length: 300 }, (_, index) => ({
+      ...tasks[index % 3], id: `fake-sum/params-${index}`,
+      params: { ...tasks[index % 3].params, level: index % 7, ratio: index / 8, name: `n"${index}` },
+      stats: index === 5 ? {} : { ...tasks[index % 3].stats, depth: index % 5, nested: { pattern: 'A->B', values: [1.5, 2] } },
+    }));
+    store.appendTasks('run-f', many, 0);
+    const read = [...store.iterateTaskParamsAndStats('run-f')];
+    assert.deepEqual(read, many.map(({ id, params, stats }) => ({ id, params, stats })));
+    assert.deepEqual([...store.iterateTaskParamsAndStats('missing-run')], []);
+  }));
+
+  test('sums a run\'s tokens over the episodes of its stored tasks, every status', () => withStore(async (store) => {
+    await pagedRun(store, 'run-u');
+    let inputTokens = 0;
+    let outputTokens = 0;
+    for (const { outcome } of store.iterateEpisodeOutcomes('run-u')) {
+      inputTokens += outcome.usage.inputTokens;
+      outputTokens += outcome.usage.outputTokens;
+    }
+    assert.ok(inputTokens > 0 && outputTokens > 0);
+    assert.deepEqual(store.usageTotals('run-u'), { inputTokens, outputTokens });
+    // An episode of a task the run does not list (a damaged file) is not counted, as a read of the episodes skips it.
+    store.saveEpisodes([sampleEpisode('run-u', 'unlisted/a', 0)]);
+    assert.deepEqual(store.usageTotals('run-u'), { inputTokens, outputTokens });
+    assert.deepEqual(store.usageTotals('missing-run'), { inputTokens: 0, outputTokens: 0 });
+  }));
+
   test('a run of several pages exports as the whole-run join did, line by line, and imports back the same run', () => withStore(async (store) => {
     await pagedRun(store, 'run-x');
     const exported = store.exportRun('run-x');
