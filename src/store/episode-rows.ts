@@ -9,6 +9,7 @@ import type { AssistantMessage, Message } from '../core/message.ts';
 import type { EpisodeOutcome } from './episode-query.ts';
 import type { RunStatus, StoredRun } from './stored-run.ts';
 import { decodeTranscript, encodeTranscript } from './transcript-encoding.ts';
+import { parseStoredJson } from './stored-json.ts';
 
 export type RunRow = {
   id: string; created_at: string; suite_id: string; suite_version: string; model: string; base_url: string | null;
@@ -41,9 +42,9 @@ export function runFromRow(row: RunRow): StoredRun {
     trials: row.trials,
     concurrency: row.concurrency,
     seed: row.seed,
-    params: JSON.parse(row.params) as StoredRun['params'],
-    settings: JSON.parse(row.settings) as StoredRun['settings'],
-    provenance: JSON.parse(row.provenance) as StoredRun['provenance'],
+    params: parseStoredJson<StoredRun['params']>(row.params, 'params', { run_id: row.id }),
+    settings: parseStoredJson<StoredRun['settings']>(row.settings, 'settings', { run_id: row.id }),
+    provenance: parseStoredJson<StoredRun['provenance']>(row.provenance, 'provenance', { run_id: row.id }),
     status: row.status as RunStatus,
     taskCount: row.task_count,
   };
@@ -124,9 +125,9 @@ export function episodeFromRow(row: EpisodeRow): EpisodeRecord {
   const { schemaVersion, ...outcome } = outcomeFromRow(row);
   return {
     schemaVersion, ...outcome,
-    messages: decodeTranscript(row.messages_encoding, row.messages, Number(row.prompt_messages ?? 0), promptOf(row), `task '${row.task_id}' trial ${row.trial}`),
+    messages: decodeTranscript(row.messages_encoding, row.messages, Number(row.prompt_messages ?? 0), promptOf(row), `run '${row.run_id}' task '${row.task_id}' trial ${row.trial}`),
     // Episodes stored before schema 3 have no trace.
-    ...(row.trace === null ? { finalState: null, calls: [], warnings: [] } : (JSON.parse(row.trace) as EpisodeTrace)),
+    ...(row.trace === null ? { finalState: null, calls: [], warnings: [] } : parseStoredJson<EpisodeTrace>(row.trace, 'trace', row)),
   };
 }
 
@@ -140,19 +141,19 @@ export function outcomeFromRow(row: Omit<EpisodeRow, 'messages' | 'messages_enco
     trial: row.trial,
     status: row.status as EpisodeStatus,
     termination: row.termination as EpisodeRecord['termination'],
-    score: row.score === null ? null : (JSON.parse(row.score) as EpisodeRecord['score']),
+    score: row.score === null ? null : parseStoredJson<EpisodeRecord['score']>(row.score, 'score', row),
     usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
     attempts: row.attempts,
     startedAt: row.started_at,
     endedAt: row.ended_at,
     durationMs: row.duration_ms,
-    error: row.error === null ? null : (JSON.parse(row.error) as EpisodeRecord['error']),
-    ...(row.retries ? { retries: JSON.parse(row.retries) as Record<string, number> } : {}),
+    error: row.error === null ? null : parseStoredJson<EpisodeRecord['error']>(row.error, 'error', row),
+    ...(row.retries ? { retries: parseStoredJson<Record<string, number>>(row.retries, 'retries', row) } : {}),
   };
 }
 
 /** The task prompt a row's transcript starts with (none when the row stores its whole transcript). */
 function promptOf(row: EpisodeRow): readonly Message[] {
   if (!row.prompt_messages || typeof row.prompt_task !== 'string') return [];
-  return (JSON.parse(row.prompt_task) as { prompt?: Message[] }).prompt ?? [];
+  return parseStoredJson<{ prompt?: Message[] }>(row.prompt_task, 'task', row).prompt ?? [];
 }

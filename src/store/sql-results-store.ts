@@ -16,6 +16,7 @@ import type { EncodedEpisode, EpisodeClaim, EpisodeQueueCounts, NewRun, OrderedE
 import { readRunExport, runExportLines } from './run-jsonl.ts';
 import type { SqlConnection } from './sql-connection.ts';
 import type { Provenance, StoredRun } from './stored-run.ts';
+import { parseStoredJson } from './stored-json.ts';
 
 /** Rows per read when a run's tasks or episodes are streamed: memory stays at one page whatever the run's size. */
 const taskPageSize = 256;
@@ -208,18 +209,30 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
   function* iterateTasks(runId: string): Generator<Task> {
     for (let after = -1; ;) {
       const rows = connection.all<{ ordinal: number; task: string }>(sql.taskPage, { run_id: runId, after, limit: taskPageSize });
-      for (const row of rows) yield JSON.parse(row.task) as Task;
+      for (const row of rows) yield parseStoredJson<Task>(row.task, 'task', { run_id: runId, ordinal: row.ordinal });
       if (rows.length < taskPageSize) return;
       after = rows[rows.length - 1].ordinal;
     }
   }
   function* iterateTaskParamsAndStats(runId: string): Generator<Pick<Task, 'id' | 'params' | 'stats'>> {
     for (let after = -1; ;) {
-      const rows = connection.all<{ ordinal: number; task_id: string; params: string | null; stats: string | null }>(sql.taskParamsAndStatsPage, {
-        run_id: runId, after, limit: taskPageSize,
-      });
+      let rows: { ordinal: number; task_id: string; params: string | null; stats: string | null }[];
+      try {
+        rows = connection.all(sql.taskParamsAndStatsPage, { run_id: runId, after, limit: taskPageSize });
+      } catch (error) {
+        // The database's JSON reader refused a task of this page: find which, to name it.
+        for (const row of connection.all<{ ordinal: number; task: string }>(sql.taskPage, { run_id: runId, after, limit: taskPageSize })) {
+          parseStoredJson(row.task, 'task', { run_id: runId, ordinal: row.ordinal });
+        }
+        throw error;
+      }
       for (const row of rows) {
-        yield { id: row.task_id, params: row.params === null ? {} : JSON.parse(row.params) as JsonObject, stats: row.stats === null ? {} : JSON.parse(row.stats) as JsonObject };
+        const where = { run_id: runId, task_id: row.task_id };
+        yield {
+          id: row.task_id,
+          params: row.params === null ? {} : parseStoredJson<JsonObject>(row.params, 'task', where),
+          stats: row.stats === null ? {} : parseStoredJson<JsonObject>(row.stats, 'task', where),
+        };
       }
       if (rows.length < taskPageSize) return;
       after = Number(rows[rows.length - 1].ordinal);
@@ -269,7 +282,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
   const listEpisodes = (runId: string, filter: { status?: EpisodeStatus } = {}): EpisodeRecord[] =>
     connection.all<EpisodeRow>(sql.listEpisodes, { run_id: runId, status: filter.status ?? null }).map(episodeFromRow);
   const listTasks = (runId: string): Task[] =>
-    connection.all<{ task: string }>(sql.listTasks, { run_id: runId }).map((row) => JSON.parse(row.task) as Task);
+    connection.all<{ task: string }>(sql.listTasks, { run_id: runId }).map((row, ordinal) => parseStoredJson<Task>(row.task, 'task', { run_id: runId, ordinal }));
   const iterateExportLines = (runId: string): Iterable<string> => {
     // Read now, so an unknown run is refused before anything is written.
     const run = getRun(runId);
@@ -346,7 +359,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     iterateTaskParamsAndStats: (runId) => ({ [Symbol.iterator]: () => iterateTaskParamsAndStats(runId) }),
     listTasksBetween(runId, from, to) {
       const rows = connection.all<{ ordinal: number; task: string }>(sql.tasksBetween, { run_id: runId, from, to });
-      return new Map(rows.map((row) => [Number(row.ordinal), JSON.parse(row.task) as Task]));
+      return new Map(rows.map((row) => [Number(row.ordinal), parseStoredJson<Task>(row.task, 'task', { run_id: runId, ordinal: row.ordinal })]));
     },
     taskFacts(runId) {
       const facts: TaskFacts = { count: 0, phrased: 0, phrasingFallbacks: 0, firstModes: [] };
@@ -429,7 +442,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     listTaskEpisodes: (runId, taskId) => connection.all<EpisodeRow>(sql.listTaskEpisodes, { run_id: runId, task_id: taskId }).map(episodeFromRow),
     findTask(runId, taskId) {
       const row = connection.get<{ task: string }>(sql.findTask, { run_id: runId, task_id: taskId });
-      return row ? (JSON.parse(row.task) as Task) : undefined;
+      return row ? parseStoredJson<Task>(row.task, 'task', { run_id: runId, task_id: taskId }) : undefined;
     },
     listTaskIds: (runId) => connection.all<{ taskId: string }>(sql.listTaskIds, { run_id: runId }).map((row) => row.taskId),
     countOutcomes(runId) {

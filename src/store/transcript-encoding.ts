@@ -10,7 +10,7 @@
  * text, so the decoded transcript is the one that was written, byte for byte.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, errorMessage } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
 import { memoizeByObject } from '../core/memoize-by-object.ts';
 
@@ -45,6 +45,12 @@ export function encodeTranscript(messages: readonly Message[], taskPrompt: reado
   return { encoding: 'gzip', data: gzipSync(json, { level: 1 }), promptMessages };
 }
 
+function damagedTranscript(where: string, reason: string): ConfigError {
+  return new ConfigError('store.invalid', `the stored transcript of ${where} is damaged (${reason})`, {
+    fix: 'the database was edited or damaged: restore it from a backup or an export (toolforge import <file>), or run the tasks again in a new run',
+  });
+}
+
 /**
  * The stored messages, after the task prompt's first `promptMessages` messages when the row counts some. `where`
  * names the episode for the error when the task's prompt is shorter than the row says (a damaged database).
@@ -52,9 +58,18 @@ export function encodeTranscript(messages: readonly Message[], taskPrompt: reado
 export function decodeTranscript(
   encoding: string, data: string | Buffer | Uint8Array, promptMessages = 0, taskPrompt: readonly Message[] = [], where = 'an episode',
 ): Message[] {
-  const stored = encoding === 'gzip'
-    ? JSON.parse(gunzipSync(data as Uint8Array).toString('utf8')) as Message[]
-    : JSON.parse(typeof data === 'string' ? data : Buffer.from(data).toString('utf8')) as Message[];
+  let text: string;
+  try {
+    text = encoding === 'gzip' ? gunzipSync(data as Uint8Array).toString('utf8') : typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+  } catch (error) {
+    throw damagedTranscript(where, errorMessage(error));
+  }
+  let stored: Message[];
+  try {
+    stored = JSON.parse(text) as Message[];
+  } catch (error) {
+    throw damagedTranscript(where, errorMessage(error));
+  }
   if (promptMessages === 0) return stored;
   if (taskPrompt.length < promptMessages) {
     throw new ConfigError('store.invalid', `the transcript of ${where} starts with its task's first ${promptMessages} prompt messages, but the stored task has ${taskPrompt.length}`, {
