@@ -4,6 +4,9 @@
  */
 import { ConfigError, errorMessage } from '../core/errors.ts';
 
+/** What to do about a damaged row, the same for every stored column. */
+export const damagedDatabaseFix = 'the database was edited or damaged: restore it from a backup or an export (toolforge import <file>), or run the tasks again in a new run';
+
 /** Which row a column belongs to: a run, a task of it (by ordinal or id), or an episode (task id and trial). */
 export type StoredRow = { run_id: string; task_id?: string; trial?: number; ordinal?: number | string };
 
@@ -19,6 +22,6 @@ function damagedRow(row: StoredRow, column: string, reason: string): ConfigError
   const task = row.task_id !== undefined ? ` task '${row.task_id}'` : row.ordinal !== undefined ? ` task ${Number(row.ordinal)}` : '';
   const trial = row.trial !== undefined ? ` trial ${row.trial}` : '';
   return new ConfigError('store.invalid', `run '${row.run_id}'${task}${trial}: its stored ${column} is damaged (${reason})`, {
-    fix: 'the database was edited or damaged: restore it from a backup or an export (toolforge import <file>), or run the tasks again in a new run',
+    fix: damagedDatabaseFix,
   });
 }

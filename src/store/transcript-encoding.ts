@@ -13,6 +13,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
 import { memoizeByObject } from '../core/memoize-by-object.ts';
+import { damagedDatabaseFix } from './stored-json.ts';
 
 export type TranscriptEncoding = 'json' | 'gzip';
 
@@ -47,7 +48,7 @@ export function encodeTranscript(messages: readonly Message[], taskPrompt: reado
 
 function damagedTranscript(where: string, reason: string): ConfigError {
   return new ConfigError('store.invalid', `the stored transcript of ${where} is damaged (${reason})`, {
-    fix: 'the database was edited or damaged: restore it from a backup or an export (toolforge import <file>), or run the tasks again in a new run',
+    fix: damagedDatabaseFix,
   });
 }
 
@@ -73,7 +74,7 @@ export function decodeTranscript(
   if (promptMessages === 0) return stored;
   if (taskPrompt.length < promptMessages) {
     throw new ConfigError('store.invalid', `the transcript of ${where} starts with its task's first ${promptMessages} prompt messages, but the stored task has ${taskPrompt.length}`, {
-      fix: 'the database was edited or damaged: restore it from a backup or an export (toolforge import <file>), or run the tasks again in a new run',
+      fix: damagedDatabaseFix,
     });
   }
   return [...taskPrompt.slice(0, promptMessages), ...stored];
