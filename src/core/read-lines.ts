@@ -11,27 +11,40 @@ import { checkNotCompressed, withoutByteOrderMark } from './read-text-file.ts';
 const chunkBytes = 1 << 20;
 
 export function* readLinesSync(path: string): Generator<string> {
+  let pending = '';
+  for (const text of readTextChunksSync(path)) {
+    pending += text;
+    let start = 0;
+    for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n', start)) {
+      yield pending.slice(start, end);
+      start = end + 1;
+    }
+    pending = pending.slice(start);
+  }
+  yield pending;
+}
+
+/**
+ * A text file's text, a chunk at a time (synchronously), for readers that split it themselves (a JSON list's items):
+ * multi-byte characters split across chunks are decoded whole, a byte order mark is dropped, a compressed file refused.
+ */
+export function* readTextChunksSync(path: string): Generator<string> {
   const file = openSync(path, 'r');
   try {
     const decoder = new StringDecoder('utf8');
     const buffer = Buffer.alloc(chunkBytes);
-    let pending = '';
     let atStart = true;
     for (;;) {
       const bytes = readSync(file, buffer, 0, chunkBytes, null);
       if (atStart) checkNotCompressed(path, buffer.subarray(0, bytes));
-      const text = bytes === 0 ? decoder.end() : decoder.write(buffer.subarray(0, bytes));
-      pending = atStart ? withoutByteOrderMark(pending + text) : pending + text;
-      atStart &&= pending === '';
-      let start = 0;
-      for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n', start)) {
-        yield pending.slice(start, end);
-        start = end + 1;
+      let text = bytes === 0 ? decoder.end() : decoder.write(buffer.subarray(0, bytes));
+      if (atStart) {
+        text = withoutByteOrderMark(text);
+        atStart = text === '' && bytes > 0;
       }
-      pending = pending.slice(start);
-      if (bytes === 0) break;
+      if (text !== '') yield text;
+      if (bytes === 0) return;
     }
-    yield pending;
   } finally {
     closeSync(file);
   }

@@ -14,7 +14,8 @@ import { datasetPath, locateDataset, missingDataError } from '../../core/data-lo
 import { isFloatLiteral, markFloat, parseLenientJson } from './lenient-json.ts';
 import type { NestfulFlavour, NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { pythonJsonDumps } from './python-format.ts';
-import { readLinesSync } from '../../core/read-lines.ts';
+import { JsonListShapeError, jsonListItems } from '../../core/json-list-items.ts';
+import { readLinesSync, readTextChunksSync } from '../../core/read-lines.ts';
 import { readTextFileSync } from '../../core/read-text-file.ts';
 
 const callSchema = z.object({
@@ -70,27 +71,24 @@ function unreadable(path: string, error: unknown): ConfigError {
 }
 
 /**
- * The records of a data file, one at a time: a JSONL file is read line by line (a 100,000-sample file is never
- * held whole); a JSON list is parsed whole (the published files are a few thousand samples). The first `skip` records
- * are passed over unread (a JSONL line is not even parsed).
+ * The records of a data file, one at a time: a JSONL file is read line by line, a JSON list item by item, so a
+ * 100,000-sample file is never held whole. The first `skip` records are passed over unread (not even parsed). Which
+ * of the two a file is, its first line that is not blank says: '[' starts a JSON list.
  */
 function* streamRecords(path: string, skip: number): Generator<SourceRecord> {
+  let first: string | undefined;
   let lines: Generator<string>;
   try {
+    first = firstNonBlankCharacter(path);
     lines = readLinesSync(path);
-    const first = lines.next();
-    const firstLine = first.done ? '' : first.value;
-    if (firstLine.trimStart() === '' || firstLine.trimStart().startsWith('[')) {
-      // A JSON list (or leading blank lines): read the whole text as before.
-      lines.return(undefined);
-      const { records, where } = readRecords(path);
-      for (let index = skip; index < records.length; index += 1) yield { record: records[index], where: where(index) };
-      return;
-    }
-    lines = prepend(firstLine, lines);
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     throw unreadable(path, error);
+  }
+  if (first === '[') {
+    lines.return(undefined);
+    yield* streamListRecords(path, skip);
+    return;
   }
   let lineNumber = 0;
   let records = 0;
@@ -109,9 +107,35 @@ function* streamRecords(path: string, skip: number): Generator<SourceRecord> {
   }
 }
 
-function* prepend(first: string, rest: Generator<string>): Generator<string> {
-  yield first;
-  yield* rest;
+/** The file's first character that is not whitespace, read a chunk at a time (a JSON list may be one 300 MB line). */
+function firstNonBlankCharacter(path: string): string | undefined {
+  for (const chunk of readTextChunksSync(path)) {
+    const found = /\S/.exec(chunk);
+    if (found) return found[0];
+  }
+  return undefined;
+}
+
+const listFix = 'give a JSON list of NESTFUL samples or a JSONL file with one sample per line';
+
+/** A JSON list file's items, each parsed only when reached (and not at all before `skip`). */
+function* streamListRecords(path: string, skip: number): Generator<SourceRecord> {
+  const items = jsonListItems(readTextChunksSync(path));
+  for (let index = 0; ; index += 1) {
+    let step: IteratorResult<string>;
+    try {
+      step = items.next();
+    } catch (error) {
+      if (error instanceof JsonListShapeError) throw new ConfigError('input.invalid', `${path}: not a JSON list of samples (${error.message})`, { fix: listFix });
+      if (error instanceof ConfigError) throw error;
+      throw unreadable(path, error);
+    }
+    if (step.done) return;
+    if (index < skip) continue;
+    const parsed = parseLenientJson(step.value);
+    if (!parsed.ok) throw new ConfigError('input.invalid', `${path} item ${index}: not JSON (${parsed.error})`, { fix: listFix });
+    yield { record: parsed.value, where: `${path} item ${index}` };
+  }
 }
 
 function readRecords(path: string): { records: JsonValue[]; where: (index: number) => string } {

@@ -88,6 +88,46 @@ describe('formats and bad input', () => {
     }
   });
 
+  test('a JSON list is read item by item: the same samples as JSONL, a bad item named by its index after the good ones', () => {
+    const samples = [1, 2, 3].map((index) => ({ ...sample, sample_id: `s${index}`, gold_answer: index + 0.5 }));
+    const jsonl = join(directory, 'same.jsonl');
+    writeFileSync(jsonl, `${samples.map((item) => JSON.stringify(item)).join('\n')}\n`);
+    // Pretty-printed over many lines, with a byte order mark and leading blank lines, and as one line.
+    const pretty = join(directory, 'same-pretty.json');
+    writeFileSync(pretty, `\ufeff\n\n${JSON.stringify(samples, null, 2)}\n`);
+    const oneLine = join(directory, 'same-one-line.json');
+    writeFileSync(oneLine, JSON.stringify(samples));
+    assert.deepEqual(importNestfulSamples(pretty), importNestfulSamples(jsonl));
+    assert.deepEqual(importNestfulSamples(oneLine), importNestfulSamples(jsonl));
+
+    const badItem = join(directory, 'bad-item.json');
+    writeFileSync(badItem, `[${JSON.stringify(samples[0])}, {"sample_id": "s2", "input": }]`);
+    const stream = streamNestfulSamples(badItem);
+    assert.equal(stream.next().value?.sampleId, 's1');
+    assert.throws(() => stream.next(), (error: unknown) => error instanceof ConfigError && error.code === 'input.invalid'
+      && error.message.includes(`${badItem} item 1: not JSON`) && error.fix !== undefined);
+    // An item past the start is not parsed.
+    assert.deepEqual([...streamNestfulSamples(badItem, 2)], []);
+
+    for (const [text, message] of [
+      [`[${JSON.stringify(samples[0])}`, /not a JSON list of samples \(the list is not closed/],
+      [`[${JSON.stringify(samples[0])}] trailing`, /not a JSON list of samples \(text after the list/],
+    ] as const) {
+      const path = join(directory, 'shape.json');
+      writeFileSync(path, text);
+      assert.throws(() => importNestfulSamples(path), (error: unknown) => error instanceof ConfigError && error.code === 'input.invalid'
+        && error.message.startsWith(`${path}: `) && message.test(error.message) && error.fix !== undefined, text);
+    }
+  });
+
+  test('a JSONL file that starts with blank lines is read line by line, its lines numbered from the top', () => {
+    const path = join(directory, 'blank-start.jsonl');
+    writeFileSync(path, `\n\n${JSON.stringify(sample)}\nnot json\n`);
+    const stream = streamNestfulSamples(path);
+    assert.equal(stream.next().value?.sampleId, 's1');
+    assert.throws(() => stream.next(), (error: unknown) => error instanceof ConfigError && /blank-start\.jsonl line 4: not JSON/.test(error.message));
+  });
+
   test('a missing field is a ConfigError naming the line and the field', () => {
     const path = join(directory, 'broken.jsonl');
     writeFileSync(path, `${JSON.stringify(sample)}\n${JSON.stringify({ ...sample, tools: [{ description: 'no name' }] })}\n`);
