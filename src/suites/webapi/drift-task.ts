@@ -8,6 +8,7 @@
  * log kept is the entry of the endpoint the task uses (the document's whole log follows from the
  * spec, operator, seed and probability).
  */
+import { createHash } from 'node:crypto';
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { canonicalJson } from '../../core/json.ts';
@@ -24,7 +25,24 @@ export type WebapiDriftOptions = { operator: DriftOperatorId; probability: numbe
 
 /** The drift seed of a spec in a run: from the run's seed, the knobs and the spec, not the task. */
 export function webapiDriftSeed(runSeed: number, knobs: JsonObject, spec: string): number {
-  return new Rng(deriveSeed(runSeed, 'transform', 'drift', canonicalJson(knobs), spec)).int(0, 2 ** 30 - 1);
+  return new Rng(deriveSeed(runSeed, 'transform', 'drift', canonicalJson(knobs), specIdentity(spec))).int(0, 2 ** 30 - 1);
+}
+
+const specIdentities = new Map<string, string>();
+
+/**
+ * A spec as the drift seed sees it, the same on every machine: a data set's spec by its portable reference
+ * (`shared:wapiibench/...`), any other file by its content. Its absolute path would drift a user's own spec differently
+ * in each checkout, so the same seed would make other tasks on another machine.
+ */
+function specIdentity(reference: string): string {
+  if (reference.startsWith('shared:')) return reference;
+  let identity = specIdentities.get(reference);
+  if (identity === undefined) {
+    identity = `sha256:${createHash('sha256').update(canonicalJson(readRawSpec(reference))).digest('hex')}`;
+    specIdentities.set(reference, identity);
+  }
+  return identity;
 }
 
 export function driftWebapiTask(task: Task, options: WebapiDriftOptions): { task: Task; changes: JsonObject } {
