@@ -16,7 +16,6 @@ import type { NestfulFlavour, NestfulSample, NestfulTool } from './nestful-sampl
 import { pythonJsonDumps } from './python-format.ts';
 import { JsonListShapeError, jsonListItems } from '../../core/json-list-items.ts';
 import { readLinesSync, readTextChunksSync } from '../../core/read-lines.ts';
-import { readTextFileSync } from '../../core/read-text-file.ts';
 
 const callSchema = z.object({
   name: z.string().min(1),
@@ -73,7 +72,7 @@ function unreadable(path: string, error: unknown): ConfigError {
 /**
  * The records of a data file, one at a time: a JSONL file is read line by line, a JSON list item by item, so a
  * 100,000-sample file is never held whole. The first `skip` records are passed over unread (not even parsed). Which
- * of the two a file is, its first line that is not blank says: '[' starts a JSON list.
+ * of the two a file is, its first character that is not whitespace says: '[' starts a JSON list.
  */
 function* streamRecords(path: string, skip: number): Generator<SourceRecord> {
   let first: string | undefined;
@@ -138,41 +137,6 @@ function* streamListRecords(path: string, skip: number): Generator<SourceRecord>
   }
 }
 
-function readRecords(path: string): { records: JsonValue[]; where: (index: number) => string } {
-  let text: string;
-  try {
-    text = readTextFileSync(path);
-  } catch (error) {
-    // A readable file that is not text (compressed) says so itself.
-    if (error instanceof ConfigError) throw error;
-    throw unreadable(path, error);
-  }
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('[')) {
-    const parsed = parseLenientJson(text);
-    if (!parsed.ok || !Array.isArray(parsed.value)) {
-      throw new ConfigError('input.invalid', `${path}: not a JSON list of samples (${parsed.ok ? 'not a list' : parsed.error})`, {
-        fix: 'give a JSON list of NESTFUL samples or a JSONL file with one sample per line',
-      });
-    }
-    return { records: parsed.value, where: (index) => `${path} item ${index}` };
-  }
-  const records: JsonValue[] = [];
-  const lines: number[] = [];
-  text.split('\n').forEach((line, index) => {
-    if (line.trim() === '') return;
-    const parsed = parseLenientJson(line);
-    if (!parsed.ok) {
-      throw new ConfigError('input.invalid', `${path} line ${index + 1}: not JSON (${parsed.error})`, {
-        fix: 'each line of a JSONL file must be one NESTFUL sample object',
-      });
-    }
-    records.push(parsed.value);
-    lines.push(index + 1);
-  });
-  return { records, where: (index) => `${path} line ${lines[index]}` };
-}
-
 /** Result files hold output/tools/gold_answer as JSON strings; sample files hold them as values. */
 function unstringify(record: JsonObject, key: string): void {
   const value = record[key];
@@ -208,10 +172,9 @@ function toNestfulTool(tool: z.infer<typeof toolSchema>): NestfulTool {
 function readV1Tools(dataPath: string): NestfulTool[] {
   const specPath = join(dirname(dataPath), basename(dataPath).replace(/-data(\.jsonl?)$/, '-spec$1'));
   if (specPath === dataPath || !existsSync(specPath)) return [];
-  const { records, where } = readRecords(specPath);
-  return records.map((record, index) => {
+  return [...streamRecords(specPath, 0)].map(({ record, where }) => {
     const parsed = v1SpecSchema.safeParse(record);
-    if (!parsed.success) throw invalid(where(index), parsed.error);
+    if (!parsed.success) throw invalid(where, parsed.error);
     const spec = parsed.data;
     return {
       name: spec.name,
