@@ -19,6 +19,13 @@ export function emptyTasksFile(path: string): ConfigError {
   return new ConfigError('input.invalid', `${path} holds no tasks`, { fix: 'write tasks with `toolforge generate <suite> --out <file>`' });
 }
 
+/** The suite a tasks file's first task belongs to (every later task is checked against it as it is read). */
+export function tasksFileSuite(path: string): string {
+  const first = streamTasksFile(path).next();
+  if (first.done) throw emptyTasksFile(path);
+  return first.value.suite.id;
+}
+
 /**
  * readTasksFile one task at a time, the file read a chunk at a time: a run of a 100,000-task file never holds
  * its text or its tasks. The same checks and messages (an empty file is the caller's to refuse).

@@ -68,3 +68,30 @@ test('a compressed file, a folder or an empty data file is refused with what it 
     assert.doesNotMatch(result.stderr, /\n\s+at /, args.join(' '));
   }
 });
+
+test('run --tasks without a suite runs the suite the file names; a bad file still says what is wrong with it', async () => {
+  const directory = temporaryDirectory();
+  const generated = await runCli(['generate', 'funcgen', '--count', '3', '--out', 'tasks.jsonl'], { cwd: directory });
+  assert.equal(generated.code, 0, generated.stderr);
+  const run = await runCli(['run', '--tasks', 'tasks.jsonl', '--model', 'builtin/oracle', '--db', 'r.db', '--json'], { cwd: directory });
+  assert.equal(run.code, 0, run.stderr);
+  const summary = JSON.parse(run.stdout);
+  assert.deepEqual([summary.suite, summary.tasks, summary.passRate], ['funcgen', 3, 1]);
+
+  // A later task of another suite is refused as the file's mix, not run as the first task's suite.
+  const lines = readFileSync(join(directory, 'tasks.jsonl'), 'utf8').trimEnd().split('\n');
+  const other = JSON.parse(lines[1] ?? '');
+  other.suite.id = 'nestful';
+  writeFileSync(join(directory, 'mixed.jsonl'), `${lines[0]}\n${JSON.stringify(other)}\n`);
+  writeFileSync(join(directory, 'empty.jsonl'), '\n');
+  const cases: [string, RegExp][] = [
+    ['mixed.jsonl', /mixed\.jsonl:2: field 'suite\.id' is 'nestful', but the run is for suite 'funcgen'\n {2}fix: run this file with 'toolforge run nestful --tasks /],
+    ['empty.jsonl', /empty\.jsonl holds no tasks\n {2}fix: write tasks with `toolforge generate <suite> --out <file>`/],
+    ['missing.jsonl', /cannot read tasks file \S*missing\.jsonl: ENOENT[^\n]*\n {2}fix: check the --tasks path/],
+  ];
+  for (const [file, message] of cases) {
+    const refused = await runCli(['run', '--tasks', file, '--model', 'builtin/oracle', '--db', 'bad.db'], { cwd: directory });
+    assert.equal(refused.code, 2, file);
+    assert.match(refused.stderr, message, file);
+  }
+});

@@ -9,7 +9,7 @@ import type { GenerationSettings } from '../../models/spec.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
 import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
-import { emptyTasksFile, streamTasksFile } from '../../runner/read-tasks-file.ts';
+import { emptyTasksFile, streamTasksFile, tasksFileSuite } from '../../runner/read-tasks-file.ts';
 import { resolveModelSource } from '../../runner/resolve-model-source.ts';
 import { checkSuiteMode } from '../../runner/episode-mode.ts';
 import { resumeEvaluation, runEvaluation } from '../../runner/run-evaluation.ts';
@@ -85,7 +85,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
   const command = program
     .command('run')
     .description('generate (or read) tasks, run a model on them, score and store every episode, print a report')
-    .argument('[suite]', "suite id (see 'toolforge suites'); optional with --resume")
+    .argument('[suite]', "suite id (see 'toolforge suites'); optional with --resume, and with --tasks (the file's tasks name it)")
     .option('--model <ref>', 'builtin/oracle|random|planner, openai/<m>, anthropic/<m>, google/<m>, openai-compatible/<m>, replay/<file.jsonl>', once('--model', parseText));
   addRunTaskOptions(command, { modeDefault: "each task's first mode", concurrency: 'episodes in flight (default 4)' })
     .option('--resume <run>', "finish a stored run ('latest' for the newest): rerun its missing and infrastructure-error episodes", once('--resume', parseText))
@@ -202,10 +202,11 @@ type RunResult = RunSummary & { baselineRunId?: string; paired?: TransformPairs 
 
 async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[], responseCache?: CacheOption): Promise<RunResult> {
   const rerun = flags.rerunFailed === undefined ? undefined : readFailedTasks(flags.rerunFailed, suiteIdArgument, flags, io);
-  const suiteId = suiteIdArgument ?? rerun?.suiteId;
+  // A tasks file names its suite in every task: the first one's is the run's (the rest are checked against it).
+  const suiteId = suiteIdArgument ?? rerun?.suiteId ?? (flags.tasks === undefined ? undefined : tasksFileSuite(resolve(io.cwd, flags.tasks)));
   if (!suiteId) {
     throw new ConfigError('config.invalid', 'no suite given', {
-      fix: "name one: 'toolforge run funcgen --model builtin/planner' (see 'toolforge suites'), or continue a run with 'toolforge run --resume <run>'",
+      fix: "name one: 'toolforge run funcgen --model builtin/planner' (see 'toolforge suites'), run a tasks file with --tasks <file>, or continue a run with 'toolforge run --resume <run>'",
     });
   }
   const suite = getSuite(suiteId);
