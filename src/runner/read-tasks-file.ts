@@ -21,9 +21,15 @@ export function emptyTasksFile(path: string): ConfigError {
 
 /** The suite a tasks file's first task belongs to (every later task is checked against it as it is read). */
 export function tasksFileSuite(path: string): string {
-  const first = streamTasksFile(path).next();
-  if (first.done) throw emptyTasksFile(path);
-  return first.value.suite.id;
+  const tasks = streamTasksFile(path);
+  try {
+    const first = tasks.next();
+    if (first.done) throw emptyTasksFile(path);
+    return first.value.suite.id;
+  } finally {
+    // Closes the file now, not when the reader is collected.
+    tasks.return(undefined);
+  }
 }
 
 /**
