@@ -69,17 +69,24 @@ describe('CLI: toolforge serve and run --agent-command', () => {
     ];
     for (const [name, text, expected] of files) {
       writeFileSync(join(directory, name), text);
-      const result = await runCli(['serve', 'funcgen', '--tasks', name, '--db', 'results.db'], { cwd: directory, env: {} });
-      assert.equal(result.code, 2, `${name}: ${result.stderr}`);
-      assert.match(result.stderr, expected, name);
-      assert.doesNotMatch(result.stderr, /serving/, name);
+      // With the suite named, and without it (the file's first task names it): the same refusal.
+      for (const suite of [['funcgen'], []]) {
+        const result = await runCli(['serve', ...suite, '--tasks', name, '--db', 'results.db'], { cwd: directory, env: {} });
+        assert.equal(result.code, 2, `${name}: ${result.stderr}`);
+        assert.match(result.stderr, expected, name);
+        assert.doesNotMatch(result.stderr, /serving/, name);
+      }
     }
+    const nothing = await runCli(['serve', '--db', 'results.db'], { cwd: directory, env: {} });
+    assert.equal(nothing.code, 2);
+    assert.match(nothing.stderr, /no suite given\n {2}fix: name one: 'toolforge serve funcgen'/);
   });
 
   test('serve --stdio: one client session plays every episode in turn (tools/list_changed between them)', async () => {
     const directory = temporaryDirectory();
     const { tasksPath, goldPath } = await funcgenFiles(directory);
-    const serve = [process.execPath, binPath, 'serve', 'funcgen', '--stdio', '--tasks', tasksPath, '--db', join(directory, 'results.db'), '--json'];
+    // No suite named: the tasks file's tasks name it.
+    const serve = [process.execPath, binPath, 'serve', '--stdio', '--tasks', tasksPath, '--db', join(directory, 'results.db'), '--json'];
     assert.equal(await runAgent(['--stdio', JSON.stringify(serve), '--policy', 'oracle', '--gold', goldPath]), 0);
     const runs = await runCli(['runs', '--db', 'results.db'], { cwd: directory, env: {} });
     assert.match(runs.stdout, /mcp\/scripted-agent/);

@@ -7,7 +7,7 @@ import { serveRun } from '../../mcp/index.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
 import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
-import { emptyTasksFile, streamTasksFile } from '../../runner/read-tasks-file.ts';
+import { emptyTasksFile, streamTasksFile, tasksFileSuite } from '../../runner/read-tasks-file.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
@@ -25,17 +25,21 @@ export function registerServeCommand(program: Command, io: CliIo): void {
   const command = program
     .command('serve')
     .description('serve the episodes of a run over MCP (streamable HTTP on 127.0.0.1): one session per episode; scored and stored like any run (model mcp/<client name>)')
-    .argument('<suite>', "suite id (see 'toolforge suites')");
+    .argument('[suite]', "suite id (see 'toolforge suites'); optional with --tasks (the file's tasks name it)");
   addRunTaskOptions(command, { modeDefault: 'calls when a task has it, else code, else its first mode', concurrency: 'episodes open to clients at once (default 1)' })
     .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', once('--port', parseNonNegativeInteger))
     .option('--stdio', 'serve one client on stdin/stdout instead (the episodes in turn; the summary goes to stderr)')
     .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", once('--client-name', parseText))
     .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", once('--episode-timeout', parsePositiveInteger))
     .option('--json', 'print one JSON summary object on stdout at the end')
-    .action(async (suiteId: string, flags: ServeFlags) => {
+    .action(async (suiteArgument: string | undefined, flags: ServeFlags) => {
+      const tasksPath = flags.tasks === undefined ? undefined : resolve(io.cwd, flags.tasks);
+      const suiteId = suiteArgument ?? (tasksPath === undefined ? undefined : tasksFileSuite(tasksPath));
+      if (suiteId === undefined) {
+        throw new ConfigError('config.invalid', 'no suite given', { fix: "name one: 'toolforge serve funcgen' (see 'toolforge suites'), or serve a tasks file with --tasks <file>" });
+      }
       const suite = getSuite(suiteId);
       const seed = flags.seed ?? 0;
-      const tasksPath = flags.tasks === undefined ? undefined : resolve(io.cwd, flags.tasks);
       const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}) : {};
       // The second read of generated tasks makes the same tasks from the seed: builtin/oracle solved them in the first.
       const taskStream = (pass: 'check' | 'run'): Iterable<Task> | AsyncIterable<Task> => (tasksPath === undefined
