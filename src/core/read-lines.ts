@@ -50,6 +50,18 @@ export function* readTextChunksSync(path: string): Generator<string> {
   }
 }
 
+/**
+ * The file's first character that is not whitespace (after a byte order mark), read a chunk at a time, so a file's
+ * form (a JSON list, an object, JSONL) is known without reading it whole: a JSON list may be one 300 MB line.
+ */
+export function firstNonBlankCharacter(path: string): string | undefined {
+  for (const chunk of readTextChunksSync(path)) {
+    const found = /\S/.exec(chunk);
+    if (found) return found[0];
+  }
+  return undefined;
+}
+
 /** Lines already read (to look at the first ones before deciding), then the rest of the same reader. */
 export function* withLinesRead(read: readonly string[], rest: Iterator<string>): Generator<string> {
   yield* read;

@@ -15,7 +15,7 @@ import { isFloatLiteral, markFloat, parseLenientJson } from './lenient-json.ts';
 import type { NestfulFlavour, NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { pythonJsonDumps } from './python-format.ts';
 import { JsonListShapeError, jsonListItems } from '../../core/json-list-items.ts';
-import { readLinesSync, readTextChunksSync } from '../../core/read-lines.ts';
+import { firstNonBlankCharacter, readLinesSync, readTextChunksSync } from '../../core/read-lines.ts';
 
 const callSchema = z.object({
   name: z.string().min(1),
@@ -104,15 +104,6 @@ function* streamRecords(path: string, skip: number): Generator<SourceRecord> {
     }
     yield { record: parsed.value, where: `${path} line ${lineNumber}` };
   }
-}
-
-/** The file's first character that is not whitespace, read a chunk at a time (a JSON list may be one 300 MB line). */
-function firstNonBlankCharacter(path: string): string | undefined {
-  for (const chunk of readTextChunksSync(path)) {
-    const found = /\S/.exec(chunk);
-    if (found) return found[0];
-  }
-  return undefined;
 }
 
 const listFix = 'give a JSON list of NESTFUL samples or a JSONL file with one sample per line';

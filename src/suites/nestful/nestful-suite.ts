@@ -64,11 +64,14 @@ async function* streamTasks(request: GenerateTasksRequest, position: StreamPosit
   const { iclCount, promptParams } = sequencePromptKnobs(params.icl);
   const data = params.data;
   if (typeof data === 'string' && data !== '') {
+    // Checked before the next sample is read: a sample past the count is never parsed (nor its error raised).
+    const reachedCount = (index: number): boolean => request.count !== undefined && index >= request.count;
     let index = from;
+    if (reachedCount(index)) return;
     for (const sample of streamNestfulSamples(data, from)) {
-      if (request.count !== undefined && index >= request.count) return;
       index += 1;
       yield buildNestfulTask(sample, { id: `${nestfulSuiteId}/${sample.sampleId}`, seed, params: { data, ...promptParams }, iclCount });
+      if (reachedCount(index)) return;
     }
     return;
   }

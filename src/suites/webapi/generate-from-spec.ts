@@ -33,26 +33,40 @@ const acceptHeader = 'application/json, text/plain, */*';
 const attempts = 8;
 
 export function generateSamples(document: OpenApiDocument, options: GenerateOptions): GeneratedSample[] {
+  const samples: GeneratedSample[] = [];
+  for (const sample of streamSamples(document, options)) {
+    if (samples.length === options.count) break;
+    samples.push(sample);
+  }
+  return samples;
+}
+
+/**
+ * generateSamples one at a time, for as long as the caller reads (or until no operation is usable): sample i is the
+ * same whatever count is asked for, so a run of 100,000 tasks makes each as it is needed and never holds them all.
+ */
+export function* streamSamples(document: OpenApiDocument, options: Omit<GenerateOptions, 'count'>): Generator<GeneratedSample> {
   const operations = listOperations(document).filter((operation) => generatedMethods.has(operation.method) && !operation.deprecated);
-  if (operations.length === 0) return [];
+  if (operations.length === 0) return;
   const validator = createSchemaValidator(document);
   const rng = new Rng(options.seed).child('webapi-generate');
-  const samples: GeneratedSample[] = [];
+  let made = 0;
   let order: OpenApiOperation[] = [];
   let round = 0;
   // Every operation once (shuffled) before any repeats; an operation whose values cannot be made valid is dropped.
   const usable = new Set(operations);
-  while (samples.length < options.count && usable.size > 0) {
+  while (usable.size > 0) {
     if (order.length === 0) {
       order = rng.child('order', round).shuffle([...usable]);
       round += 1;
     }
     const operation = order.shift() as OpenApiOperation;
-    const sample = sampleOperation(document, operation, validator, rng.child('sample', samples.length, operation.method, operation.template), options.optionalProbability);
-    if (sample) samples.push(sample);
-    else usable.delete(operation);
+    const sample = sampleOperation(document, operation, validator, rng.child('sample', made, operation.method, operation.template), options.optionalProbability);
+    if (sample) {
+      made += 1;
+      yield sample;
+    } else usable.delete(operation);
   }
-  return samples;
 }
 
 function sampleOperation(document: OpenApiDocument, operation: OpenApiOperation, validator: SchemaValidator, rng: Rng, optionalProbability: number): GeneratedSample | undefined {

@@ -15,10 +15,10 @@ import { datasetPath, hasDataset, missingDataError } from '../../core/data-locat
 import type { Task } from '../../core/task.ts';
 import { loadOpenApiFile } from '../../openapi/load-openapi.ts';
 import type { ProgramRun } from '../../core/program-host.ts';
-import type { GenerateTasksRequest } from '../spec.ts';
+import type { GenerateTasksRequest, StreamPosition } from '../spec.ts';
 import { webapiBuiltinModels } from './builtin-models.ts';
 import { argumentsOf } from './compare-request.ts';
-import { generateSamples, rephraseTaskWithSource } from './generate-from-spec.ts';
+import { rephraseTaskWithSource, streamSamples } from './generate-from-spec.ts';
 import { parseWebapiParams, webapiKnobs } from './knobs.ts';
 import { instructionSource } from './prompt.ts';
 import type { WebapiParams } from './knobs.ts';
@@ -29,7 +29,7 @@ import type { WebapiDetails } from './webapi-details.ts';
 import { webapiDetailsSchema } from './webapi-details.ts';
 import { defineSuite } from '../define-suite.ts';
 import { toPortablePath } from './portable-path.ts';
-import { importWapiibenchFile, wapiibenchApiNames } from './wapiibench-data.ts';
+import { streamWapiibenchFile, wapiibenchApiNames } from './wapiibench-data.ts';
 import { createWebapiAgent } from './webapi-agent.ts';
 import { buildWebapiTask, readWebapiExpected, webapiExpectedSchema, webapiSuiteId, webapiSuiteVersion } from './webapi-task.ts';
 import { summarizeWebapi } from './webapi-summary.ts';
@@ -60,10 +60,25 @@ function createWebapiEnvironment(task: Task): Environment {
 }
 
 async function generateWebapiTasks(request: GenerateTasksRequest): Promise<Task[]> {
+  const tasks: Task[] = [];
+  for await (const task of streamWebapiTasks(request)) tasks.push(task);
+  return tasks;
+}
+
+/**
+ * The tasks one at a time, from task `from` on: a task file's list is read item by item and a spec's samples are made
+ * as they are needed, so a run of 100,000 tasks never holds them all (the samples before `from` are still made, not
+ * their tasks: a spec's sample i depends on the ones before it).
+ */
+async function* streamWebapiTasks(request: GenerateTasksRequest, position: StreamPosition = {}): AsyncGenerator<Task> {
+  const from = position.from ?? 0;
   const params = parseWebapiParams(request.params);
   const taskParams: JsonObject = { ...request.params };
   if (instructionSource() === 'toolforge') taskParams.instruction = 'toolforge';
-  if (params.spec && !params.data) return generateFromSpec(request, params, taskParams);
+  if (params.spec && !params.data) {
+    yield* streamFromSpec(request, params, taskParams, from);
+    return;
+  }
   if (!params.data && !hasDataset('wapiibench', 'data', 'synthetic', 'all', 'test_data_final.json')) {
     throw missingDataError('wapiibench', "suite 'webapi' (its default tasks are the 395 WAPIIBench tasks)", {
       alternative: 'generate tasks from any OpenAPI file with --set spec=<file>, or import a task file with --set data=<file>',
@@ -73,14 +88,16 @@ async function generateWebapiTasks(request: GenerateTasksRequest): Promise<Task[
   if (params.data) taskParams.data = toPortablePath(params.data);
   if (params.spec) taskParams.spec = toPortablePath(params.spec);
   if (params.specs) taskParams.specs = toPortablePath(params.specs);
-  const samples = importWapiibenchFile(dataPath, { spec: params.spec ?? undefined, specs: params.specs ?? undefined });
-  const selected = request.count === undefined ? samples : samples.slice(0, request.count);
-  const tasks: Task[] = [];
-  for (const sample of selected) {
+  // Checked before the next sample is read: an item past the count is never parsed (nor its error raised).
+  const reachedCount = (index: number): boolean => request.count !== undefined && index >= request.count;
+  let index = from;
+  if (reachedCount(index)) return;
+  for (const sample of streamWapiibenchFile(dataPath, { spec: params.spec ?? undefined, specs: params.specs ?? undefined }, from)) {
+    index += 1;
     request.signal?.throwIfAborted();
     const document = await loadOpenApiFile(sample.specPath);
     const pathParameters = Object.keys(argumentsOf(document, sample.config).fields.path_params ?? {}).length;
-    tasks.push(buildWebapiTask({
+    yield buildWebapiTask({
       id: `${webapiSuiteId}/${sample.api}/${sample.index}`,
       seed: request.seed,
       params: taskParams,
@@ -93,12 +110,12 @@ async function generateWebapiTasks(request: GenerateTasksRequest): Promise<Task[
       endpoint: params.endpoint,
       checks: sample.checks,
       stats: { method: sample.config.method, arguments: countableArgumentCount(sample.config, pathParameters) },
-    }));
+    });
+    if (reachedCount(index)) return;
   }
-  return tasks;
 }
 
-async function generateFromSpec(request: GenerateTasksRequest, params: WebapiParams, taskParams: JsonObject): Promise<Task[]> {
+async function* streamFromSpec(request: GenerateTasksRequest, params: WebapiParams, taskParams: JsonObject, from: number): AsyncGenerator<Task> {
   const specPath = params.spec as string;
   const document = await loadOpenApiFile(specPath);
   taskParams.spec = toPortablePath(specPath);
@@ -107,18 +124,19 @@ async function generateFromSpec(request: GenerateTasksRequest, params: WebapiPar
   }
   const api = basename(specPath, extname(specPath)).replace(/[^A-Za-z0-9_.-]+/g, '_') || 'spec';
   const count = request.count ?? webapiSuite.defaultCount;
-  const samples = generateSamples(document, { count, seed: request.seed, optionalProbability: params.optional });
-  if (samples.length === 0) {
-    throw new ConfigError('input.invalid', `OpenAPI spec '${specPath}' has no get/put/post/delete/patch operation whose arguments can be filled`, { fix: 'pass a spec with at least one usable operation' });
-  }
-  const tasks: Task[] = [];
-  for (const [index, sample] of samples.entries()) {
+  let index = 0;
+  for (const sample of streamSamples(document, { seed: request.seed, optionalProbability: params.optional })) {
+    index += 1;
+    if (index <= from) {
+      if (index >= count) return;
+      continue;
+    }
     request.signal?.throwIfAborted();
-    const phrased = params.phrasing === 'model' && request.phrasingModel ? await rephraseTaskWithSource(request.phrasingModel, sample, index, request.signal) : undefined;
+    const phrased = params.phrasing === 'model' && request.phrasingModel ? await rephraseTaskWithSource(request.phrasingModel, sample, index - 1, request.signal) : undefined;
     const text = phrased?.text ?? sample.task;
     const pathParameters = Object.keys(argumentsOf(document, sample.config).fields.path_params ?? {}).length;
-    tasks.push(buildWebapiTask({
-      id: `${webapiSuiteId}/${api}/${request.seed}-${index}`,
+    yield buildWebapiTask({
+      id: `${webapiSuiteId}/${api}/${request.seed}-${index - 1}`,
       seed: request.seed,
       params: taskParams,
       api,
@@ -132,9 +150,12 @@ async function generateFromSpec(request: GenerateTasksRequest, params: WebapiPar
         method: sample.config.method, template: sample.operation.template, arguments: countableArgumentCount(sample.config, pathParameters),
         ...(phrased ? { phrasing: phrased.source } : {}),
       },
-    }));
+    });
+    if (index >= count) return;
   }
-  return tasks;
+  if (index === 0) {
+    throw new ConfigError('input.invalid', `OpenAPI spec '${specPath}' has no get/put/post/delete/patch operation whose arguments can be filled`, { fix: 'pass a spec with at least one usable operation' });
+  }
 }
 
 async function scoreWebapi(input: ScoreInput & { mode: Mode }): Promise<Score<WebapiDetails>> {
@@ -172,6 +193,7 @@ export const webapiSuite = defineSuite({
   modes: ['code'],
   defaultCount: 50,
   generate: generateWebapiTasks,
+  streamTasks: streamWebapiTasks,
   // WAPIIBench's tasks or a --set data= file; only spec= without data= generates.
   importsTasks: (params) => {
     const { spec, data } = parseWebapiParams(params);

@@ -12,6 +12,8 @@ import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { RequestConfig } from './request-config.ts';
 import { requestConfigSchema } from './request-config.ts';
 import { readTextFileSync } from '../../core/read-text-file.ts';
+import { JsonListShapeError, jsonListItems } from '../../core/json-list-items.ts';
+import { firstNonBlankCharacter, readTextChunksSync } from '../../core/read-lines.ts';
 
 export type WapiibenchSample = {
   api: string;
@@ -49,46 +51,81 @@ const perApiSchema = z.object({
 export type SpecLocation = { spec?: string; specs?: string };
 
 export function importWapiibenchFile(path: string, location: SpecLocation = {}): WapiibenchSample[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readTextFileSync(path));
-  } catch (error) {
-    // A readable file that is not text (compressed) says so itself.
-    if (error instanceof ConfigError) throw error;
-    throw new ConfigError('input.unreadable', `cannot read WAPIIBench file '${path}': ${errorMessage(error)}`, {
-      fix: '--set data=<a WAPIIBench test_data JSON file>',
-    });
-  }
-  const items = readItems(raw, path);
+  return [...streamWapiibenchFile(path, location)];
+}
+
+const listFix = 'use the combined list ({api, index, task, config}) or a per-API file ({api, samples: [{task, config}]})';
+
+/**
+ * The file's samples one at a time, from sample `skip` on. A combined list is read item by item, so a large task file
+ * is never held whole, and each item is checked when it is reached (a bad item fails after the good ones before
+ * it). A per-API file is one object and is read whole.
+ */
+export function* streamWapiibenchFile(path: string, location: SpecLocation = {}, skip = 0): Generator<WapiibenchSample> {
   const specPaths = new Map<string, string>();
-  return items.map((item) => {
+  const withSpec = (item: Omit<WapiibenchSample, 'specPath'>): WapiibenchSample => {
     let specPath = specPaths.get(item.api);
     if (!specPath) {
       specPath = resolveSpecPath(item.api, path, location);
       specPaths.set(item.api, specPath);
     }
     return { ...item, specPath };
-  });
-}
-
-function readItems(raw: unknown, path: string): Omit<WapiibenchSample, 'specPath'>[] {
-  if (Array.isArray(raw)) {
-    return raw.map((item, position) => {
-      const parsed = combinedItemSchema.safeParse(item);
+  };
+  if (readingFile(path, () => firstNonBlankCharacter(path)) === '[') {
+    const items = jsonListItems(readTextChunksSync(path));
+    for (let position = 0; ; position += 1) {
+      const step = readingFile(path, () => items.next());
+      if (step.done) return;
+      if (position < skip) continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(step.value) as unknown;
+      } catch (error) {
+        throw new ConfigError('input.invalid', `WAPIIBench file '${path}', item ${position}: not JSON (${errorMessage(error)})`, { fix: listFix });
+      }
+      const parsed = combinedItemSchema.safeParse(value);
       if (!parsed.success) throw invalid(path, `item ${position}`, parsed.error);
-      return { api: parsed.data.api, index: parsed.data.index, task: parsed.data.task, config: parsed.data.config, checks: parsed.data.checks ?? 'OK' };
-    });
+      yield withSpec({ api: parsed.data.api, index: parsed.data.index, task: parsed.data.task, config: parsed.data.config, checks: parsed.data.checks ?? 'OK' });
+    }
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readTextFileSync(path));
+  } catch (error) {
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
+    throw unreadable(path, error);
   }
   const parsed = perApiSchema.safeParse(raw);
   if (!parsed.success) throw invalid(path, 'file', parsed.error);
-  return parsed.data.samples.map((sample, index) => ({ api: parsed.data.api, index, task: sample.task, config: sample.config, checks: 'OK' }));
+  for (const [index, sample] of parsed.data.samples.entries()) {
+    if (index >= skip) yield withSpec({ api: parsed.data.api, index, task: sample.task, config: sample.config, checks: 'OK' });
+  }
+}
+
+/** Runs a read of the file: a list that is not one names what is wrong; a file that cannot be read says so. */
+function readingFile<T>(path: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof JsonListShapeError) throw new ConfigError('input.invalid', `WAPIIBench file '${path}': not a JSON list of tasks (${error.message})`, { fix: listFix });
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
+    throw unreadable(path, error);
+  }
+}
+
+function unreadable(path: string, error: unknown): ConfigError {
+  return new ConfigError('input.unreadable', `cannot read WAPIIBench file '${path}': ${errorMessage(error)}`, {
+    fix: '--set data=<a WAPIIBench test_data JSON file>',
+  });
 }
 
 function invalid(path: string, where: string, error: z.ZodError): ConfigError {
   const issue = error.issues[0];
   const field = issue?.path.join('.') || '(root)';
   return new ConfigError('input.invalid', `WAPIIBench file '${path}', ${where}: field '${field}': ${issue?.message ?? 'invalid'}`, {
-    fix: 'use the combined list ({api, index, task, config}) or a per-API file ({api, samples: [{task, config}]})',
+    fix: listFix,
   });
 }
 

@@ -142,3 +142,15 @@ describe('nestful suite', () => {
     await assert.rejects(generateTasks(nestfulSuite, { seed: 1, count: 1, params: knobs({ data: '/no/such/file.jsonl' }) }), ConfigError);
   });
 });
+
+test('an imported data file is read only as far as --count: a broken sample after it is never parsed', async () => {
+  const { appendFileSync } = await import('node:fs');
+  const { temporaryDirectory } = await import('../../e2e/run-cli.ts');
+  const { writeNestfulData } = await import('../../runner/nestful-data.ts');
+  const { data } = writeNestfulData(temporaryDirectory(), 3);
+  appendFileSync(data, '{"sample_id": "broken", oops\n');
+  const params = resolveKnobs(nestfulSuite.id, nestfulSuite.knobs, { data, icl: '0' });
+  const tasks = await nestfulSuite.generate({ seed: 0, count: 3, params });
+  assert.deepEqual(tasks.map((task) => task.id), ['nestful/s-0', 'nestful/s-1', 'nestful/s-2']);
+  await assert.rejects(nestfulSuite.generate({ seed: 0, count: 4, params }), (error: unknown) => error instanceof ConfigError && /line 4: not JSON/.test(error.message));
+});
