@@ -1,12 +1,14 @@
 /**
  * Reads StableToolBench's solvable queries (`solvable_queries/test_instruction/<group>.json`, 765
- * queries in six groups), each validated with zod; bad files name the item and field.
+ * queries in six groups), read item by item and each validated with zod; bad files name the item and field.
  */
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { JsonValue } from '../../core/json.ts';
 import { datasetPath } from '../../core/data-location.ts';
 import { readTextFileSync } from '../../core/read-text-file.ts';
+import { JsonListShapeError, jsonListItems } from '../../core/json-list-items.ts';
+import { firstNonBlankCharacter, readTextChunksSync } from '../../core/read-lines.ts';
 
 export const queryGroups = ['G1_category', 'G1_instruction', 'G1_tool', 'G2_category', 'G2_instruction', 'G3_instruction'] as const;
 export type QueryGroup = typeof queryGroups[number];
@@ -47,25 +49,64 @@ export function solvableQueriesPath(group: QueryGroup): string {
 }
 
 export function importSolvableQueries(path: string, group: string): StableQuery[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readTextFileSync(path));
-  } catch (error) {
-    // A readable file that is not text (compressed) says so itself.
-    if (error instanceof ConfigError) throw error;
-    throw new ConfigError('input.unreadable', `cannot read StableToolBench query file '${path}': ${errorMessage(error)}`, {
-      fix: 'pass solvable_queries/test_instruction/<group>.json from StableToolBench',
-    });
+  return [...streamSolvableQueries(path, group)];
+}
+
+const fileFix = 'pass solvable_queries/test_instruction/<group>.json from StableToolBench';
+
+/**
+ * The file's queries one at a time, read item by item (a large query file is never held whole); each is checked when
+ * it is reached, so a bad item fails after the good ones before it.
+ */
+export function* streamSolvableQueries(path: string, group: string): Generator<StableQuery> {
+  if (readingFile(path, () => firstNonBlankCharacter(path)) !== '[') {
+    // Not a list: read whole, so JSON that is not a list and text that is not JSON say which they are.
+    try {
+      JSON.parse(readTextFileSync(path));
+    } catch (error) {
+      // A readable file that is not text (compressed) says so itself.
+      if (error instanceof ConfigError) throw error;
+      throw unreadable(path, error);
+    }
+    throw notAList(path, undefined);
   }
-  if (!Array.isArray(raw)) throw new ConfigError('input.invalid', `'${path}' is not a list of queries`, { fix: 'use a StableToolBench test_instruction file' });
-  return raw.map((item, index) => {
+  const items = jsonListItems(readTextChunksSync(path));
+  for (let index = 0; ; index += 1) {
+    const step = readingFile(path, () => items.next());
+    if (step.done) return;
+    let item: unknown;
+    try {
+      item = JSON.parse(step.value) as unknown;
+    } catch (error) {
+      throw new ConfigError('input.invalid', `'${path}' item ${index}: not JSON (${errorMessage(error)})`, { fix: itemFix });
+    }
     const parsed = querySchema.safeParse(item);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new ConfigError('input.invalid', `'${path}' item ${index}: field '${issue.path.join('.')}' ${issue.message}`, {
-        fix: 'each item needs query, query_id and api_list (category_name, tool_name, api_name, parameters)',
-      });
+      throw new ConfigError('input.invalid', `'${path}' item ${index}: field '${issue.path.join('.')}' ${issue.message}`, { fix: itemFix });
     }
-    return { group, queryId: parsed.data.query_id, query: parsed.data.query, relevantApis: parsed.data['relevant APIs'], apis: parsed.data.api_list };
-  });
+    yield { group, queryId: parsed.data.query_id, query: parsed.data.query, relevantApis: parsed.data['relevant APIs'], apis: parsed.data.api_list };
+  }
+}
+
+const itemFix = 'each item needs query, query_id and api_list (category_name, tool_name, api_name, parameters)';
+
+/** Runs a read of the file: a list that is not one names what is wrong; a file that cannot be read says so. */
+function readingFile<T>(path: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof JsonListShapeError) throw notAList(path, error.message);
+    // A readable file that is not text (compressed) says so itself.
+    if (error instanceof ConfigError) throw error;
+    throw unreadable(path, error);
+  }
+}
+
+function notAList(path: string, reason: string | undefined): ConfigError {
+  return new ConfigError('input.invalid', `'${path}' is not a list of queries${reason === undefined ? '' : ` (${reason})`}`, { fix: 'use a StableToolBench test_instruction file' });
+}
+
+function unreadable(path: string, error: unknown): ConfigError {
+  return new ConfigError('input.unreadable', `cannot read StableToolBench query file '${path}': ${errorMessage(error)}`, { fix: fileFix });
 }

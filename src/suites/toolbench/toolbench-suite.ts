@@ -15,7 +15,7 @@ import type { Score, ScoreInput } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
 import { createModelSource, parseModelReference } from '../../models/registry.ts';
 import type { ModelSource } from '../../models/spec.ts';
-import type { GenerateTasksRequest } from '../spec.ts';
+import type { GenerateTasksRequest, StreamPosition } from '../spec.ts';
 import type { Knob } from '../knob.ts';
 import { toolbenchBuiltinModels } from './builtin-models.ts';
 import { evaluatorTemplatePath, loadEvaluatorPrompts } from './evaluator-prompts.ts';
@@ -24,7 +24,7 @@ import { createModelSimulator } from './model-simulator.ts';
 import type { ResponseCache } from './response-cache.ts';
 import { createFileResponseCache, createMemoryResponseCache } from './response-cache.ts';
 import type { QueryGroup } from './stabletoolbench-data.ts';
-import { importSolvableQueries, queryGroups, solvableQueriesPath } from './stabletoolbench-data.ts';
+import { queryGroups, solvableQueriesPath, streamSolvableQueries } from './stabletoolbench-data.ts';
 import { createToolbenchEnvironment } from './toolbench-environment.ts';
 import type { ToolbenchDetails } from './toolbench-score.ts';
 import { scoreToolbenchEpisode, toolbenchDetailsSchema } from './toolbench-score.ts';
@@ -66,6 +66,16 @@ function checkModelRef(knob: string, ref: string): void {
 }
 
 async function generate(request: GenerateTasksRequest): Promise<Task[]> {
+  const tasks: Task[] = [];
+  for await (const task of streamTasks(request)) tasks.push(task);
+  return tasks;
+}
+
+/**
+ * The tasks one at a time, from task `from` on: each query file is read item by item, and nothing past `--count` is
+ * read (the queries before `from` are read, not made into tasks).
+ */
+async function* streamTasks(request: GenerateTasksRequest, position: StreamPosition = {}): AsyncGenerator<Task> {
   const { params, seed } = request;
   const group = String(params.group ?? 'all');
   const simulator = stringKnob(params, 'simulator') ?? templateSimulator;
@@ -73,9 +83,9 @@ async function generate(request: GenerateTasksRequest): Promise<Task[]> {
   const judge = stringKnob(params, 'judge');
   if (judge !== undefined) checkModelRef('judge', judge);
   const data = stringKnob(params, 'data');
-  let queries;
+  let files: [path: string, group: string][];
   if (data !== undefined) {
-    queries = importSolvableQueries(data, group === 'all' ? basename(data).replace(/\.json$/, '') : group);
+    files = [[data, group === 'all' ? basename(data).replace(/\.json$/, '') : group]];
   } else {
     const groups: readonly QueryGroup[] = group === 'all' ? queryGroups : [group as QueryGroup];
     for (const name of groups) {
@@ -83,11 +93,20 @@ async function generate(request: GenerateTasksRequest): Promise<Task[]> {
         throw missingDataError('stabletoolbench', `suite 'toolbench' (group ${name})`, { alternative: 'pass a solvable-queries file with --set data=<file.json>' });
       }
     }
-    queries = groups.flatMap((name) => importSolvableQueries(solvableQueriesPath(name), name));
+    files = groups.map((name) => [solvableQueriesPath(name), name]);
   }
-  const selected = request.count === undefined ? queries : queries.slice(0, request.count);
   const taskParams: JsonObject = { ...params, simulator };
-  return selected.map((query) => buildToolbenchTask(query, { seed, params: taskParams }));
+  const from = position.from ?? 0;
+  const reachedCount = (index: number): boolean => request.count !== undefined && index >= request.count;
+  let index = 0;
+  if (reachedCount(index)) return;
+  for (const [path, name] of files) {
+    for (const query of streamSolvableQueries(path, name)) {
+      index += 1;
+      if (index > from) yield buildToolbenchTask(query, { seed, params: taskParams });
+      if (reachedCount(index)) return;
+    }
+  }
 }
 
 /** One cache per directory in a process, so concurrent episodes never overwrite each other's entries. */
@@ -159,6 +178,7 @@ export const toolbenchSuite = defineSuite({
   modes: ['calls', 'react'],
   defaultCount: 765,
   generate,
+  streamTasks,
   // Every task is one of StableToolBench's solvable queries (or a --set data= file of them).
   importsTasks: () => true,
   createEnvironment,
