@@ -14,8 +14,8 @@ import { datasetPath, locateDataset, missingDataError } from '../../core/data-lo
 import { isFloatLiteral, markFloat, parseLenientJson } from './lenient-json.ts';
 import type { NestfulFlavour, NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { pythonJsonDumps } from './python-format.ts';
-import { JsonListShapeError, jsonListItems } from '../../core/json-list-items.ts';
-import { firstNonBlankCharacter, readLinesSync, readTextChunksSync } from '../../core/read-lines.ts';
+import { jsonListFileItems } from '../../core/json-list-file.ts';
+import { firstNonBlankCharacter, readLinesSync } from '../../core/read-lines.ts';
 
 const callSchema = z.object({
   name: z.string().min(1),
@@ -110,19 +110,13 @@ const listFix = 'give a JSON list of NESTFUL samples or a JSONL file with one sa
 
 /** A JSON list file's items, each parsed only when reached (and not at all before `skip`). */
 function* streamListRecords(path: string, skip: number): Generator<SourceRecord> {
-  const items = jsonListItems(readTextChunksSync(path));
-  for (let index = 0; ; index += 1) {
-    let step: IteratorResult<string>;
-    try {
-      step = items.next();
-    } catch (error) {
-      if (error instanceof JsonListShapeError) throw new ConfigError('input.invalid', `${path}: not a JSON list of samples (${error.message})`, { fix: listFix });
-      if (error instanceof ConfigError) throw error;
-      throw unreadable(path, error);
-    }
-    if (step.done) return;
+  const errors = {
+    notAList: (reason: string) => new ConfigError('input.invalid', `${path}: not a JSON list of samples (${reason})`, { fix: listFix }),
+    unreadable: (error: unknown) => unreadable(path, error),
+  };
+  for (const { index, text } of jsonListFileItems(path, errors)) {
     if (index < skip) continue;
-    const parsed = parseLenientJson(step.value);
+    const parsed = parseLenientJson(text);
     if (!parsed.ok) throw new ConfigError('input.invalid', `${path} item ${index}: not JSON (${parsed.error})`, { fix: listFix });
     yield { record: parsed.value, where: `${path} item ${index}` };
   }

@@ -7,8 +7,8 @@ import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { JsonValue } from '../../core/json.ts';
 import { datasetPath } from '../../core/data-location.ts';
 import { readTextFileSync } from '../../core/read-text-file.ts';
-import { JsonListShapeError, jsonListItems } from '../../core/json-list-items.ts';
-import { firstNonBlankCharacter, readTextChunksSync } from '../../core/read-lines.ts';
+import type { JsonListFileErrors } from '../../core/json-list-file.ts';
+import { jsonListFileItems, startsWithJsonList } from '../../core/json-list-file.ts';
 
 export const queryGroups = ['G1_category', 'G1_instruction', 'G1_tool', 'G2_category', 'G2_instruction', 'G3_instruction'] as const;
 export type QueryGroup = typeof queryGroups[number];
@@ -59,7 +59,8 @@ const fileFix = 'pass solvable_queries/test_instruction/<group>.json from Stable
  * it is reached, so a bad item fails after the good ones before it.
  */
 export function* streamSolvableQueries(path: string, group: string): Generator<StableQuery> {
-  if (readingFile(path, () => firstNonBlankCharacter(path)) !== '[') {
+  const errors: JsonListFileErrors = { notAList: (reason) => notAList(path, reason), unreadable: (error) => unreadable(path, error) };
+  if (!startsWithJsonList(path, errors)) {
     // Not a list: read whole, so JSON that is not a list and text that is not JSON say which they are.
     try {
       JSON.parse(readTextFileSync(path));
@@ -70,13 +71,10 @@ export function* streamSolvableQueries(path: string, group: string): Generator<S
     }
     throw notAList(path, undefined);
   }
-  const items = jsonListItems(readTextChunksSync(path));
-  for (let index = 0; ; index += 1) {
-    const step = readingFile(path, () => items.next());
-    if (step.done) return;
+  for (const { index, text } of jsonListFileItems(path, errors)) {
     let item: unknown;
     try {
-      item = JSON.parse(step.value) as unknown;
+      item = JSON.parse(text) as unknown;
     } catch (error) {
       throw new ConfigError('input.invalid', `'${path}' item ${index}: not JSON (${errorMessage(error)})`, { fix: itemFix });
     }
@@ -90,18 +88,6 @@ export function* streamSolvableQueries(path: string, group: string): Generator<S
 }
 
 const itemFix = 'each item needs query, query_id and api_list (category_name, tool_name, api_name, parameters)';
-
-/** Runs a read of the file: a list that is not one names what is wrong; a file that cannot be read says so. */
-function readingFile<T>(path: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof JsonListShapeError) throw notAList(path, error.message);
-    // A readable file that is not text (compressed) says so itself.
-    if (error instanceof ConfigError) throw error;
-    throw unreadable(path, error);
-  }
-}
 
 function notAList(path: string, reason: string | undefined): ConfigError {
   return new ConfigError('input.invalid', `'${path}' is not a list of queries${reason === undefined ? '' : ` (${reason})`}`, { fix: 'use a StableToolBench test_instruction file' });

@@ -12,8 +12,8 @@ import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { RequestConfig } from './request-config.ts';
 import { requestConfigSchema } from './request-config.ts';
 import { readTextFileSync } from '../../core/read-text-file.ts';
-import { JsonListShapeError, jsonListItems } from '../../core/json-list-items.ts';
-import { firstNonBlankCharacter, readTextChunksSync } from '../../core/read-lines.ts';
+import type { JsonListFileErrors } from '../../core/json-list-file.ts';
+import { jsonListFileItems, startsWithJsonList } from '../../core/json-list-file.ts';
 
 export type WapiibenchSample = {
   api: string;
@@ -71,15 +71,16 @@ export function* streamWapiibenchFile(path: string, location: SpecLocation = {},
     }
     return { ...item, specPath };
   };
-  if (readingFile(path, () => firstNonBlankCharacter(path)) === '[') {
-    const items = jsonListItems(readTextChunksSync(path));
-    for (let position = 0; ; position += 1) {
-      const step = readingFile(path, () => items.next());
-      if (step.done) return;
+  const errors: JsonListFileErrors = {
+    notAList: (reason) => new ConfigError('input.invalid', `WAPIIBench file '${path}': not a JSON list of tasks (${reason})`, { fix: listFix }),
+    unreadable: (error) => unreadable(path, error),
+  };
+  if (startsWithJsonList(path, errors)) {
+    for (const { index: position, text } of jsonListFileItems(path, errors)) {
       if (position < skip) continue;
       let value: unknown;
       try {
-        value = JSON.parse(step.value) as unknown;
+        value = JSON.parse(text) as unknown;
       } catch (error) {
         throw new ConfigError('input.invalid', `WAPIIBench file '${path}', item ${position}: not JSON (${errorMessage(error)})`, { fix: listFix });
       }
@@ -87,6 +88,7 @@ export function* streamWapiibenchFile(path: string, location: SpecLocation = {},
       if (!parsed.success) throw invalid(path, `item ${position}`, parsed.error);
       yield withSpec({ api: parsed.data.api, index: parsed.data.index, task: parsed.data.task, config: parsed.data.config, checks: parsed.data.checks ?? 'OK' });
     }
+    return;
   }
   let raw: unknown;
   try {
@@ -100,18 +102,6 @@ export function* streamWapiibenchFile(path: string, location: SpecLocation = {},
   if (!parsed.success) throw invalid(path, 'file', parsed.error);
   for (const [index, sample] of parsed.data.samples.entries()) {
     if (index >= skip) yield withSpec({ api: parsed.data.api, index, task: sample.task, config: sample.config, checks: 'OK' });
-  }
-}
-
-/** Runs a read of the file: a list that is not one names what is wrong; a file that cannot be read says so. */
-function readingFile<T>(path: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof JsonListShapeError) throw new ConfigError('input.invalid', `WAPIIBench file '${path}': not a JSON list of tasks (${error.message})`, { fix: listFix });
-    // A readable file that is not text (compressed) says so itself.
-    if (error instanceof ConfigError) throw error;
-    throw unreadable(path, error);
   }
 }
 
