@@ -13,6 +13,8 @@ export type FakeHttpResponse =
   | { type: 'respond'; status: number; headers?: Record<string, string>; body: string }
   /** Drop the connection without answering (a reset mid-request). */
   | { type: 'reset' }
+  /** Send the status, headers and the start of the body, then drop the connection (a reset mid-answer). */
+  | { type: 'cut'; status: number; bodyStart: string }
   /** Never answer (a hanging provider); the connection stays open until the client gives up or the server closes. */
   | { type: 'hang' };
 
@@ -44,6 +46,12 @@ export async function startFakeHttpServer(handle: (request: RecordedRequest) => 
         return;
       }
       if (response.type === 'hang') return;
+      if (response.type === 'cut') {
+        // A declared length longer than what is sent, so the client sees a body that ends early.
+        outgoing.writeHead(response.status, { 'content-type': 'application/json', 'content-length': String(response.bodyStart.length + 100) });
+        outgoing.write(response.bodyStart, () => incoming.socket.destroy());
+        return;
+      }
       outgoing.writeHead(response.status, { 'content-type': 'application/json', ...response.headers });
       outgoing.end(response.body);
     });

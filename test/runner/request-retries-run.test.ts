@@ -7,7 +7,7 @@ import { openResultsStore } from '../../src/store/results-store.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import type { ConversationServer } from '../fakes/conversation-server.ts';
-import { startConversationServer } from '../fakes/conversation-server.ts';
+import { faultRetryAfterDateSeconds, faultRetryAfterSeconds, providerFaults, startConversationServer } from '../fakes/conversation-server.ts';
 import { temporaryDirectory } from './test-helpers.ts';
 
 const toolTurns = 12;
@@ -62,6 +62,39 @@ describe('model requests are retried inside the episode (OpenAI-compatible stand
     assert.deepEqual(episodes.map((episode) => episode.retries), Array.from({ length: 4 }, () => ({ 'provider.rate-limited': toolTurns + 1 })));
     // 13 turns on one episode signal: no abort listener may pile up on it.
     assert.deepEqual(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning').map(String), []);
+    store.close();
+  });
+
+  test('every kind of provider fault once at every conversation state: every episode scored, no replayed turn, each retry counted by its cause', async () => {
+    const suite = getSuite('funcgen');
+    const tasks = await suite.generate({ seed: 4, count: 4, params: resolveKnobs(suite.id, suite.knobs, { core: '8' }) });
+    server.setBehaviour('fault-each-state-once');
+    const before = server.requests.length;
+    const retry = { ...instantRetry(), timeoutMs: 300 };
+    const store = openResultsStore(':memory:');
+    const summary = await runEvaluation({
+      suite, tasks, modelRef: 'openai-compatible/stand-in', baseUrl: server.baseUrl, env: {}, mode: 'calls', concurrency: 2,
+      seed: 4, params: {}, store, retry,
+    });
+    assert.equal(summary.episodes, 4);
+    assert.equal(summary.infrastructureErrors, 0);
+    const episodes = store.listEpisodes(summary.runId);
+    const turns = modelTurns(episodes);
+    assert.equal(turns, 4 * (toolTurns + 1));
+    assert.deepEqual(episodes.map((episode) => episode.attempts), [1, 1, 1, 1]);
+    // 52 states over 12 kinds of fault: every kind was sent, and each retry is counted under its kind's cause.
+    assert.deepEqual([...server.faultsSent.keys()].sort(), Object.keys(providerFaults).sort());
+    const expected: Record<string, number> = {};
+    for (const [fault, count] of server.faultsSent) expected[providerFaults[fault]] = (expected[providerFaults[fault]] ?? 0) + count;
+    assert.deepEqual(summary.retries, expected);
+    assert.equal(Object.values(summary.retries).reduce((sum, count) => sum + count, 0), turns);
+    assert.equal(server.requests.length - before, turns * 2, 'one failed and one answered request per model turn');
+    assert.deepEqual([...new Set(server.answeredStates.values())], [1], 'no conversation state was answered twice');
+    // Retry-After was honoured in both its forms; every other fault waited the backoff.
+    assert.equal(retry.sleeps.length, turns);
+    assert.equal(retry.sleeps.filter((delay) => delay === faultRetryAfterSeconds * 1000).length, server.faultsSent.get('rate limit, Retry-After in seconds'));
+    const dateWaits = retry.sleeps.filter((delay) => delay > 1_000 && delay <= faultRetryAfterDateSeconds * 1000);
+    assert.equal(dateWaits.length, server.faultsSent.get('unavailable, Retry-After as an HTTP date'), `waits: ${retry.sleeps.join(', ')}`);
     store.close();
   });
 
