@@ -225,7 +225,21 @@ export function runModelProviderCases(options: ModelProviderCaseOptions): void {
       assert.equal(server.requests.length, 1);
     });
 
-    for (const status of [500, 503]) {
+    test('a Retry-After given as an HTTP date is carried as the seconds until that date', async () => {
+      const at = new Date(Date.now() + 30_000);
+      server.reply({ type: 'http-error', status: 503, message: 'busy', headers: { 'retry-after': at.toUTCString() } });
+      const error = assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.server-error', isRetryable: true, statusCode: 503 });
+      // The date has whole seconds: between 29 and 30 seconds from now, give or take the request's own time.
+      assert.ok(error.retryAfterSeconds !== undefined && error.retryAfterSeconds > 25 && error.retryAfterSeconds <= 30, `retryAfterSeconds ${error.retryAfterSeconds}`);
+    });
+
+    test('retry-after-ms is carried in seconds, and wins over Retry-After', async () => {
+      server.reply({ type: 'http-error', status: 429, message: 'slow down', headers: { 'retry-after-ms': '250', 'retry-after': '9' } });
+      const error = assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.rate-limited', isRetryable: true, statusCode: 429 });
+      assert.equal(error.retryAfterSeconds, 0.25);
+    });
+
+    for (const status of [500, 502, 503, 504, 529, 408]) {
       test(`HTTP ${status} is a retryable server error, attempted once`, async () => {
         server.reply({ type: 'http-error', status, message: 'upstream failed' });
         assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.server-error', isRetryable: true, statusCode: status });
@@ -261,6 +275,17 @@ export function runModelProviderCases(options: ModelProviderCaseOptions): void {
       server.reply({ type: 'raw', status: 200, body: JSON.stringify({ candidates: 'none', choices: 'none', content: 'none' }) });
       const error = assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.invalid-response', isRetryable: true });
       assert.match(error.message, /(choices|content|candidates)/);
+    });
+
+    test('an empty 200 is a retryable invalid response', async () => {
+      server.reply({ type: 'raw', status: 200, body: '' });
+      assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.invalid-response', isRetryable: true });
+    });
+
+    test('a connection dropped in the middle of the answer\'s body is a retryable connection error', async () => {
+      server.reply({ type: 'cut', bodyStart: '{"id":"answer-1","cho' });
+      assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.connection', isRetryable: true });
+      assert.equal(server.requests.length, 1);
     });
 
     test('a dropped connection is a retryable connection error', async () => {

@@ -26,6 +26,8 @@ export type FakeReply =
   /** Any bytes, for invalid-response tests. */
   | { type: 'raw'; status: number; body: string; contentType?: string; headers?: Record<string, string> }
   | { type: 'reset' }
+  /** A 200 whose body stops part way and whose connection then drops. */
+  | { type: 'cut'; bodyStart: string }
   /** Never answer. */
   | { type: 'hang' };
 
@@ -42,6 +44,7 @@ export type VendorFakeServer = {
 export function renderCommonReply(reply: FakeReply): FakeHttpResponse | undefined {
   if (reply.type === 'raw') return { type: 'respond', status: reply.status, headers: { 'content-type': reply.contentType ?? 'application/json', ...reply.headers }, body: reply.body };
   if (reply.type === 'reset') return { type: 'reset' };
+  if (reply.type === 'cut') return { type: 'cut', status: 200, bodyStart: reply.bodyStart };
   if (reply.type === 'hang') return { type: 'hang' };
   return undefined;
 }

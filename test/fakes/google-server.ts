@@ -52,7 +52,11 @@ function renderGoogleReply(reply: FakeReply, model: string): FakeHttpResponse {
  */
 function googleError(status: number, message: string, headers: Record<string, string> = {}): FakeHttpResponse {
   const statusName = ({ 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' } as Record<number, string>)[status] ?? 'UNKNOWN';
-  const { 'retry-after': retryAfter, ...otherHeaders } = headers;
+  // Gemini asks for a wait in seconds in the body's RetryInfo, never a header; any other Retry-After (an HTTP date)
+  // is what a proxy in front of it sends, so it stays a header.
+  const { 'retry-after': header, ...otherHeaders } = headers;
+  const retryAfter = header !== undefined && /^\d+(\.\d+)?$/.test(header) ? header : undefined;
+  if (header !== undefined && retryAfter === undefined) otherHeaders['retry-after'] = header;
   const details = retryAfter === undefined ? undefined : [
     { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel' }] },
     { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfter}s` },
