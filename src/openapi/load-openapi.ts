@@ -17,6 +17,7 @@ import { httpMethods } from './document.ts';
 import { compilePathTemplate } from './path-matcher.ts';
 import { canonicalPointer, encodePointer } from './json-pointer.ts';
 import { readTextFile } from '../core/read-text-file.ts';
+import { fileProblem } from '../core/file-problem.ts';
 
 const cache = new Map<string, Promise<OpenApiDocument>>();
 
@@ -39,7 +40,7 @@ async function readAndLoad(path: string): Promise<OpenApiDocument> {
   } catch (error) {
     // A readable file that is not text (compressed) says so itself.
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError('input.unreadable', `cannot read OpenAPI file '${path}': ${errorMessage(error)}`, {
+    throw new ConfigError('input.unreadable', `cannot read OpenAPI file '${path}': ${fileProblem(path, error)}`, {
       fix: 'pass the path of an existing OpenAPI 3 YAML or JSON file',
     });
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { ConfigError, errorMessage } from '../core/errors.ts';
+import { ConfigError } from '../core/errors.ts';
 import { readTextFileSync } from '../core/read-text-file.ts';
+import { fileProblem } from '../core/file-problem.ts';
 
 /** USD per million tokens. */
 export type ModelPrice = { input: number; output: number };
@@ -49,7 +50,7 @@ export function readPriceFile(path: string): PriceTable {
   } catch (error) {
     // A readable file that is not text (compressed) says so itself.
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError('config.invalid', `cannot read price file '${path}': ${errorMessage(error)}`, {
+    throw new ConfigError('config.invalid', `cannot read price file '${path}': ${fileProblem(path, error)}`, {
       fix: 'pass a JSON file like {"openai/gpt-4.1": {"input": 2, "output": 8}} (USD per million tokens)',
     });
   }

@@ -10,6 +10,7 @@ import { ConfigError, errorMessage } from '../core/errors.ts';
 import { modeSchema } from '../core/mode.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import { readTextFileSync } from '../core/read-text-file.ts';
+import { fileProblem } from '../core/file-problem.ts';
 
 const knobValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -59,7 +60,7 @@ export function readEvalSetFile(path: string): { evalSet: EvalSet; text: string 
   } catch (error) {
     // A readable file that is not text (compressed) says so itself.
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError('input.unreadable', `cannot read the eval set ${path}: ${errorMessage(error)}`, { fix: 'pass the path of a toolforge.config.json or .yaml file', cause: error });
+    throw new ConfigError('input.unreadable', `cannot read the eval set ${path}: ${fileProblem(path, error)}`, { fix: 'pass the path of a toolforge.config.json or .yaml file', cause: error });
   }
   let raw: unknown;
   try {

@@ -1,9 +1,10 @@
 import { readLinesSync, withLinesRead } from '../core/read-lines.ts';
 import { parseJsonLines } from '../core/json-lines.ts';
-import { ConfigError, errorMessage } from '../core/errors.ts';
+import { ConfigError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
+import { fileProblem } from '../core/file-problem.ts';
 
 /**
  * Reads a tasks JSONL file (one task per line, as `toolforge generate` writes them). Every error
@@ -49,7 +50,7 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
   } catch (error) {
     // A readable file that is not text (compressed) says so itself.
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError('input.unreadable', `cannot read tasks file ${path}: ${errorMessage(error)}`, {
+    throw new ConfigError('input.unreadable', `cannot read tasks file ${path}: ${fileProblem(path, error)}`, {
       fix: 'check the --tasks path (write one with `toolforge generate <suite> --out tasks.jsonl`)',
       cause: error,
     });

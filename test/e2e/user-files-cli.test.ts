@@ -40,7 +40,7 @@ test('files saved with a byte order mark read as without one: data file, replay 
   assert.equal(report.code, 0, report.stderr);
 });
 
-test('a compressed file, a folder or an empty data file is refused with what it is and the fix, never a stack trace', async () => {
+test('a compressed file, a folder, a missing file or an empty data file is refused with what it is and the fix, never a stack trace', async () => {
   const directory = temporaryDirectory();
   const { data, replay } = writeNestfulData(directory, 2);
   writeFileSync(join(directory, 'data.jsonl.gz'), gzipSync(readFileSync(data)));
@@ -58,7 +58,15 @@ test('a compressed file, a folder or an empty data file is refused with what it 
     [['run', 'funcgen', '--tasks', 'tasks.jsonl.gz', '--model', 'builtin/oracle'], gunzip('tasks.jsonl.gz')],
     [['import', 'tasks.jsonl.gz'], gunzip('tasks.jsonl.gz')],
     [['run', '--config', 'set.json.zip'], /set\.json\.zip is a zip archive, not text\n {2}fix: decompress it first \(unzip /],
-    [['run', 'nestful', '--set', `data=${data}`, '--model', `replay/${join(directory, 'folder')}`], /cannot read replay file \S*folder: EISDIR[^\n]*\n {2}fix: pass an existing JSONL file/],
+    [['run', 'nestful', '--set', `data=${data}`, '--model', `replay/${join(directory, 'folder')}`], /cannot read replay file \S*folder: it is a folder, not a file \(an empty one\)\n {2}fix: pass an existing JSONL file/],
+    // A data set's folder given for one of its files: the files it holds are named.
+    [['run', 'nestful', '--set', `data=${directory}`, '--model', 'builtin/oracle'], /cannot read nestful data file '\S+': it is a folder, not a file \(it holds data\.jsonl\.gz, empty\.jsonl, outputs-2-0\.jsonl, replay\.jsonl\.gz, samples-2-0\.jsonl and 2 more\)\n {2}fix: /],
+    [['run', '--tasks', 'folder', '--model', 'builtin/oracle'], /cannot read tasks file \S*folder: it is a folder, not a file \(an empty one\)\n {2}fix: /],
+    [['import', 'folder'], /cannot read \S*folder: it is a folder, not a file \(an empty one\)\n {2}fix: /],
+    [['run', 'webapi', '--set', `spec=${join(directory, 'folder')}`, '--model', 'builtin/oracle'], /cannot read OpenAPI file '\S*folder': it is a folder, not a file \(an empty one\)\n {2}fix: /],
+    [['run', 'toolbench', '--set', `data=${join(directory, 'folder')}`, '--model', 'builtin/oracle'], /cannot read StableToolBench query file '\S*folder': it is a folder, not a file \(an empty one\)\n {2}fix: /],
+    [['run', 'webapi', '--set', `data=${join(directory, 'folder')}`, '--model', 'builtin/oracle'], /cannot read WAPIIBench file '\S*folder': it is a folder, not a file \(an empty one\)\n {2}fix: /],
+    [['run', 'funcgen', '--tasks', 'missing.jsonl', '--model', 'builtin/oracle'], /cannot read tasks file \S*missing\.jsonl: no such file\n {2}fix: /],
     [['run', 'nestful', '--set', `data=${join(directory, 'empty.jsonl')}`, '--model', 'builtin/oracle'], /the nestful data file \(--set data=\S*empty\.jsonl\) holds no samples, so there are no tasks to run\n {2}fix: pass a nestful data file with at least one sample/],
   ];
   for (const [args, expected] of cases) {
@@ -87,7 +95,7 @@ test('run --tasks without a suite runs the suite the file names; a bad file stil
   const cases: [string, RegExp][] = [
     ['mixed.jsonl', /mixed\.jsonl:2: field 'suite\.id' is 'nestful', but the run is for suite 'funcgen'\n {2}fix: run this file with 'toolforge run nestful --tasks /],
     ['empty.jsonl', /empty\.jsonl holds no tasks\n {2}fix: write tasks with `toolforge generate <suite> --out <file>`/],
-    ['missing.jsonl', /cannot read tasks file \S*missing\.jsonl: ENOENT[^\n]*\n {2}fix: check the --tasks path/],
+    ['missing.jsonl', /cannot read tasks file \S*missing\.jsonl: no such file\n {2}fix: check the --tasks path/],
   ];
   for (const [file, message] of cases) {
     const refused = await runCli(['run', '--tasks', file, '--model', 'builtin/oracle', '--db', 'bad.db'], { cwd: directory });

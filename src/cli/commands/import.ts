@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ConfigError, errorMessage } from '../../core/errors.ts';
+import { ConfigError } from '../../core/errors.ts';
 import { readLinesSync, withLinesRead } from '../../core/read-lines.ts';
 import { isPostgresLocation, openResultsStore, readRunExport } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
+import { fileProblem } from '../../core/file-problem.ts';
 
 export function registerImportCommand(program: Command, io: CliIo): void {
   program
@@ -65,7 +66,7 @@ function* readExportLines(path: string): Generator<string, void, undefined> {
       } catch (error) {
         // A readable file that is not text (compressed) says so itself.
         if (error instanceof ConfigError) throw error;
-        throw new ConfigError('input.unreadable', `cannot read ${path}: ${errorMessage(error)}`, {
+        throw new ConfigError('input.unreadable', `cannot read ${path}: ${fileProblem(path, error)}`, {
           fix: "pass the path of a file written by 'toolforge export'",
           cause: error,
         });

@@ -11,6 +11,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import { checkNotCompressed, utf8ByteOrderMark } from '../../core/read-text-file.ts';
+import { fileProblem } from '../../core/file-problem.ts';
 
 const replayToolCallSchema = z.strictObject({
   id: z.string().min(1).optional(),
@@ -171,7 +172,7 @@ function readReplayChunk(path: string, file: number, buffer: Buffer): number {
   try {
     return readSync(file, buffer, 0, buffer.length, null);
   } catch (error) {
-    throw new ConfigError('input.unreadable', `cannot read replay file ${path}: ${(error as Error).message}`, {
+    throw new ConfigError('input.unreadable', `cannot read replay file ${path}: ${fileProblem(path, error)}`, {
       fix: 'pass an existing JSONL file: replay/<path/to/outputs.jsonl>', cause: error,
     });
   }
@@ -181,7 +182,7 @@ function openReplayFile(path: string): number {
   try {
     return openSync(path, 'r');
   } catch (error) {
-    throw new ConfigError('input.unreadable', `cannot read replay file ${path}: ${(error as Error).message}`, {
+    throw new ConfigError('input.unreadable', `cannot read replay file ${path}: ${fileProblem(path, error)}`, {
       fix: 'pass an existing JSONL file: replay/<path/to/outputs.jsonl>', cause: error,
     });
   }

@@ -16,6 +16,7 @@ import type { NestfulFlavour, NestfulSample, NestfulTool } from './nestful-sampl
 import { pythonJsonDumps } from './python-format.ts';
 import { jsonListFileItems } from '../../core/json-list-file.ts';
 import { firstNonBlankCharacter, readLinesSync } from '../../core/read-lines.ts';
+import { fileProblem } from '../../core/file-problem.ts';
 
 const callSchema = z.object({
   name: z.string().min(1),
@@ -64,7 +65,7 @@ export function resolveDataPath(path: string): string {
 type SourceRecord = { record: JsonValue; where: string };
 
 function unreadable(path: string, error: unknown): ConfigError {
-  return new ConfigError('input.unreadable', `cannot read nestful data file '${path}': ${(error as Error).message}`, {
+  return new ConfigError('input.unreadable', `cannot read nestful data file '${path}': ${fileProblem(path, error)}`, {
     fix: 'check the path given to --set data=',
   });
 }

@@ -5,12 +5,13 @@
  * `{answer}`... placeholders. The judge is asked to call function N, whose only argument is
  * `answer_status` (Solved / Unsolved / Unsure), as the reference's config declares.
  */
-import { ConfigError, errorMessage } from '../../core/errors.ts';
+import { ConfigError } from '../../core/errors.ts';
 import type { Message } from '../../core/message.ts';
 import { datasetPath } from '../../core/data-location.ts';
 import type { ToolSpec } from '../../core/tool.ts';
 import { answerStatuses } from './solvable-pass-rate.ts';
 import { readTextFileSync } from '../../core/read-text-file.ts';
+import { fileProblem } from '../../core/file-problem.ts';
 
 export type EvaluatorPrompts = ReadonlyMap<string, string>;
 
@@ -33,7 +34,7 @@ export function loadEvaluatorPrompts(path = evaluatorTemplatePath()): EvaluatorP
   } catch (error) {
     // A readable file that is not text (compressed) says so itself.
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError('input.unreadable', `cannot read the evaluator template '${path}': ${errorMessage(error)}`, {
+    throw new ConfigError('input.unreadable', `cannot read the evaluator template '${path}': ${fileProblem(path, error)}`, {
       fix: 'point to StableToolBench toolbench/tooleval/evaluators/tooleval_gpt-3.5-turbo_default/template.txt',
     });
   }

@@ -9,6 +9,7 @@ import { datasetPath } from '../../core/data-location.ts';
 import { readTextFileSync } from '../../core/read-text-file.ts';
 import type { JsonListFileErrors } from '../../core/json-list-file.ts';
 import { jsonListFileItems, startsWithJsonList } from '../../core/json-list-file.ts';
+import { fileProblem } from '../../core/file-problem.ts';
 
 export const queryGroups = ['G1_category', 'G1_instruction', 'G1_tool', 'G2_category', 'G2_instruction', 'G3_instruction'] as const;
 export type QueryGroup = typeof queryGroups[number];
@@ -94,5 +95,5 @@ function notAList(path: string, reason: string | undefined): ConfigError {
 }
 
 function unreadable(path: string, error: unknown): ConfigError {
-  return new ConfigError('input.unreadable', `cannot read StableToolBench query file '${path}': ${errorMessage(error)}`, { fix: fileFix });
+  return new ConfigError('input.unreadable', `cannot read StableToolBench query file '${path}': ${fileProblem(path, error)}`, { fix: fileFix });
 }

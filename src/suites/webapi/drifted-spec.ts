@@ -8,7 +8,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { locateDataset, missingDataError } from '../../core/data-location.ts';
-import { ConfigError, errorMessage } from '../../core/errors.ts';
+import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
 import type { OpenApiDocument } from '../../openapi/document.ts';
@@ -18,6 +18,7 @@ import { driftOpenApi } from '../../transforms/drift/openapi-drift.ts';
 import { loadSpecReference, resolvePortablePath } from './portable-path.ts';
 import type { WebapiDrift, WebapiExpected } from './webapi-task.ts';
 import { readTextFileSync } from '../../core/read-text-file.ts';
+import { fileProblem } from '../../core/file-problem.ts';
 
 const rawDocuments = new Map<string, JsonObject>();
 
@@ -34,7 +35,7 @@ export function readRawSpec(reference: string): JsonObject {
   } catch (error) {
     // A readable file that is not text (compressed) says so itself.
     if (error instanceof ConfigError) throw error;
-    throw new ConfigError('input.unreadable', `cannot read OpenAPI file '${path}': ${errorMessage(error)}`, { fix: 'pass the path of an existing OpenAPI 3 YAML or JSON file' });
+    throw new ConfigError('input.unreadable', `cannot read OpenAPI file '${path}': ${fileProblem(path, error)}`, { fix: 'pass the path of an existing OpenAPI 3 YAML or JSON file' });
   }
   if (!isJsonObject(parsed)) throw new ConfigError('input.invalid', `OpenAPI file '${path}' does not hold an object`, { fix: 'the file must hold one OpenAPI 3 document' });
   rawDocuments.set(reference, parsed);

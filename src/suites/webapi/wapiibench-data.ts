@@ -14,6 +14,7 @@ import { requestConfigSchema } from './request-config.ts';
 import { readTextFileSync } from '../../core/read-text-file.ts';
 import type { JsonListFileErrors } from '../../core/json-list-file.ts';
 import { jsonListFileItems, startsWithJsonList } from '../../core/json-list-file.ts';
+import { fileProblem } from '../../core/file-problem.ts';
 
 export type WapiibenchSample = {
   api: string;
@@ -106,7 +107,7 @@ export function* streamWapiibenchFile(path: string, location: SpecLocation = {},
 }
 
 function unreadable(path: string, error: unknown): ConfigError {
-  return new ConfigError('input.unreadable', `cannot read WAPIIBench file '${path}': ${errorMessage(error)}`, {
+  return new ConfigError('input.unreadable', `cannot read WAPIIBench file '${path}': ${fileProblem(path, error)}`, {
     fix: '--set data=<a WAPIIBench test_data JSON file>',
   });
 }

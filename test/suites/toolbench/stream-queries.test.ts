@@ -48,7 +48,7 @@ describe('StableToolBench query files, read item by item', () => {
     const cases: [string, string | undefined, (error: unknown) => boolean][] = [
       ['object.json', '{"query": "q"}', isConfigError(/'.*object\.json' is not a list of queries\n/)],
       ['open.json', `[${JSON.stringify(items[0])}`, isConfigError(/'.*open\.json' is not a list of queries \(the list is not closed/)],
-      ['missing.json', undefined, isConfigError(/cannot read StableToolBench query file '.*missing\.json': ENOENT/, 'input.unreadable')],
+      ['missing.json', undefined, isConfigError(/cannot read StableToolBench query file '.*missing\.json': no such file/, 'input.unreadable')],
       ['empty.json', '', isConfigError(/cannot read StableToolBench query file '.*empty\.json'/, 'input.unreadable')],
     ];
     for (const [name, text, expected] of cases) {

@@ -74,7 +74,7 @@ describe('WAPIIBench task files, read item by item', () => {
     const cases: [string, string | undefined, (error: unknown) => boolean][] = [
       ['open.json', `[${JSON.stringify(items[0])}`, isConfigError(/open\.json': not a JSON list of tasks \(/)],
       ['trailing.json', `[${JSON.stringify(items[0])}] [`, isConfigError(/trailing\.json': not a JSON list of tasks \(/)],
-      ['missing.json', undefined, isConfigError(/cannot read WAPIIBench file '.*missing\.json': ENOENT/, 'input.unreadable')],
+      ['missing.json', undefined, isConfigError(/cannot read WAPIIBench file '.*missing\.json': no such file/, 'input.unreadable')],
       ['empty.json', '', isConfigError(/cannot read WAPIIBench file '.*empty\.json'/, 'input.unreadable')],
       ['number.json', '7', isConfigError(/number\.json', file: field '\(root\)'/)],
     ];
