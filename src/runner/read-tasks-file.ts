@@ -5,6 +5,7 @@ import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import { fileProblem } from '../core/file-problem.ts';
+import { shellArgument } from '../core/shell-argument.ts';
 
 /**
  * Reads a tasks JSONL file (one task per line, as `toolforge generate` writes them). Every error
@@ -65,7 +66,7 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
     const expectedSuite = options.suiteId ?? firstSuite;
     if (expectedSuite !== undefined && task.suite.id !== expectedSuite) {
       throw new ConfigError('input.invalid', `${path}:${lineNumber}: field 'suite.id' is '${task.suite.id}', but ${options.suiteId ? 'the run is for' : 'earlier tasks belong to'} suite '${expectedSuite}'`, {
-        fix: options.suiteId ? `run this file with 'toolforge run ${task.suite.id} --tasks ${path}'` : 'a tasks file holds the tasks of one suite: split it',
+        fix: options.suiteId ? `run this file with: toolforge run ${task.suite.id} --tasks ${shellArgument(path)}` : 'a tasks file holds the tasks of one suite: split it',
       });
     }
     firstSuite ??= task.suite.id;

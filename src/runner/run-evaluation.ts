@@ -42,6 +42,7 @@ import { summarizeRun } from './summarize-run.ts';
 import { checkExpected, storeTasks } from './store-tasks.ts';
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
+import { shellCommand } from '../core/shell-argument.ts';
 
 export type ExecutionOptions = {
   concurrency?: number;
@@ -307,7 +308,7 @@ function checkedRecipe(run: StoredRun): StoredTaskRecipe {
   if (parsed.success) return run.provenance.taskRecipe as StoredTaskRecipe;
   const issue = parsed.error.issues[0];
   throw new ConfigError('store.invalid', `run '${run.id}': its stored task recipe is invalid (provenance.taskRecipe.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}), so its remaining tasks cannot be made again`, {
-    fix: `start it again with the command that started it (toolforge ${run.provenance.cliArgs.join(' ')}), and delete this one with 'toolforge delete ${run.id}'`,
+    fix: `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}'`,
   });
 }
 
@@ -380,7 +381,7 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
     throw new ConfigError('store.invalid', `run '${run.id}' was stopped while its tasks were still being written (${run.taskCount} stored), so it has no complete task list to continue`, {
       fix: run.provenance.taskRecipe
         ? `store the rest of its tasks with 'toolforge run --resume ${run.id}' (it runs the missing episodes too)`
-        : `start it again with the command that started it (toolforge ${run.provenance.cliArgs.join(' ')}), and delete this one with 'toolforge delete ${run.id}'`,
+        : `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}'`,
     });
   }
   const concurrency = options.concurrency ?? run.concurrency;

@@ -8,4 +8,3 @@ export type { RunExport, RunExportEntry } from './run-jsonl.ts';
 export { episodeRecordSchema, exportLineSchema, provenanceSchema, storedRunSchema } from './record-schemas.ts';
 export type { EpisodeOutcome, EpisodePage, EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
 export { compressionThresholdBytes } from './transcript-encoding.ts';
-export { withoutPassword } from './postgres/synchronous-postgres.ts';

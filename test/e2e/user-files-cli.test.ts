@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { writeNestfulData } from '../runner/nestful-data.ts';
-import { runCli, temporaryDirectory } from './run-cli.ts';
+import { shellArgument } from '../../src/core/shell-argument.ts';
+import { binPath, runCli, temporaryDirectory } from './run-cli.ts';
 
 /** The file again, with the UTF-8 byte order mark Windows editors and exporters write first. */
 function withByteOrderMark(path: string): string {
@@ -93,7 +95,7 @@ test('run --tasks without a suite runs the suite the file names; a bad file stil
   writeFileSync(join(directory, 'mixed.jsonl'), `${lines[0]}\n${JSON.stringify(other)}\n`);
   writeFileSync(join(directory, 'empty.jsonl'), '\n');
   const cases: [string, RegExp][] = [
-    ['mixed.jsonl', /mixed\.jsonl:2: field 'suite\.id' is 'nestful', but the run is for suite 'funcgen'\n {2}fix: run this file with 'toolforge run nestful --tasks /],
+    ['mixed.jsonl', /mixed\.jsonl:2: field 'suite\.id' is 'nestful', but the run is for suite 'funcgen'\n {2}fix: run this file with: toolforge run nestful --tasks /],
     ['empty.jsonl', /empty\.jsonl holds no tasks\n {2}fix: write tasks with `toolforge generate <suite> --out <file>`/],
     ['missing.jsonl', /cannot read tasks file \S*missing\.jsonl: no such file\n {2}fix: check the --tasks path/],
   ];
@@ -102,4 +104,19 @@ test('run --tasks without a suite runs the suite the file names; a bad file stil
     assert.equal(refused.code, 2, file);
     assert.match(refused.stderr, message, file);
   }
+});
+
+test('the commands a run prints to paste work in a shell when the database path has a space and a quote', async () => {
+  const directory = temporaryDirectory();
+  const folder = join(directory, "it's my folder");
+  mkdirSync(folder);
+  const database = join(folder, 'results $HOME.db');
+  const run = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', database], { cwd: directory });
+  assert.equal(run.code, 0, run.stderr);
+  const printed = /full report: (toolforge report .+)\n/.exec(run.stdout)?.[1];
+  assert.ok(printed, run.stdout);
+  // The printed command, as a user pastes it into sh (toolforge being this checkout's bin).
+  const pasted = spawnSync('sh', ['-c', printed.replace(/^toolforge /, `${shellArgument(process.execPath)} ${shellArgument(binPath)} `)], { cwd: directory, encoding: 'utf8' });
+  assert.equal(pasted.status, 0, `${printed}\n${pasted.stderr}`);
+  assert.match(readFileSync(join(directory, 'report.html'), 'utf8'), /funcgen/);
 });

@@ -111,6 +111,34 @@ describe('team runs on PostgreSQL', { skip: 'missing' in binaries ? binaries.mis
   }
 });
 
+describe('a password in --db on PostgreSQL', { skip: 'missing' in binaries ? binaries.missing : false }, () => {
+  let server: PostgresServer;
+  before(async () => {
+    server = await startPostgresServer();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('is never printed, stored in the run\'s provenance or exported (the test server trusts any password)', async () => {
+    const cwd = temporaryDirectory();
+    const env = { ...process.env, NO_COLOR: '1' };
+    const withPassword = server.url.replace('postgres://toolforge@', 'postgres://toolforge:s3cret-pw@');
+    assert.notEqual(withPassword, server.url);
+    const run = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', withPassword], { cwd, env });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /full report: toolforge report \S+ --format html --out report\.html --db 'postgres:\/\/toolforge:\*\*\*@/);
+    const queued = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', withPassword, '--workers-only'], { cwd, env });
+    assert.equal(queued.code, 0, queued.stderr);
+    assert.match(queued.stdout, /toolforge worker --run \S+ --db 'postgres:\/\/toolforge:\*\*\*@/);
+    const exported = await runCli(['export', 'latest', '--db', withPassword], { cwd, env });
+    assert.equal(exported.code, 0, exported.stderr);
+    const header = JSON.parse(exported.stdout.split('\n')[0]!) as { run: { provenance: { cliArgs: string[] } } };
+    assert.ok(header.run.provenance.cliArgs.includes(withPassword.replace('s3cret-pw', '***')), header.run.provenance.cliArgs.join(' '));
+    for (const output of [run.stdout, run.stderr, queued.stdout, queued.stderr, exported.stdout]) assert.doesNotMatch(output, /s3cret-pw/);
+  });
+});
+
 describe('team run input errors', () => {
   test('an unreachable PostgreSQL, a bad lease, and --workers-only with --resume are refused with the fix (exit 2), passwords never printed', async () => {
     const cwd = temporaryDirectory();

@@ -6,6 +6,7 @@ import type { CliIo } from '../cli-io.ts';
 import { openExistingStoreForWriting } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
+import { recordedArguments } from '../recorded-arguments.ts';
 
 export function registerRescoreCommand(program: Command, io: CliIo, argv: readonly string[]): void {
   program
@@ -18,7 +19,7 @@ export function registerRescoreCommand(program: Command, io: CliIo, argv: readon
       const store = openExistingStoreForWriting(resolveDatabasePath(flags.db, io.cwd));
       try {
         const runId = resolveRunId(store, run);
-        const summary = await rescoreRun({ runId, store, cliArgs: [...argv] });
+        const summary = await rescoreRun({ runId, store, cliArgs: recordedArguments(argv) });
         if (flags.json) {
           io.stdout(`${JSON.stringify({ ...summaryObject(summary), rescoredFrom: runId })}\n`);
           return;

@@ -25,7 +25,7 @@ import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
 import type { TaskRecipe } from '../../runner/task-import.ts';
 import { formatPercent } from '../../report/format-figure.ts';
-import { openResultsStore, withoutPassword } from '../../store/index.ts';
+import { openResultsStore } from '../../store/index.ts';
 import { readEvalSetFile } from '../../runner/eval-set-config.ts';
 import { runEvalSet } from '../../runner/run-eval-set.ts';
 import { renderStoredReport } from './report.ts';
@@ -43,6 +43,9 @@ import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions } from '../run-task-options.ts';
 import type { TransformPairs } from '../../report/transform-pairs.ts';
 import { pairTransformRuns, titledTransformPairs } from '../../report/transform-pairs.ts';
+import { redactUrlPasswords } from '../../core/redact-credentials.ts';
+import { shellArgument } from '../../core/shell-argument.ts';
+import { recordedArguments } from '../recorded-arguments.ts';
 
 type RunFlags = RunTaskFlags & {
   model?: string;
@@ -113,7 +116,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--workers-only', "record the run and queue its episodes without running them: 'toolforge worker --run <id>' processes (any number, any machine sharing the --db) run them")
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
-      const cliArgs = [...argv];
+      const cliArgs = recordedArguments(argv);
       if (flags.config !== undefined) {
         outcome.exitCode = await runConfig(suiteId, flags, io, cliArgs);
         return;
@@ -164,7 +167,7 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
     progress.stop();
     for (const skipped of result.skipped) io.stderr(`skipped ${skipped.cell.suite}${Object.entries(skipped.cell.point).map(([name, value]) => ` ${name}=${value}`).join('')}: ${skipped.reason}\n`);
     const runIds = result.runs.map((run) => run.runId);
-    io.stderr(`eval set ${result.group}: ${runIds.length} runs${result.cancelled ? ' (interrupted: run the same --config again to continue)' : ''}; report it again with 'toolforge report --sweep ${result.group}'\n`);
+    io.stderr(`eval set ${result.group}: ${runIds.length} runs${result.cancelled ? ' (interrupted: run the same --config again to continue)' : ''}; report it again with: toolforge report --sweep ${shellArgument(result.group)}\n`);
     if (runIds.length > 0) io.stdout(renderStoredReport(store, runIds, flags.json ? 'json' : 'table', { runDetails: false }));
     return result.cancelled ? runExitCodes.interrupted : 0;
   } finally {
@@ -186,9 +189,14 @@ function openCache(flags: RunFlags, io: CliIo): { store: ResponseCacheStore; opt
   return { store, option: { storage: store, policy: flags.cache, counters: { hits: 0, misses: 0, uncacheable: 0 } } };
 }
 
+/** ` --db <it>` for the commands printed to paste, the password masked (they end up in logs), or '' for the default. */
+function databaseFlag(flags: Pick<RunFlags, 'db'>): string {
+  return flags.db ? ` --db ${shellArgument(redactUrlPasswords(flags.db))}` : '';
+}
+
 /** `run --workers-only`: what was queued, and the command that runs it. */
 function printQueuedRun(summary: RunSummary, flags: RunFlags, io: CliIo): void {
-  const database = flags.db ? ` --db ${flags.db}` : '';
+  const database = databaseFlag(flags);
   if (flags.json) {
     io.stdout(`${JSON.stringify({ runId: summary.runId, queuedEpisodes: summary.missingEpisodes, status: 'queued' })}\n`);
     return;
@@ -445,7 +453,7 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
 
 /** A run that stopped on an error keeps its finished episodes: say how to continue it. */
 function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
-  const database = flags.db ? ` --db ${flags.db}` : '';
+  const database = databaseFlag(flags);
   io.stderr(`run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: toolforge run --resume ${runId}${database}\n`);
 }
 
@@ -486,7 +494,7 @@ function printSummary(summary: RunResult, flags: RunFlags, io: CliIo): void {
     io.stdout(`${JSON.stringify({ ...summaryObject(summary), ...paired })}\n`);
     return;
   }
-  const database = flags.db ? ` --db ${flags.db}` : '';
+  const database = databaseFlag(flags);
   const unfinished = summary.infrastructureErrors + summary.missingEpisodes;
   io.stdout([
     renderRunTable(summary),
@@ -495,6 +503,6 @@ function printSummary(summary: RunResult, flags: RunFlags, io: CliIo): void {
     summary.tasksIncomplete === 'start-again' ? `it stopped while its tasks were still being stored, so it cannot be continued: start it again with the same command (and delete this one with 'toolforge delete ${summary.runId}${database}')\n`
       : summary.tasksIncomplete === 'resumable' ? `it stopped while its tasks were still being stored (${summary.tasks} so far); store the rest and run the missing episodes with: toolforge run --resume ${summary.runId}${database}\n`
       : unfinished > 0 ? `${unfinished} episodes not scored; finish them with: toolforge run --resume ${summary.runId}${database}\n` : '',
-    `\nstored in ${withoutPassword(resolveDatabasePath(flags.db, io.cwd))}; full report: toolforge report ${summary.runId} --format html --out report.html${database}\n`,
+    `\nstored in ${redactUrlPasswords(resolveDatabasePath(flags.db, io.cwd))}; full report: toolforge report ${summary.runId} --format html --out report.html${database}\n`,
   ].join(''));
 }

@@ -13,6 +13,8 @@ import { createProgressDisplay } from '../progress-display.ts';
 import { writeOutputFile } from '../write-output-file.ts';
 import type { ReportFormat } from './report.ts';
 import { renderStoredReport } from './report.ts';
+import { recordedArguments } from '../recorded-arguments.ts';
+import { shellArgument } from '../../core/shell-argument.ts';
 
 type SweepFlags = {
   grid?: Record<string, string[]>;
@@ -59,13 +61,13 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
       try {
         const result = await runSweep({
           suite, grid: flags.grid ?? {}, models: flags.model ?? [], fixed: flags.set, seed: flags.seed, count: flags.count, trials: flags.trials,
-          concurrency: flags.concurrency, mode: flags.mode, baseUrl: flags.baseUrl, store, env: io.env, signal: controller.signal, cliArgs: [...argv],
+          concurrency: flags.concurrency, mode: flags.mode, baseUrl: flags.baseUrl, store, env: io.env, signal: controller.signal, cliArgs: recordedArguments(argv),
           onProgress: progress.listener,
           onPoint: ({ point, index, points }) => io.stderr(`point ${index + 1}/${points}: ${Object.entries(point).map(([name, value]) => `${name}=${value}`).join(' ')}\n`),
         });
         progress.stop();
         for (const skipped of result.skipped) io.stderr(`skipped ${Object.entries(skipped.point).map(([name, value]) => `${name}=${value}`).join(' ')}: ${skipped.reason}\n`);
-        io.stderr(`sweep ${result.group}: ${result.runs.length} runs${result.cancelled ? ' (interrupted: the report covers the runs so far)' : ''} (report it again with 'toolforge report --sweep ${result.group}')\n`);
+        io.stderr(`sweep ${result.group}: ${result.runs.length} runs${result.cancelled ? ' (interrupted: the report covers the runs so far)' : ''} (report it again with: toolforge report --sweep ${shellArgument(result.group)})\n`);
         if (result.runs.length === 0) return;
         const output = renderStoredReport(store, result.runs.map((run) => run.summary.runId), flags.format, { prices, runDetails: false });
         if (flags.out) io.stderr(`wrote ${flags.format} report to ${await writeOutputFile(io.cwd, flags.out, output)}\n`);

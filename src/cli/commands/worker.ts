@@ -7,6 +7,7 @@ import { once, parseHttpUrl, parsePositiveInteger, parseText, resolveDatabasePat
 import { createProgressDisplay } from '../progress-display.ts';
 import { addExecutionOptions, executionFlags, listenForInterrupt, runExitCodes } from './run.ts';
 import type { RunOutcome } from './run.ts';
+import { recordedArguments } from '../recorded-arguments.ts';
 
 type WorkerFlags = {
   run: string;
@@ -41,7 +42,7 @@ export function registerWorkerCommand(program: Command, io: CliIo, argv: readonl
       try {
         const summary = await runWorker({
           runId: flags.run, dbPath: resolveDatabasePath(flags.db, io.cwd), concurrency: flags.concurrency, leaseMs: flags.lease, workerId: flags.workerId,
-          baseUrl: flags.baseUrl, env: io.env, signal: interrupt.signal, cliArgs: [...argv], onProgress: progress.listener, ...executionFlags(flags),
+          baseUrl: flags.baseUrl, env: io.env, signal: interrupt.signal, cliArgs: recordedArguments(argv), onProgress: progress.listener, ...executionFlags(flags),
         });
         progress.stop();
         if (flags.json) {

@@ -5,12 +5,13 @@
  */
 import type { OpenStoreOptions, SqlConnection, SqlParameters, SqlValue } from '../sql-connection.ts';
 import { checkSchema, migrateSchema } from '../store-schema.ts';
-import { connectSynchronousPostgres, withoutPassword } from './synchronous-postgres.ts';
+import { connectSynchronousPostgres } from './synchronous-postgres.ts';
+import { redactUrlPasswords } from '../../core/redact-credentials.ts';
 import type { SynchronousPostgres } from './synchronous-postgres.ts';
 
 export function openPostgresConnection(connectionString: string, options: OpenStoreOptions = {}): SqlConnection {
   const client = connectSynchronousPostgres(connectionString);
-  const connection = postgresConnection(client, withoutPassword(connectionString));
+  const connection = postgresConnection(client, redactUrlPasswords(connectionString));
   try {
     if (options.readOnly === true) {
       if (checkSchema(connection) === 'older') migrateSchema(connection);

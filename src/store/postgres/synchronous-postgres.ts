@@ -9,6 +9,7 @@ import type { MessagePort, Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../core/module-worker.ts';
 import { ConfigError, ToolForgeError } from '../../core/errors.ts';
 import type { PostgresReply, PostgresRequest, PostgresResult, PostgresStatement, PostgresWorkerData } from './postgres-protocol.ts';
+import { redactUrlPasswords } from '../../core/redact-credentials.ts';
 
 export type SynchronousPostgres = {
   query(sql: string, parameters?: PostgresStatement['parameters']): PostgresResult;
@@ -50,7 +51,7 @@ export function connectSynchronousPostgres(connectionString: string, options: Sy
     if (Atomics.wait(flag, 0, 0, requestTimeoutMs) === 'timed-out') {
       closed = true;
       void worker.terminate();
-      throw new PostgresError(`PostgreSQL did not answer within ${requestTimeoutMs} ms (${withoutPassword(connectionString)})`, {
+      throw new PostgresError(`PostgreSQL did not answer within ${requestTimeoutMs} ms (${redactUrlPasswords(connectionString)})`, {
         fix: 'check that the server is running and reachable, and that no other session holds a lock on the tables',
       });
     }
@@ -77,13 +78,8 @@ export function connectSynchronousPostgres(connectionString: string, options: Sy
   };
 }
 
-/** A connection string with its password replaced, for messages. */
-export function withoutPassword(connectionString: string): string {
-  return connectionString.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
-}
-
 function describeFailure(connectionString: string, error: { message: string; code?: string; detail?: string }): ToolForgeError {
-  const where = withoutPassword(connectionString);
+  const where = redactUrlPasswords(connectionString);
   const text = error.detail ? `${error.message} (${error.detail})` : error.message;
   if (error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'ETIMEDOUT' || /connect|timeout/i.test(error.message) && !error.code?.match(/^[0-9A-Z]{5}$/)) {
     return new ConfigError('store.unreachable', `cannot connect to PostgreSQL at ${where}: ${text}`, {
