@@ -97,6 +97,9 @@ function runSection(report: RunReport, options: HtmlOptions): string {
   parts.push(failures.length === 0
     ? '<p>No failed episodes.</p>'
     : htmlTable({ title: 'Failures', columns: ['failure', 'episodes'], rows: failures }));
+  // Retried requests cost time and money but were never scored: shown by cause, as the CLI summary shows them.
+  const retries = Object.entries(summary.retries ?? {}).filter(([, count]) => count > 0).sort(([left], [right]) => left.localeCompare(right));
+  if (retries.length > 0) parts.push(htmlTable({ title: 'Model requests retried (by cause; not scored)', columns: ['cause', 'retries'], rows: retries }));
   for (const table of summary.tables) {
     parts.push(htmlTable(table));
     const chart = tableChart(table);

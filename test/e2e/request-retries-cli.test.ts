@@ -9,7 +9,7 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
   before(async () => { server = await startConversationServer({ toolTurns: 3, retryAfterMs: 1 }); });
   after(async () => { await server.close(); });
 
-  test('429 once at every conversation state: all episodes scored, retries reported by cause in --json and the table', async () => {
+  test('429 once at every conversation state: all episodes scored, retries reported by cause in --json, the table and the HTML report', async () => {
     const directory = temporaryDirectory();
     server.setBehaviour('rate-limit-each-state-once');
     const before = server.requests.length;
@@ -23,6 +23,9 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     assert.equal(server.requests.length - before, 12 + 12);
     const report = await runCli(['report', summary.runId], { cwd: directory });
     assert.match(report.stdout, /\nretries 12: provider\.rate-limited 12\n/);
+    const html = await runCli(['report', summary.runId, '--format', 'html'], { cwd: directory });
+    assert.equal(html.code, 0, html.stderr);
+    assert.match(html.stdout, /<caption>Model requests retried \(by cause; not scored\)<\/caption>.*<td>provider\.rate-limited<\/td><td[^>]*>12<\/td>/s);
   });
 
   test('a hanging provider, with --episode-timeout shorter than --request-timeout: infrastructure errors, then --resume scores them', async () => {
