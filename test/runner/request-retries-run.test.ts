@@ -6,7 +6,7 @@ import { resumeEvaluation, runEvaluation } from '../../src/runner/run-evaluation
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
-import type { ConversationServer } from '../fakes/conversation-server.ts';
+import type { ConversationServer, ConversationServerBehaviour } from '../fakes/conversation-server.ts';
 import { faultRetryAfterDateSeconds, faultRetryAfterSeconds, providerFaults, startConversationServer } from '../fakes/conversation-server.ts';
 import { temporaryDirectory } from './test-helpers.ts';
 
@@ -35,26 +35,31 @@ describe('model requests are retried inside the episode (OpenAI-compatible stand
     await server.close();
   });
 
-  test('429 once at every conversation state: every episode scored, no replayed turn, requests = turns + retries', async () => {
+  /** Four multi-turn funcgen episodes against the stand-in behaving as told; `requests` is how many it received. */
+  async function runFourEpisodes(seed: number, behaviour: ConversationServerBehaviour, retry: ReturnType<typeof instantRetry> & { timeoutMs?: number }) {
     const suite = getSuite('funcgen');
-    const tasks = await suite.generate({ seed: 3, count: 4, params: resolveKnobs(suite.id, suite.knobs, { core: '8' }) });
-    server.setBehaviour('rate-limit-each-state-once');
+    const tasks = await suite.generate({ seed, count: 4, params: resolveKnobs(suite.id, suite.knobs, { core: '8' }) });
+    server.setBehaviour(behaviour);
     const before = server.requests.length;
-    const retry = instantRetry();
     const store = openResultsStore(':memory:');
     const summary = await runEvaluation({
       suite, tasks, modelRef: 'openai-compatible/stand-in', baseUrl: server.baseUrl, env: {}, mode: 'calls', concurrency: 2,
-      seed: 3, params: {}, store, retry,
+      seed, params: {}, store, retry,
     });
+    return { summary, episodes: store.listEpisodes(summary.runId), requests: server.requests.length - before, store };
+  }
+
+  test('429 once at every conversation state: every episode scored, no replayed turn, requests = turns + retries', async () => {
+    const retry = instantRetry();
+    const { summary, episodes, requests, store } = await runFourEpisodes(3, 'rate-limit-each-state-once', retry);
     assert.equal(summary.episodes, 4);
     assert.equal(summary.infrastructureErrors, 0);
-    const episodes = store.listEpisodes(summary.runId);
     const turns = modelTurns(episodes);
     assert.equal(turns, 4 * (toolTurns + 1), 'every episode ran its whole multi-turn conversation');
     assert.deepEqual(episodes.map((episode) => episode.termination), ['final-answer', 'final-answer', 'final-answer', 'final-answer']);
     assert.deepEqual(episodes.map((episode) => episode.attempts), [1, 1, 1, 1]);
     assert.deepEqual(summary.retries, { 'provider.rate-limited': turns });
-    assert.equal(server.requests.length - before, turns + summary.retries['provider.rate-limited']);
+    assert.equal(requests, turns + summary.retries['provider.rate-limited']);
     assert.deepEqual([...new Set(server.answeredStates.values())], [1], 'no conversation state was answered twice');
     // retry-after-ms: 1 was honoured for each retry.
     assert.deepEqual([...new Set(retry.sleeps)], [1]);
@@ -66,19 +71,10 @@ describe('model requests are retried inside the episode (OpenAI-compatible stand
   });
 
   test('every kind of provider fault once at every conversation state: every episode scored, no replayed turn, each retry counted by its cause', async () => {
-    const suite = getSuite('funcgen');
-    const tasks = await suite.generate({ seed: 4, count: 4, params: resolveKnobs(suite.id, suite.knobs, { core: '8' }) });
-    server.setBehaviour('fault-each-state-once');
-    const before = server.requests.length;
     const retry = { ...instantRetry(), timeoutMs: 300 };
-    const store = openResultsStore(':memory:');
-    const summary = await runEvaluation({
-      suite, tasks, modelRef: 'openai-compatible/stand-in', baseUrl: server.baseUrl, env: {}, mode: 'calls', concurrency: 2,
-      seed: 4, params: {}, store, retry,
-    });
+    const { summary, episodes, requests, store } = await runFourEpisodes(4, 'fault-each-state-once', retry);
     assert.equal(summary.episodes, 4);
     assert.equal(summary.infrastructureErrors, 0);
-    const episodes = store.listEpisodes(summary.runId);
     const turns = modelTurns(episodes);
     assert.equal(turns, 4 * (toolTurns + 1));
     assert.deepEqual(episodes.map((episode) => episode.attempts), [1, 1, 1, 1]);
@@ -88,7 +84,7 @@ describe('model requests are retried inside the episode (OpenAI-compatible stand
     for (const [fault, count] of server.faultsSent) expected[providerFaults[fault]] = (expected[providerFaults[fault]] ?? 0) + count;
     assert.deepEqual(summary.retries, expected);
     assert.equal(Object.values(summary.retries).reduce((sum, count) => sum + count, 0), turns);
-    assert.equal(server.requests.length - before, turns * 2, 'one failed and one answered request per model turn');
+    assert.equal(requests, turns * 2, 'one failed and one answered request per model turn');
     assert.deepEqual([...new Set(server.answeredStates.values())], [1], 'no conversation state was answered twice');
     // Retry-After was honoured in both its forms; every other fault waited the backoff.
     assert.equal(retry.sleeps.length, turns);

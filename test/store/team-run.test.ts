@@ -109,18 +109,8 @@ describe('team runs on PostgreSQL', { skip: 'missing' in binaries ? binaries.mis
     assert.equal(exported.code, 0, exported.stderr);
     assert.equal(exported.stdout.trim().split('\n').length, 1 + 300 + 600);
   }
-});
 
-describe('a password in --db on PostgreSQL', { skip: 'missing' in binaries ? binaries.missing : false }, () => {
-  let server: PostgresServer;
-  before(async () => {
-    server = await startPostgresServer();
-  });
-  after(async () => {
-    await server?.stop();
-  });
-
-  test('is never printed, stored in the run\'s provenance or exported (the test server trusts any password)', async () => {
+  test('a password in --db is never printed, stored in the run\'s provenance or exported (the test server trusts any password)', async () => {
     const cwd = temporaryDirectory();
     const env = { ...process.env, NO_COLOR: '1' };
     const withPassword = server.url.replace('postgres://toolforge@', 'postgres://toolforge:s3cret-pw@');
