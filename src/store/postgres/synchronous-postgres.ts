@@ -30,6 +30,22 @@ export type SynchronousPostgresOptions = {
   connectTimeoutMs?: number;
 };
 
+/**
+ * Blocks until the worker sets the flag (its reply is then on the port) or `timeoutMs` passes; false on timeout. A
+ * wake-up with the flag still 0 is not a reply: the worker stores the flag before it notifies, so when the waiter
+ * finds the flag set without sleeping, that notify lands on the waiter's next request and wakes it early. It waits
+ * again for the rest of its time.
+ */
+export function waitForReplyFlag(flag: Int32Array, timeoutMs: number): boolean {
+  const deadline = performance.now() + timeoutMs;
+  while (Atomics.load(flag, 0) === 0) {
+    const remaining = deadline - performance.now();
+    if (remaining <= 0) return false;
+    Atomics.wait(flag, 0, 0, remaining);
+  }
+  return true;
+}
+
 export function connectSynchronousPostgres(connectionString: string, options: SynchronousPostgresOptions = {}): SynchronousPostgres {
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
   const signal = new SharedArrayBuffer(4);
@@ -48,7 +64,7 @@ export function connectSynchronousPostgres(connectionString: string, options: Sy
     if (closed) throw new PostgresError('the PostgreSQL store is closed', { fix: 'open the store again' });
     Atomics.store(flag, 0, 0);
     port1.postMessage(message);
-    if (Atomics.wait(flag, 0, 0, requestTimeoutMs) === 'timed-out') {
+    if (!waitForReplyFlag(flag, requestTimeoutMs)) {
       closed = true;
       void worker.terminate();
       throw new PostgresError(`PostgreSQL did not answer within ${requestTimeoutMs} ms (${redactUrlPasswords(connectionString)})`, {
