@@ -51,6 +51,20 @@ describe('generateTasks', () => {
     await assert.rejects(generateTasks(broken, { seed: 1, count: 1, params: {} }), (error: unknown) =>
       error instanceof ToolForgeError && error.code === 'suite.invalid-task' && /field 'modes'/.test(error.message));
   });
+
+  test('without the oracle check, tasks are still checked one by one for shape and duplicate ids', async () => {
+    const suite = createFakeSuite();
+    const tasks = await suite.generate({ seed: 1, count: 3, params: {} });
+    const malformed = { ...suite, generate: async () => [tasks[0], { ...tasks[1], modes: [] }, tasks[2]] };
+    await assert.rejects(generateTasks(malformed, { seed: 1, count: 3, params: {}, validate: false }), (error: unknown) =>
+      error instanceof ToolForgeError && error.code === 'suite.invalid-task' && /field 'modes'/.test(error.message));
+    const duplicated = { ...suite, generate: async () => [tasks[0], tasks[1], tasks[0]] };
+    await assert.rejects(generateTasks(duplicated, { seed: 1, count: 3, params: {}, validate: false }), (error: unknown) =>
+      error instanceof ToolForgeError && error.code === 'suite.invalid-task' && /duplicate id/.test(error.message));
+    const stamped = { ...suite, generate: async () => [{ ...tasks[0], suite: { ...tasks[0].suite, version: '0.0.0' } }] };
+    await assert.rejects(generateTasks(stamped, { seed: 1, count: 1, params: {}, validate: false }), { code: 'suite.invalid-task' });
+    assert.deepEqual(await generateTasks(suite, { seed: 1, count: 3, params: {}, validate: false }), tasks);
+  });
 });
 
 describe('runEpisode', () => {
