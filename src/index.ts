@@ -39,5 +39,8 @@ export { createModelSource, parseModelReference, modelProviderPrefixes } from '.
 export type { ModelSourceOptions } from './models/registry.ts';
 export { createSandbox } from './sandbox/index.ts';
 export type { Sandbox, SandboxOptions, SandboxResult, SandboxLimits, Bindings, Binding, RecordedRequest } from './sandbox/spec.ts';
-export { defaultRequestRetryPolicy, withRequestRetries } from './models/request-retry.ts';
-export type { RequestRetryPolicy } from './models/request-retry.ts';
+export { createRetryWaitBudget, defaultRequestRetryPolicy, withRequestRetries } from './models/request-retry.ts';
+export type { RequestRetryPolicy, RetryWaitBudget } from './models/request-retry.ts';
+export { createRetryingModelSource } from './models/retrying-model-source.ts';
+export { createHelperModelSources, defaultHelperModels } from './models/helper-models.ts';
+export type { HelperModelSources, HelperModels } from './models/helper-models.ts';

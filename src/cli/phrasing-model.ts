@@ -1,18 +1,23 @@
 import { ConfigError } from '../core/errors.ts';
-import { createModelSource, parseModelReference } from '../models/registry.ts';
+import { parseModelReference } from '../models/registry.ts';
+import type { RequestRetryPolicy } from '../models/request-retry.ts';
+import { defaultRequestRetryPolicy } from '../models/request-retry.ts';
+import { createRetryingModelSource } from '../models/retrying-model-source.ts';
 import type { ModelSource } from '../models/spec.ts';
 import type { CliIo } from './cli-io.ts';
 
 /**
  * `--phrasing-model <ref>`: a language model that rewrites generated task text (`--set phrasing=model`).
- * Built-in models read tasks rather than write prose, so only provider models qualify.
+ * Built-in models read tasks rather than write prose, so only provider models qualify. Its requests are retried
+ * like the tested model's (a 429 on the hundredth paraphrase must not end the command): on `run`'s retry flags,
+ * on the defaults for `generate`.
  */
-export function createPhrasingModel(ref: string | undefined, baseUrl: string | undefined, io: CliIo): ModelSource | undefined {
+export function createPhrasingModel(ref: string | undefined, baseUrl: string | undefined, io: CliIo, retry: Partial<RequestRetryPolicy> = {}): ModelSource | undefined {
   if (ref === undefined) return undefined;
   if (parseModelReference(ref).provider === 'builtin') {
     throw new ConfigError('config.unknown-model', `--phrasing-model ${ref}: built-in models cannot phrase tasks`, {
       fix: 'pass a provider model, e.g. --phrasing-model openai/gpt-4.1, or use --set phrasing=template',
     });
   }
-  return createModelSource(ref, { baseUrl, env: io.env });
+  return createRetryingModelSource(ref, { baseUrl, env: io.env, retry: { ...defaultRequestRetryPolicy, ...retry } });
 }

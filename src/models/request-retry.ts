@@ -45,16 +45,25 @@ export const defaultRequestRetryPolicy: RequestRetryPolicy = {
   now: () => performance.now(),
 };
 
-/** Wraps every model a source hands out; all of them draw on one wait budget (one source per run). */
-export function withRequestRetries(source: ModelSource, policy: RequestRetryPolicy): ModelSource {
-  const budget = { remainingMs: policy.maxTotalWaitMs };
+/** What a run may still lose to retries (`maxTotalWaitMs` less what was lost); sources that share one share the wait. */
+export type RetryWaitBudget = { remainingMs: number };
+
+export function createRetryWaitBudget(policy: Pick<RequestRetryPolicy, 'maxTotalWaitMs'>): RetryWaitBudget {
+  return { remainingMs: policy.maxTotalWaitMs };
+}
+
+/**
+ * Wraps every model a source hands out; all of them draw on one wait budget: the source's own, or `budget` when the
+ * run's other models (the helpers a suite calls, helper-models.ts) share it.
+ */
+export function withRequestRetries(source: ModelSource, policy: RequestRetryPolicy, budget: RetryWaitBudget = createRetryWaitBudget(policy)): ModelSource {
   return {
     ref: source.ref,
     forEpisode: (episode) => retryingModel(source.forEpisode(episode), policy, budget, episode.requests),
   };
 }
 
-function retryingModel(model: LanguageModel, policy: RequestRetryPolicy, budget: { remainingMs: number }, hooks: EpisodeRequestHooks | undefined): LanguageModel {
+function retryingModel(model: LanguageModel, policy: RequestRetryPolicy, budget: RetryWaitBudget, hooks: EpisodeRequestHooks | undefined): LanguageModel {
   return {
     specificationVersion: model.specificationVersion,
     provider: model.provider,

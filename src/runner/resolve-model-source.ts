@@ -1,11 +1,10 @@
 import { ConfigError } from '../core/errors.ts';
-import { createModelSource, parseModelReference } from '../models/registry.ts';
+import { parseModelReference } from '../models/registry.ts';
 import type { RequestRetryPolicy } from '../models/request-retry.ts';
-import { defaultRequestRetryPolicy, withRequestRetries } from '../models/request-retry.ts';
+import { defaultRequestRetryPolicy } from '../models/request-retry.ts';
+import { createRetryingModelSource } from '../models/retrying-model-source.ts';
 import type { ModelSource } from '../models/spec.ts';
 import type { BuiltinModel, Suite } from '../suites/spec.ts';
-
-const sdkTimeoutBackstopMs = 1_000;
 
 /**
  * `builtin/<name>` comes from the suite (oracle, random, planner read the task); every other
@@ -21,9 +20,7 @@ export function resolveModelSource(
   const reference = parseModelReference(ref);
   if (reference.provider !== 'builtin') {
     const retry: RequestRetryPolicy = { ...defaultRequestRetryPolicy, ...options.retry };
-    // The retry layer times each attempt; the SDK's own timer is a backstop just behind it.
-    const source = createModelSource(ref, { baseUrl: options.baseUrl, env: options.env, requestTimeoutMs: retry.timeoutMs + sdkTimeoutBackstopMs });
-    return reference.provider === 'replay' ? source : withRequestRetries(source, retry);
+    return createRetryingModelSource(ref, { baseUrl: options.baseUrl, env: options.env, retry });
   }
   // `builtin/<name>?key=value&...`: parameters of a built-in model (e.g. builtin/noisy?p=0.3).
   const [name, query] = splitQuery(reference.modelId);

@@ -17,9 +17,11 @@ import type { Score, ScoreInput } from '../core/score.ts';
 import type { Task } from '../core/task.ts';
 import type { Termination } from '../core/termination.ts';
 import type { Usage } from '../core/usage.ts';
-import type { GenerationSettings, RequestRetry } from '../models/spec.ts';
+import type { HelperModelSources, HelperModels } from '../models/helper-models.ts';
+import { defaultHelperModels } from '../models/helper-models.ts';
+import type { EpisodeContext, GenerationSettings, RequestRetry } from '../models/spec.ts';
 import type { Sandbox } from '../sandbox/spec.ts';
-import type { Suite } from '../suites/spec.ts';
+import type { EpisodeServices, Suite } from '../suites/spec.ts';
 import { resolveAppliedTransforms } from '../transforms/registry.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
 import { recordCalls } from './recording-environment.ts';
@@ -42,8 +44,10 @@ export type EpisodeInput = {
   keepRaw?: boolean;
   /** Overrides the task's `limits.timeLimitMs` (`--episode-timeout`). */
   timeLimitMs?: number;
-  /** Every retried model request of the episode (network models only). */
+  /** Every retried model request of the episode (network models only), the helper models' included. */
   onRequestRetry?(retry: RequestRetry): void;
+  /** The run's helper models (a suite's LLM simulator or judge); default: defaultHelperModels. */
+  helperModels?: HelperModelSources;
 };
 
 export type EpisodeResult = {
@@ -66,8 +70,8 @@ const abandonGraceMs = 5_000;
  * The environment of one episode: the suite's, wrapped by each transform in order. Scorers get
  * this same factory (ScoreInput.createEnvironment) for replays on clean state.
  */
-export async function createEpisodeEnvironment(suite: Suite, task: Task, mode: Mode): Promise<Environment> {
-  let environment = await suite.createEnvironment(task, mode);
+export async function createEpisodeEnvironment(suite: Suite, task: Task, mode: Mode, services?: EpisodeServices): Promise<Environment> {
+  let environment = await suite.createEnvironment(task, mode, services);
   for (const { transform, record } of resolveAppliedTransforms(task)) {
     if (transform.wrapEnvironment) environment = transform.wrapEnvironment(environment, record, task);
   }
@@ -77,11 +81,14 @@ export async function createEpisodeEnvironment(suite: Suite, task: Task, mode: M
 /** What a scorer judges of an episode, as run or as stored. */
 export type EpisodeEvidence = Pick<ScoreInput, 'messages' | 'finalState' | 'termination' | 'calls'>;
 
-/** The suite's score of one episode: the same call for a fresh episode and for a stored one (rescore). */
-export function scoreEpisode(suite: Suite, task: Task, mode: Mode, evidence: EpisodeEvidence, signal?: AbortSignal): Promise<Score> {
+/**
+ * The suite's score of one episode: the same call for a fresh episode and for a stored one (rescore). `models` are the
+ * helper models its scorer may call (a judge) and a replay's environment may (a simulator).
+ */
+export function scoreEpisode(suite: Suite, task: Task, mode: Mode, evidence: EpisodeEvidence, signal?: AbortSignal, models?: HelperModels): Promise<Score> {
   return suite.score({
-    task, mode, ...evidence, signal: signal ?? new AbortController().signal,
-    createEnvironment: () => createEpisodeEnvironment(suite, task, mode),
+    task, mode, ...evidence, signal: signal ?? new AbortController().signal, ...(models ? { models } : {}),
+    createEnvironment: () => createEpisodeEnvironment(suite, task, mode, models ? { models } : undefined),
   });
 }
 
@@ -91,9 +98,10 @@ export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
   // One clock for the episode's time limit (the agents' budget reads it), stopped while a network model waits on
   // its provider, so a provider outage is never charged to the model.
   const clock = startEpisodeClock(limits.timeLimitMs);
-  let model = input.model.forEpisode({
-    task, trial, mode, requests: { pauseClock: clock.pause, onRetry: (retry) => input.onRequestRetry?.(retry) },
-  });
+  const episode: EpisodeContext = { task, trial, mode, requests: { pauseClock: clock.pause, onRetry: (retry) => input.onRequestRetry?.(retry) } };
+  let model = input.model.forEpisode(episode);
+  // The suite's own models (a simulator, a judge) wait on their providers on the same terms as the model under test.
+  const helperModels = input.helperModels?.forEpisode(episode) ?? defaultHelperModels(episode);
   if (input.model.ref.startsWith('builtin/')) {
     // Built-in models read the task's gold: adapters make them speak the transformed interface.
     for (const { transform, record } of resolveAppliedTransforms(task)) if (transform.adaptModel) model = transform.adaptModel(model, record, task);
@@ -118,7 +126,7 @@ export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
   clock.signal.addEventListener('abort', startAbandonTimer, { once: true });
   let environment: Environment | undefined;
   try {
-    const recording = recordCalls(await createEpisodeEnvironment(suite, task, mode));
+    const recording = recordCalls(await createEpisodeEnvironment(suite, task, mode, { models: helperModels }));
     environment = recording.environment;
     const outcome = await Promise.race([
       agent.run(task, { model: recordedModel.model, environment, limits, settings: input.settings ?? {}, signal, clock, sandbox, emit: () => {} }),
@@ -127,7 +135,7 @@ export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
     const finalState = await environment.snapshotState();
     const score = await scoreEpisode(suite, task, mode, {
       messages: outcome.messages, finalState, termination: outcome.termination, calls: recording.calls,
-    }, input.signal);
+    }, input.signal, helperModels);
     const { record } = recordedModel;
     return {
       termination: outcome.termination, messages: outcome.messages, usage: outcome.usage, score, finalState, calls: recording.calls,

@@ -30,6 +30,8 @@ import { resolveModelSource } from './resolve-model-source.ts';
 import { parseModelReference } from '../models/registry.ts';
 import { withResponseCache } from '../models/response-cache.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy, ResponseCacheStorage } from '../models/response-cache.ts';
+import type { HelperModelSources } from '../models/helper-models.ts';
+import { createHelperModelSources } from '../models/helper-models.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { defaultRetryPolicy, retryDelayMs, shouldRestartEpisode } from './retry-policy.ts';
 import { checkSuiteMode, episodeMode } from './episode-mode.ts';
@@ -549,12 +551,15 @@ async function executeRun(
   let status: RunStatus = 'finished';
   // The run's one sandbox pool: started by the first code episode, stopped when the run ends.
   const sandbox = createLazySandbox(Math.min(options.concurrency, 2));
+  const helperModels = createHelperModelSources({ retry, env: options.env });
   const commits = createGroupCommit(store);
   const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(options.concurrency), `toolforge run --resume ${run.id}`);
   try {
     const inFlight = importing ? options.concurrency : Math.min(options.concurrency, Math.max(1, plannedEpisodes));
     await forEachWithConcurrency(importing ? importedPlan(importing) : plan(), inFlight, async ({ task, trial }) => {
-      const episode = await attemptEpisode({ run, suite, task, trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get() }).catch((error: unknown) => {
+      const episode = await attemptEpisode({
+        run, suite, task, trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get(), helperModels,
+      }).catch((error: unknown) => {
         // Stop the other in-flight episodes now, not when they happen to end.
         stop.abort(error);
         throw error;
@@ -614,6 +619,8 @@ export type AttemptInput = {
   emit: RunProgressListener;
   timeLimitMs: number | undefined;
   sandbox: () => Sandbox;
+  /** The run's helper models (a suite's simulator or judge), retried on the run's policy. */
+  helperModels: HelperModelSources;
 };
 
 /** One episode with retries: a record to commit, or undefined when the run was cancelled meanwhile. */
@@ -641,7 +648,7 @@ export async function attemptEpisode(input: AttemptInput): Promise<EpisodeRecord
     try {
       const result = await runEpisode({
         suite, task, trial, mode, model: input.model, settings: run.settings, signal, sandbox: input.sandbox, keepRaw: run.provenance.keepRaw ?? false,
-        timeLimitMs: input.timeLimitMs, onRequestRetry,
+        timeLimitMs: input.timeLimitMs, onRequestRetry, helperModels: input.helperModels,
       });
       if (signal.aborted) return undefined;
       return record({

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError } from '../core/errors.ts';
+import { createHelperModelSources } from '../models/helper-models.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
@@ -52,6 +53,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     const queued = store.enqueueEpisodes(run.id);
     emit({ type: 'run-start', runId: run.id, plannedEpisodes: queued.pending + queued.leased, alreadyScoredEpisodes: queued.done, totalEpisodes: run.taskCount * run.trials });
     const sandbox = createLazySandbox(Math.min(concurrency, 2));
+    const helperModels = createHelperModelSources({ retry, env: options.env });
     // Renewal keeps a live worker's leases from expiring however long its episodes take.
     const renewal = setInterval(() => store.renewLeases(run.id, workerId, leaseMs), Math.max(50, Math.floor(leaseMs / 3)));
     renewal.unref();
@@ -71,7 +73,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
         const task = store.findTask(run.id, claim.taskId);
         if (!task) throw new ConfigError('store.invalid', `run '${run.id}' queues task '${claim.taskId}', which is not among its tasks`, { fix: 'the run was changed by hand: delete it and start it again' });
         const episode = await attemptEpisode({
-          run, suite, task, trial: claim.trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get(),
+          run, suite, task, trial: claim.trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get(), helperModels,
         });
         // Interrupted: the lease lapses and another worker (or a later one) runs the episode.
         if (!episode) return;

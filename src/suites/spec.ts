@@ -9,6 +9,7 @@ import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Score, ScoreDetails, ScoreInput } from '../core/score.ts';
 import type { Task } from '../core/task.ts';
+import type { HelperModels } from '../models/helper-models.ts';
 import type { EpisodeContext, LanguageModel, ModelSource } from '../models/spec.ts';
 import type { ZodType } from 'zod';
 import type { DifficultyAxis } from './difficulty-axis.ts';
@@ -27,6 +28,12 @@ export type GenerateTasksRequest = {
 
 /** Where a task stream starts: `from` tasks of the full stream are skipped without being made (default 0). */
 export type StreamPosition = { from?: number };
+
+/** What the runner gives a suite's environment for one episode. */
+export type EpisodeServices = {
+  /** Helper models (helper-models.ts): retried on the run's policy, their retries counted on this episode. */
+  models: HelperModels;
+};
 
 /** A built-in model that needs no LLM: it reads the task (oracle, random, planner). */
 export type BuiltinModel = {
@@ -111,10 +118,15 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
    * Absent: every task is generated.
    */
   importsTasks?(params: JsonObject): boolean;
-  createEnvironment(task: Task, mode: Mode): Promise<Environment>;
+  /**
+   * The episode's environment. `services` are the runner's for this episode: the helper models a suite calls for its
+   * own work (an LLM simulator), their requests retried on the run's policy. Absent outside the runner.
+   */
+  createEnvironment(task: Task, mode: Mode, services?: EpisodeServices): Promise<Environment>;
   /** A suite-specific agent for a mode; the runner falls back to the generic agent of that mode. */
   createAgent?(mode: Mode): Agent | undefined;
-  score(input: ScoreInput & { mode: Mode }): Promise<Score<TDetails>>;
+  /** The score of an episode; `models` are the helper models a scorer calls (a judge), as in EpisodeServices. */
+  score(input: ScoreInput & { mode: Mode; models?: HelperModels }): Promise<Score<TDetails>>;
   /** The suite's figures from its scored episodes, whose details have passed `detailsSchema`. */
   summarize(episodes: ScoredEpisodes<TDetails>): SuiteSummary;
   readonly builtinModels: Readonly<Record<string, BuiltinModel>>;

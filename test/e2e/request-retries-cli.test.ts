@@ -28,6 +28,25 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     assert.match(html.stdout, /<caption>Model requests retried \(by cause; not scored\)<\/caption>.*<td>provider\.rate-limited<\/td><td[^>]*>12<\/td>/s);
   });
 
+  test('the phrasing model is a model too: 429 once at every state, generate and run retry it; with --max-retries 0 the run says so', async () => {
+    server.setBehaviour('rate-limit-each-state-once');
+    const phrasing = ['--set', 'phrasing=model', '--phrasing-model', 'openai-compatible/writer'];
+    const before = { requests: server.requests.length, limited: server.rateLimited() };
+    const generated = await runCli(['generate', 'nestful', '--count', '2', ...phrasing, '--base-url', server.baseUrl], { cwd: temporaryDirectory() });
+    assert.equal(generated.code, 0, generated.stderr);
+    assert.equal(generated.stdout.trim().split('\n').length, 2);
+    // One phrasing request per task, each refused once: 2 + 2 requests, no state answered twice.
+    assert.equal(server.rateLimited() - before.limited, 2);
+    assert.equal(server.requests.length - before.requests, 4);
+    assert.ok([...server.answeredStates.values()].every((count) => count === 1), 'no phrasing request was answered twice');
+    const run = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '3', ...phrasing, '--phrasing-base-url', server.baseUrl, '--json'], { cwd: temporaryDirectory() });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).passRate, 1);
+    const refused = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '4', ...phrasing, '--phrasing-base-url', server.baseUrl, '--max-retries', '0'], { cwd: temporaryDirectory() });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /HTTP 429.*gave up after 1 attempt[\s\S]*raise --max-retries/);
+  });
+
   test('a hanging provider, with --episode-timeout shorter than --request-timeout: infrastructure errors, then --resume scores them', async () => {
     const directory = temporaryDirectory();
     server.setBehaviour('hang');

@@ -253,7 +253,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   }
   // The store is opened (and checked) before any task is generated: a bad --db fails in a second, not after minutes.
   const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
-  const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io);
+  const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io, executionFlags(flags).retry);
   const paraphraseCache = paraphrasing ? openParaphraseCache(resolveDatabasePath(flags.db, io.cwd), io.cwd) : undefined;
   let progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt();

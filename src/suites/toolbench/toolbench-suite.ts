@@ -13,9 +13,10 @@ import type { JsonObject } from '../../core/json.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
-import { createModelSource, parseModelReference } from '../../models/registry.ts';
-import type { ModelSource } from '../../models/spec.ts';
-import type { GenerateTasksRequest, StreamPosition } from '../spec.ts';
+import { parseModelReference } from '../../models/registry.ts';
+import type { HelperModels } from '../../models/helper-models.ts';
+import { defaultHelperModels } from '../../models/helper-models.ts';
+import type { EpisodeServices, GenerateTasksRequest, StreamPosition } from '../spec.ts';
 import type { Knob } from '../knob.ts';
 import { toolbenchBuiltinModels } from './builtin-models.ts';
 import { evaluatorTemplatePath, loadEvaluatorPrompts } from './evaluator-prompts.ts';
@@ -120,18 +121,12 @@ function fileCache(directory: string): ResponseCache {
   return cache;
 }
 
-const modelSources = new Map<string, ModelSource>();
-function modelSource(ref: string, baseUrl: string | undefined): ModelSource {
-  const key = `${ref}\n${baseUrl ?? ''}`;
-  let source = modelSources.get(key);
-  if (!source) {
-    source = createModelSource(ref, { baseUrl });
-    modelSources.set(key, source);
-  }
-  return source;
+/** The episode's helper models: the runner's (retried on the run's policy), or the defaults outside a run. */
+function helperModels(models: HelperModels | undefined, task: Task, mode: Mode): HelperModels {
+  return models ?? defaultHelperModels({ task, trial: 0, mode });
 }
 
-async function createEnvironment(task: Task, mode: Mode) {
+async function createEnvironment(task: Task, mode: Mode, services?: EpisodeServices) {
   const { apis } = toolbenchExpected(task);
   const simulator = stringKnob(task.params, 'simulator') ?? templateSimulator;
   const directory = stringKnob(task.params, 'cache');
@@ -140,12 +135,12 @@ async function createEnvironment(task: Task, mode: Mode) {
     const cache = directory !== undefined ? fileCache(directory) : createMemoryResponseCache();
     return createToolbenchEnvironment(apis, createVirtualApi({ cache, seed: task.seed }));
   }
-  const model = modelSource(simulator, stringKnob(task.params, 'simulator-base-url')).forEpisode({ task, trial: 0, mode });
+  const model = helperModels(services?.models, task, mode).model(simulator, { baseUrl: stringKnob(task.params, 'simulator-base-url') });
   const cache = fileCache(directory ?? defaultCacheDirectory());
   return createToolbenchEnvironment(apis, createVirtualApi({ cache, seed: task.seed, simulator: createModelSimulator(model, apis, new AbortController().signal) }));
 }
 
-async function score(input: ScoreInput & { mode: Mode }): Promise<Score<ToolbenchDetails>> {
+async function score(input: ScoreInput & { mode: Mode; models?: HelperModels }): Promise<Score<ToolbenchDetails>> {
   const { task } = input;
   const group = toolbenchExpected(task).group;
   const judgeRef = stringKnob(task.params, 'judge');
@@ -155,7 +150,7 @@ async function score(input: ScoreInput & { mode: Mode }): Promise<Score<Toolbenc
     throw missingDataError('stabletoolbench', 'the toolbench judge (evaluator prompts)', { alternative: 'pass the evaluator prompts with --set judge-template=<template.txt>' });
   }
   const prompts = loadEvaluatorPrompts(templatePath ?? evaluatorTemplatePath());
-  const model = modelSource(judgeRef, stringKnob(task.params, 'judge-base-url')).forEpisode({ task, trial: 0, mode: input.mode });
+  const model = helperModels(input.models, task, input.mode).model(judgeRef, { baseUrl: stringKnob(task.params, 'judge-base-url') });
   const cache = fileCache(stringKnob(task.params, 'cache') ?? defaultCacheDirectory());
   const times = typeof task.params['judge-times'] === 'number' ? task.params['judge-times'] : 3;
   const judges = Array.from({ length: times }, (_, run) => createModelJudge({ model, judgeRef, prompts, cache, run, signal: input.signal }));

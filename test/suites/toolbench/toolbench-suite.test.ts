@@ -259,3 +259,55 @@ describe('toolbench LLM simulator (reference 5.4) over the OpenAI wire protocol'
     }
   });
 });
+
+describe('toolbench helper models (simulator, judge) fail like any provider and are retried like one', () => {
+  const rateLimited: FakeReply = { type: 'http-error', status: 429, message: 'Rate limit reached', headers: { 'retry-after': '3' } };
+  const unavailable: FakeReply = { type: 'http-error', status: 503, message: 'overloaded' };
+  const simulated = (response: string): FakeReply => ({ type: 'message', text: JSON.stringify({ error: '', response }) });
+
+  test('a 429 or 503 from the simulator or the judge is retried inside the episode, counted on it, and never ends it', async () => {
+    const server = await startOpenAIFakeServer();
+    const cache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
+    try {
+      const [task] = await fixtureTasks({
+        simulator: 'openai-compatible/simulator-model', 'simulator-base-url': server.baseUrl,
+        judge: 'openai-compatible/judge-model', 'judge-base-url': server.baseUrl, 'judge-template': fixtureTemplate, 'judge-times': '1', cache,
+      }, 1);
+      // The oracle calls museums, then weather, then Finish; then one judge verdict. Each helper request fails once first.
+      server.reply(rateLimited, simulated('MUDE is open.'), unavailable, simulated('Dry, 21 C.'), rateLimited, verdictReply('Solved'));
+      const waits: number[] = [];
+      const summary = await runEvaluation({
+        suite: toolbenchSuite, tasks: [task], modelRef: 'builtin/oracle', seed: 4, params: task.params, store: openResultsStore(':memory:'), concurrency: 1,
+        retry: { sleep: async (delayMs) => { waits.push(delayMs); }, random: () => 0.5 },
+      });
+      assert.equal(summary.infrastructureErrors, 0);
+      assert.equal(summary.episodes, 1);
+      assert.equal(summary.passed, 1);
+      assert.deepEqual(summary.retries, { 'provider.rate-limited': 2, 'provider.server-error': 1 });
+      // Six requests: three answered, three retried; none repeated after it was answered (no replayed turn).
+      assert.equal(server.requests.length, 6);
+      assert.equal(waits.filter((delayMs) => delayMs === 3000).length, 2, 'the 429s were retried after their Retry-After');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a simulator that keeps failing ends the episode as an infrastructure error after --max-retries, never as a score', async () => {
+    const server = await startOpenAIFakeServer();
+    const cache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
+    try {
+      const [task] = await fixtureTasks({ simulator: 'openai-compatible/simulator-model', 'simulator-base-url': server.baseUrl, cache }, 1);
+      server.reply(unavailable, unavailable, unavailable);
+      const summary = await runEvaluation({
+        suite: toolbenchSuite, tasks: [task], modelRef: 'builtin/oracle', seed: 4, params: task.params, store: openResultsStore(':memory:'), concurrency: 1,
+        retry: { maxRetries: 2, sleep: async () => {} },
+      });
+      assert.equal(summary.infrastructureErrors, 1);
+      assert.equal(summary.episodes, 0);
+      assert.equal(server.requests.length, 3);
+      assert.deepEqual(summary.retries, { 'provider.server-error': 2 });
+    } finally {
+      await server.close();
+    }
+  });
+});
