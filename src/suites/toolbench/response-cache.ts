@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
+import { fileProblem } from '../../core/file-problem.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { canonicalJson } from '../../core/json.ts';
 import { standardizeCategory, standardizeName } from './tool-naming.ts';
@@ -36,17 +37,29 @@ export function createMemoryResponseCache(): ResponseCache {
   };
 }
 
+/** A cache file as it was written (by ToolForge or StableToolBench), or a ConfigError that names it and says why. */
+function readCacheFile(path: string): Record<string, VirtualResponse> {
+  const damaged = (reason: string): ConfigError => new ConfigError('input.invalid', `response cache file '${path}' cannot be read: ${reason}`, {
+    fix: 'delete the file: the responses it held are made again (by the simulator model, if one is set, whose answers may differ)',
+  });
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw damaged(error instanceof SyntaxError ? `it is not JSON (${error.message})` : fileProblem(path, error));
+  }
+  const parsed = fileSchema.safeParse(value);
+  if (!parsed.success) throw damaged('it is not {arguments: {error, response}}');
+  return parsed.data;
+}
+
 export function createFileResponseCache(directory: string): ResponseCache {
   const files = new Map<string, Record<string, VirtualResponse>>();
   const pathOf = (address: ApiAddress): string => join(directory, standardizeCategory(address.category), standardizeName(address.tool), `${standardizeName(address.api)}.json`);
   const load = (path: string): Record<string, VirtualResponse> => {
     let entries = files.get(path);
     if (!entries) {
-      const parsed = existsSync(path) ? fileSchema.safeParse(JSON.parse(readFileSync(path, 'utf8'))) : { success: true as const, data: {} };
-      if (!parsed.success) {
-        throw new ConfigError('input.invalid', `response cache file '${path}' is not {arguments: {error, response}}`, { fix: 'delete the file to rebuild it' });
-      }
-      entries = parsed.data;
+      entries = existsSync(path) ? readCacheFile(path) : {};
       files.set(path, entries);
     }
     return entries;

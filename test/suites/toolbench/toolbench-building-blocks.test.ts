@@ -1,8 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { ConfigError } from '../../../src/core/errors.ts';
 import { hasDataset } from '../../../src/core/data-location.ts';
 import { evaluatorRequest, evaluatorTemplatePath, loadEvaluatorPrompts, parseEvaluatorTemplate } from '../../../src/suites/toolbench/evaluator-prompts.ts';
 import { createFileResponseCache, createMemoryResponseCache } from '../../../src/suites/toolbench/response-cache.ts';
@@ -107,6 +108,17 @@ describe('virtual API: canonical cache and seeded template simulator', () => {
     assert.equal((await rerun.call(api, '{"name":"messi","limit":5}')).source, 'cache');
     assert.deepEqual(await virtual.call(api, '{"name":'), { response: toolInputParseError, source: 'parse-error' });
     assert.equal((await createVirtualApi({ cache: createMemoryResponseCache(), seed: 3 }).call(api, '')).source, 'simulator');
+  });
+
+  test('a damaged cache file is a ConfigError naming the file, whatever the damage', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'toolbench-cache-'));
+    const file = join(directory, 'Data', 'theclique', 'transfermarkt_search.json');
+    mkdirSync(dirname(file), { recursive: true });
+    for (const [text, reason] of [['{"a": {"error": "", "resp', /it is not JSON/], ['{"a": "not an entry"}', /not \{arguments: \{error, response\}\}/], ['[]', /not \{arguments/]] as const) {
+      writeFileSync(file, text);
+      await assert.rejects(createVirtualApi({ cache: createFileResponseCache(directory), seed: 3 }).call(api, '{"name":"messi"}'), (error: unknown) =>
+        error instanceof ConfigError && error.message.includes(file) && reason.test(error.message) && /delete the file/.test(error.fix ?? ''));
+    }
   });
 });
 

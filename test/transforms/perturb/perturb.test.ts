@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, ProviderError } from '../../../src/core/errors.ts';
@@ -98,6 +98,31 @@ describe('paraphrase by a model', () => {
     assert.equal(await paraphraseQuery('Find hotels in Paris.', { model: silent, cache: createFileParaphraseCache(path) }), 'Locate hotels in Paris.');
     assert.equal(silent.requests.length, 0);
     assert.equal(Object.keys(JSON.parse(readFileSync(path, 'utf8')) as object).length, 1);
+  });
+
+  test('the file cache appends one line per paraphrase; reads the whole-object files of earlier versions; skips a line cut by a kill', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'paraphrase-'));
+    const path = join(directory, 'paraphrase-cache.json');
+    // An earlier version's file: one object, indented.
+    writeFileSync(path, `${JSON.stringify({ a: 'first', b: 'second' }, null, 1)}\n`);
+    const cache = createFileParaphraseCache(path);
+    assert.deepEqual([cache.get('a'), cache.get('b'), cache.get('c')], ['first', 'second', undefined]);
+    cache.set('c', 'third');
+    cache.set('c', 'third');
+    assert.equal(readFileSync(path, 'utf8'), '{"a":"first"}\n{"b":"second"}\n{"c":"third"}\n');
+    // A kill mid-append leaves the last line cut short: it is skipped, and dropped before the next entry is appended.
+    appendFileSync(path, '{"d":"fou');
+    const reopened = createFileParaphraseCache(path);
+    assert.equal(reopened.get('d'), undefined);
+    assert.equal(reopened.get('c'), 'third');
+    reopened.set('d', 'fourth');
+    assert.equal(createFileParaphraseCache(path).get('d'), 'fourth');
+    assert.equal(readFileSync(path, 'utf8'), '{"a":"first"}\n{"b":"second"}\n{"c":"third"}\n{"d":"fourth"}\n');
+    // Damage anywhere else is refused, naming the file and the line.
+    writeFileSync(path, '{"a":"first"}\nnot json\n{"b":"second"}\n');
+    assert.throws(() => createFileParaphraseCache(path), (error: unknown) =>
+      error instanceof ConfigError && error.message.includes(path) && /line 2 is not a JSON object of paraphrases/.test(error.message) && /delete it/.test(error.fix ?? ''));
+    assert.throws(() => createFileParaphraseCache(directory), (error: unknown) => error instanceof ConfigError && /it is a folder/.test(error.message));
   });
 
   test('an empty answer is a retryable provider fault, not a paraphrase', async () => {
