@@ -2,14 +2,14 @@
  * The virtual API's persistent response cache. StableToolBench keys entries by Python's
  * `str(tool_input)`, so `{a:1, b:2}` and `{b:2, a:1}` miss each other; here the key is the
  * canonical JSON of the arguments (sorted keys), one file per API:
- * `<directory>/<category>/<tool>/<api>.json` = `{ canonicalArguments: {error, response} }`.
- * Files are rewritten atomically, so a killed run never leaves a torn cache.
+ * `<directory>/<category>/<tool>/<api>.json`, one `{ canonicalArguments: {error, response} }` per line, each new answer
+ * appended (core/json-map-file.ts); a StableToolBench cache file (one object) is read as it is.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
-import { fileProblem } from '../../core/file-problem.ts';
+import type { JsonMapFile } from '../../core/json-map-file.ts';
+import { openJsonMapFile } from '../../core/json-map-file.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { canonicalJson } from '../../core/json.ts';
 import { standardizeCategory, standardizeName } from './tool-naming.ts';
@@ -17,7 +17,7 @@ import { standardizeCategory, standardizeName } from './tool-naming.ts';
 export type VirtualResponse = { error: string; response: string };
 export type ApiAddress = { category: string; tool: string; api: string };
 
-const fileSchema = z.record(z.string(), z.object({ error: z.string(), response: z.string() }));
+const responseSchema = z.object({ error: z.string(), response: z.string() });
 
 export interface ResponseCache {
   get(address: ApiAddress, arguments_: JsonObject): VirtualResponse | undefined;
@@ -37,47 +37,25 @@ export function createMemoryResponseCache(): ResponseCache {
   };
 }
 
-/** A cache file as it was written (by ToolForge or StableToolBench), or a ConfigError that names it and says why. */
-function readCacheFile(path: string): Record<string, VirtualResponse> {
-  const damaged = (reason: string): ConfigError => new ConfigError('input.invalid', `response cache file '${path}' cannot be read: ${reason}`, {
-    fix: 'delete the file: the responses it held are made again (by the simulator model, if one is set, whose answers may differ)',
-  });
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw damaged(error instanceof SyntaxError ? `it is not JSON (${error.message})` : fileProblem(path, error));
-  }
-  const parsed = fileSchema.safeParse(value);
-  if (!parsed.success) throw damaged('it is not {arguments: {error, response}}');
-  return parsed.data;
-}
-
 export function createFileResponseCache(directory: string): ResponseCache {
-  const files = new Map<string, Record<string, VirtualResponse>>();
-  const pathOf = (address: ApiAddress): string => join(directory, standardizeCategory(address.category), standardizeName(address.tool), `${standardizeName(address.api)}.json`);
-  const load = (path: string): Record<string, VirtualResponse> => {
-    let entries = files.get(path);
-    if (!entries) {
-      entries = existsSync(path) ? readCacheFile(path) : {};
-      files.set(path, entries);
+  const files = new Map<string, JsonMapFile<VirtualResponse>>();
+  const fileOf = (address: ApiAddress): JsonMapFile<VirtualResponse> => {
+    const path = join(directory, standardizeCategory(address.category), standardizeName(address.tool), `${standardizeName(address.api)}.json`);
+    let file = files.get(path);
+    if (file === undefined) {
+      file = openJsonMapFile(path, {
+        isValue: (value): value is VirtualResponse => responseSchema.safeParse(value).success,
+        lineShape: '{arguments: {error, response}}',
+        damaged: (reason) => new ConfigError('input.invalid', `response cache file '${path}' cannot be read: ${reason}`, {
+          fix: 'delete the file: the responses it held are made again (by the simulator model, if one is set, whose answers may differ)',
+        }),
+      });
+      files.set(path, file);
     }
-    return entries;
+    return file;
   };
   return {
-    get(address, arguments_) {
-      const entries = load(pathOf(address));
-      const key = cacheKey(arguments_);
-      return Object.hasOwn(entries, key) ? entries[key] : undefined;
-    },
-    set(address, arguments_, response) {
-      const path = pathOf(address);
-      const entries = load(path);
-      entries[cacheKey(arguments_)] = response;
-      mkdirSync(dirname(path), { recursive: true });
-      const temporary = `${path}.${process.pid}.tmp`;
-      writeFileSync(temporary, `${canonicalJson(entries, 1)}\n`);
-      renameSync(temporary, path);
-    },
+    get: (address, arguments_) => fileOf(address).get(cacheKey(arguments_)),
+    set: (address, arguments_, response) => fileOf(address).set(cacheKey(arguments_), response),
   };
 }

@@ -4,11 +4,9 @@
  * shows the model under test byte-identical queries without asking the paraphraser again.
  */
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { ConfigError, ProviderError } from '../../core/errors.ts';
 import { canonicalJson } from '../../core/json.ts';
-import { fileProblem } from '../../core/file-problem.ts';
+import { openJsonMapFile } from '../../core/json-map-file.ts';
 import type { Message } from '../../core/message.ts';
 import type { GenerationSettings, LanguageModel } from '../../models/spec.ts';
 
@@ -31,78 +29,16 @@ export function createMemoryParaphraseCache(): ParaphraseCache {
 }
 
 /**
- * A file of paraphrases, one JSON object `{"<hash>": "<paraphrase>"}` per line, each new entry appended: a paraphrase
- * costs one small write however many came before (rewriting the whole file per entry took 5.5 s for 4,000 and grew
- * with the square). A single JSON object of every entry, as earlier versions wrote it, is read too, and rewritten as
- * lines before the first append. A line cut short by a kill is the last one: it is dropped, and its entry asked again.
+ * A file of paraphrases (core/json-map-file.ts: one `{"<hash>": "<paraphrase>"}` per line, appended; the single-object
+ * files of earlier versions are read and converted).
  */
 export function createFileParaphraseCache(path: string): ParaphraseCache {
-  const { entries, completeBytes } = readParaphraseFile(path);
-  let cutLine = completeBytes !== undefined;
-  return {
-    get: (key) => entries.get(key),
-    set(key, value) {
-      if (entries.get(key) === value) return;
-      entries.set(key, value);
-      mkdirSync(dirname(path), { recursive: true });
-      // A line cut short is dropped before the first append, which would otherwise continue it.
-      if (cutLine && completeBytes !== undefined) truncateSync(path, completeBytes);
-      cutLine = false;
-      appendFileSync(path, `${JSON.stringify({ [key]: value })}\n`);
-    },
-  };
-}
-
-/** The entries, and when the last line was cut short, the length in bytes of the lines before it. */
-function readParaphraseFile(path: string): { entries: Map<string, string>; completeBytes?: number } {
-  const entries = new Map<string, string>();
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries };
-    throw damagedParaphraseFile(path, fileProblem(path, error));
-  }
-  const whole = parseWhole(text);
-  if (whole !== undefined && text.trimEnd().includes('\n')) {
-    // Written whole by an earlier version: rewritten as lines once, so entries can be appended to it.
-    for (const [key, value] of Object.entries(whole)) entries.set(key, value);
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, [...entries].map(([key, value]) => `${JSON.stringify({ [key]: value })}\n`).join(''));
-    renameSync(temporary, path);
-    return { entries };
-  }
-  const lines = text.split('\n');
-  let cut = false;
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    const value = parseWhole(line);
-    // Only the last line can be cut short by a kill mid-append (it has no newline yet): that entry is asked again.
-    if (value === undefined && index === lines.length - 1) {
-      cut = true;
-      return;
-    }
-    if (value === undefined) throw damagedParaphraseFile(path, `line ${index + 1} is not a JSON object of paraphrases`);
-    for (const [key, paraphrase] of Object.entries(value)) if (!entries.has(key)) entries.set(key, paraphrase);
-  });
-  return cut ? { entries, completeBytes: Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1)) } : { entries };
-}
-
-/** The text as one JSON object of strings, or undefined. */
-function parseWhole(text: string): Record<string, string> | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  return Object.values(value).every((entry) => typeof entry === 'string') ? value as Record<string, string> : undefined;
-}
-
-function damagedParaphraseFile(path: string, reason: string): ConfigError {
-  return new ConfigError('input.invalid', `the paraphrase cache '${path}' cannot be read: ${reason}`, {
-    fix: 'restore it from a backup, or delete it: the paraphrasing model is then asked again (and may phrase some queries differently)',
+  return openJsonMapFile(path, {
+    isValue: (value): value is string => typeof value === 'string',
+    lineShape: 'a JSON object of paraphrases',
+    damaged: (reason) => new ConfigError('input.invalid', `the paraphrase cache '${path}' cannot be read: ${reason}`, {
+      fix: 'restore it from a backup, or delete it: the paraphrasing model is then asked again (and may phrase some queries differently)',
+    }),
   });
 }
 

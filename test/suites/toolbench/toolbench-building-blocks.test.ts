@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ConfigError } from '../../../src/core/errors.ts';
@@ -110,11 +110,33 @@ describe('virtual API: canonical cache and seeded template simulator', () => {
     assert.equal((await createVirtualApi({ cache: createMemoryResponseCache(), seed: 3 }).call(api, '')).source, 'simulator');
   });
 
+  test('a StableToolBench cache file (one object, no final newline) is read, and new answers are appended a line each', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'toolbench-cache-'));
+    const file = join(directory, 'Data', 'theclique', 'transfermarkt_search.json');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ '{"limit":5,"name":"messi"}': { error: '', response: 'from StableToolBench' } }));
+    const virtual = createVirtualApi({ cache: createFileResponseCache(directory), seed: 3, simulator: () => ({ error: '', response: 'simulated' }) });
+    assert.deepEqual(await virtual.call(api, '{"name":"messi","limit":5}'), { response: { error: '', response: 'from StableToolBench' }, source: 'cache' });
+    assert.equal((await virtual.call(api, '{"name":"ronaldo"}')).source, 'simulator');
+    assert.equal(readFileSync(file, 'utf8'), '{"{\\"limit\\":5,\\"name\\":\\"messi\\"}":{"error":"","response":"from StableToolBench"}}\n{"{\\"name\\":\\"ronaldo\\"}":{"error":"","response":"simulated"}}\n');
+    // A line cut by a kill after earlier lines is dropped before the next answer is appended.
+    appendFileSync(file, '{"{\\"name\\":\\"pele\\"}":{"error":"","resp');
+    const rerun = createVirtualApi({ cache: createFileResponseCache(directory), seed: 3, simulator: () => ({ error: '', response: 'pele simulated' }) });
+    assert.equal((await rerun.call(api, '{"name":"pele"}')).source, 'simulator');
+    assert.equal(readFileSync(file, 'utf8').split('\n').length, 4);
+    assert.equal((await createVirtualApi({ cache: createFileResponseCache(directory), seed: 3 }).call(api, '{"name":"pele"}')).source, 'cache');
+  });
+
   test('a damaged cache file is a ConfigError naming the file, whatever the damage', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'toolbench-cache-'));
     const file = join(directory, 'Data', 'theclique', 'transfermarkt_search.json');
     mkdirSync(dirname(file), { recursive: true });
-    for (const [text, reason] of [['{"a": {"error": "", "resp', /it is not JSON/], ['{"a": "not an entry"}', /not \{arguments: \{error, response\}\}/], ['[]', /not \{arguments/]] as const) {
+    for (const [text, reason] of [
+      ['{"a": {"error": "", "resp', /: it is not \{arguments: \{error, response\}\}/],
+      ['{"a": "not an entry"}', /: it is not \{arguments/],
+      ['[]', /: it is not \{arguments/],
+      ['{"a": {"error": "", "response": "x"}}\nnot json\n{"b": {"error": "", "response": "y"}}\n', /: line 2 is not \{arguments/],
+    ] as const) {
       writeFileSync(file, text);
       await assert.rejects(createVirtualApi({ cache: createFileResponseCache(directory), seed: 3 }).call(api, '{"name":"messi"}'), (error: unknown) =>
         error instanceof ConfigError && error.message.includes(file) && reason.test(error.message) && /delete the file/.test(error.fix ?? ''));
