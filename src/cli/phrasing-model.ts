@@ -19,5 +19,5 @@ export function createPhrasingModel(ref: string | undefined, baseUrl: string | u
       fix: 'pass a provider model, e.g. --phrasing-model openai/gpt-4.1, or use --set phrasing=template',
     });
   }
-  return createRetryingModelSource(ref, { baseUrl, env: io.env, retry: { ...defaultRequestRetryPolicy, ...retry } });
+  return createRetryingModelSource(ref, { baseUrl, env: io.env, retry: { ...defaultRequestRetryPolicy, ...retry }, baseUrlFlag: { name: '--phrasing-base-url', separator: ' ' } });
 }

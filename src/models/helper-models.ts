@@ -5,6 +5,7 @@
  * limit on the simulator no longer ends the episode it served as an infrastructure error. Each retry is counted on
  * that episode, and the episode clock stops while a helper waits on its provider, as it does for the tested model.
  */
+import type { BaseUrlFlag } from './registry.ts';
 import type { RequestRetryPolicy, RetryWaitBudget } from './request-retry.ts';
 import { createRetryWaitBudget, defaultRequestRetryPolicy } from './request-retry.ts';
 import { createRetryingModelSource } from './retrying-model-source.ts';
@@ -12,9 +13,14 @@ import type { EpisodeContext, LanguageModel, ModelSource } from './spec.ts';
 
 /** The helper models of one episode. */
 export type HelperModels = {
-  /** The provider model `ref` (with `baseUrl`, an OpenAI-compatible server's address), its requests retried. */
-  model(ref: string, options?: { baseUrl?: string }): LanguageModel;
+  /**
+   * The provider model `ref` (with `baseUrl`, an OpenAI-compatible server's address), its requests retried. A missing
+   * key or address is a ConfigError that names `baseUrlFlag`, the user's way to give the address.
+   */
+  model(ref: string, options?: HelperModelOptions): LanguageModel;
 };
+
+export type HelperModelOptions = { baseUrl?: string; baseUrlFlag?: BaseUrlFlag };
 
 /** A run's helper models: one source per reference and address, all on the run's wait budget. */
 export type HelperModelSources = {
@@ -34,16 +40,16 @@ export function createHelperModelSources(options: HelperModelSourcesOptions = {}
   const retry: RequestRetryPolicy = { ...defaultRequestRetryPolicy, ...options.retry };
   const budget = options.budget ?? createRetryWaitBudget(retry);
   const sources = new Map<string, ModelSource>();
-  const sourceOf = (ref: string, baseUrl: string | undefined): ModelSource => {
+  const sourceOf = (ref: string, { baseUrl, baseUrlFlag }: HelperModelOptions): ModelSource => {
     const key = `${ref}\n${baseUrl ?? ''}`;
     let source = sources.get(key);
     if (source === undefined) {
-      source = createRetryingModelSource(ref, { baseUrl, env: options.env, retry, budget });
+      source = createRetryingModelSource(ref, { baseUrl, env: options.env, retry, budget, ...(baseUrlFlag ? { baseUrlFlag } : {}) });
       sources.set(key, source);
     }
     return source;
   };
-  return { forEpisode: (episode) => ({ model: (ref, { baseUrl } = {}) => sourceOf(ref, baseUrl).forEpisode(episode) }) };
+  return { forEpisode: (episode) => ({ model: (ref, modelOptions = {}) => sourceOf(ref, modelOptions).forEpisode(episode) }) };
 }
 
 let processHelperSources: HelperModelSources | undefined;

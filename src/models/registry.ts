@@ -19,12 +19,23 @@ export type ModelSourceOptions = {
   env?: Record<string, string | undefined>;
   /** Each request's timeout, given to the vendor SDK (default 120 s). */
   requestTimeoutMs?: number;
+  /**
+   * How the user gives this model's endpoint, for the errors that ask for it (default `--base-url <url>`): a suite's
+   * helper model has its own (`--set simulator-base-url=<url>`), and pointing the user at --base-url would change the
+   * tested model's.
+   */
+  baseUrlFlag?: BaseUrlFlag;
 };
+
+/** `--base-url` + ' ' + url, or `--set simulator-base-url` + '=' + url. */
+export type BaseUrlFlag = { name: string; separator: ' ' | '=' };
+
+const defaultBaseUrlFlag: BaseUrlFlag = { name: '--base-url', separator: ' ' };
 
 /** Well under every suite's episode time limit, so a hanging provider fails as a timeout first. */
 export const defaultRequestTimeoutMs = 120_000;
 
-type ProviderContext = { reference: ModelReference; baseUrl: string | undefined; env: Record<string, string | undefined>; timeoutMs: number };
+type ProviderContext = { reference: ModelReference; baseUrl: string | undefined; env: Record<string, string | undefined>; timeoutMs: number; baseUrlFlag: BaseUrlFlag };
 
 /**
  * The key for an openai-compatible server has its own variable: OPENAI_API_KEY was given for OpenAI and must
@@ -75,7 +86,7 @@ export function createModelSource(ref: string, options: ModelSourceOptions = {})
       fix: 'pass --request-timeout <ms> with ms >= 1, e.g. --request-timeout 120000',
     });
   }
-  return create({ reference, baseUrl: nonEmpty(options.baseUrl), env: options.env ?? process.env, timeoutMs });
+  return create({ reference, baseUrl: nonEmpty(options.baseUrl), env: options.env ?? process.env, timeoutMs, baseUrlFlag: options.baseUrlFlag ?? defaultBaseUrlFlag });
 }
 
 /** Network models are stateless per request: one instance serves every episode. */
@@ -89,14 +100,15 @@ function requireApiKey(context: ProviderContext, variables: readonly string[]): 
     if (value !== undefined) return { variable, value };
   }
   throw new ConfigError('config.missing-api-key', `${context.reference.ref} needs an API key in ${variables.join(' or ')}, which is not set`, {
-    fix: `export ${variables[0]}=<your key>${context.reference.provider === 'openai' ? ' (or use openai-compatible/<model> --base-url for a local server that needs no key)' : ''}`,
+    fix: `export ${variables[0]}=<your key>${context.reference.provider === 'openai' ? ` (or use openai-compatible/<model> ${context.baseUrlFlag.name} for a local server that needs no key)` : ''}`,
   });
 }
 
 function requireBaseUrl(context: ProviderContext): string {
   if (context.baseUrl === undefined) {
-    throw new ConfigError('config.invalid', `${context.reference.ref} needs --base-url: openai-compatible has no default server`, {
-      fix: 'pass the server\'s OpenAI-style endpoint, e.g. --base-url http://127.0.0.1:8000/v1 (vLLM) or http://127.0.0.1:11434/v1 (Ollama)',
+    const { name, separator } = context.baseUrlFlag;
+    throw new ConfigError('config.invalid', `${context.reference.ref} needs ${name}: openai-compatible has no default server`, {
+      fix: `pass the server's OpenAI-style endpoint, e.g. ${name}${separator}http://127.0.0.1:8000/v1 (vLLM) or ${name}${separator}http://127.0.0.1:11434/v1 (Ollama)`,
     });
   }
   return context.baseUrl;

@@ -3,6 +3,7 @@
  * (the SDK's own timer a backstop just behind it), and every failed request retried on its own (request-retry.ts).
  * Replay models never fail a request, so they are used as they are.
  */
+import type { BaseUrlFlag } from './registry.ts';
 import { createModelSource, parseModelReference } from './registry.ts';
 import type { RequestRetryPolicy, RetryWaitBudget } from './request-retry.ts';
 import { withRequestRetries } from './request-retry.ts';
@@ -16,10 +17,14 @@ export type RetryingModelSourceOptions = {
   retry: RequestRetryPolicy;
   /** The run's wait budget, when this source shares it with the run's other models. */
   budget?: RetryWaitBudget;
+  /** How the user gives `baseUrl`, for the error when it is missing (default `--base-url`). */
+  baseUrlFlag?: BaseUrlFlag;
 };
 
 export function createRetryingModelSource(ref: string, options: RetryingModelSourceOptions): ModelSource {
   const { retry } = options;
-  const source = createModelSource(ref, { baseUrl: options.baseUrl, env: options.env, requestTimeoutMs: retry.timeoutMs + sdkTimeoutBackstopMs });
+  const source = createModelSource(ref, {
+    baseUrl: options.baseUrl, env: options.env, requestTimeoutMs: retry.timeoutMs + sdkTimeoutBackstopMs, ...(options.baseUrlFlag ? { baseUrlFlag: options.baseUrlFlag } : {}),
+  });
   return parseModelReference(ref).provider === 'replay' ? source : withRequestRetries(source, retry, options.budget);
 }

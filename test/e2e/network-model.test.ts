@@ -103,6 +103,17 @@ describe('a network model through the CLI (OpenAI wire on 127.0.0.1)', () => {
     assert.match(sampled.stderr, /sent uncached \(temperature is not 0/);
   });
 
+  test('an openai-compatible --phrasing-model without its endpoint is refused naming --phrasing-base-url, before a run is recorded', async () => {
+    const directory = temporaryDirectory();
+    for (const command of [['run', 'nestful', '--model', 'builtin/oracle', '--db', 'r.db'], ['generate', 'nestful']]) {
+      const result = await runCli([...command, '--count', '1', '--set', 'phrasing=model', '--phrasing-model', 'openai-compatible/writer'], { cwd: directory });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /openai-compatible\/writer needs --phrasing-base-url: .*\n {2}fix: .*--phrasing-base-url http:\/\//);
+    }
+    const runs = await runCli(['runs', '--db', 'r.db'], { cwd: directory });
+    assert.match(runs.stdout + runs.stderr, /no runs recorded yet/);
+  });
+
   test('--phrasing-base-url is the phrasing model\'s endpoint; the run summary counts phrasing fallbacks', async () => {
     const before = server.requests.length;
     const result = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '2', '--set', 'phrasing=model',

@@ -13,6 +13,7 @@ import type { JsonObject } from '../../core/json.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
+import type { BaseUrlFlag } from '../../models/registry.ts';
 import { parseModelReference } from '../../models/registry.ts';
 import type { HelperModels } from '../../models/helper-models.ts';
 import { defaultHelperModels } from '../../models/helper-models.ts';
@@ -57,11 +58,26 @@ export function defaultCacheDirectory(): string {
   return join(dirname(cacheDataDirectory()), 'toolbench');
 }
 
-function checkModelRef(knob: string, ref: string): void {
+/** How the user gives a helper model's endpoint: its own knob, never the tested model's --base-url. */
+function baseUrlFlag(knob: 'simulator' | 'judge'): BaseUrlFlag {
+  return { name: `--set ${knob}-base-url`, separator: '=' };
+}
+
+/**
+ * A simulator or judge reference, checked when the tasks are made, before a run is recorded. The knobs are stored
+ * in the tasks, so `--resume` could not fix a built-in model or a missing server address found at the first episode.
+ * A missing API key is found there, and is fixed by exporting it and resuming. Tasks may be made where the key is not.
+ */
+function checkModelRef(knob: 'simulator' | 'judge', ref: string, baseUrl: string | undefined): void {
   const reference = parseModelReference(ref);
   if (reference.provider === 'builtin') {
     throw new ConfigError('config.invalid-knob', `toolbench knob '${knob}' needs a network or replay model, got '${ref}'`, {
       fix: `--set ${knob}=<provider/model>, e.g. openai/gpt-4.1${knob === 'simulator' ? `, or --set simulator=${templateSimulator}` : ''}`,
+    });
+  }
+  if (reference.provider === 'openai-compatible' && baseUrl === undefined) {
+    throw new ConfigError('config.invalid-knob', `toolbench knob '${knob}' is '${ref}', which needs --set ${knob}-base-url: openai-compatible has no default server`, {
+      fix: `pass the server's OpenAI-style endpoint, e.g. --set ${knob}-base-url=http://127.0.0.1:8000/v1 (vLLM)`,
     });
   }
 }
@@ -80,9 +96,9 @@ async function* streamTasks(request: GenerateTasksRequest, position: StreamPosit
   const { params, seed } = request;
   const group = String(params.group ?? 'all');
   const simulator = stringKnob(params, 'simulator') ?? templateSimulator;
-  if (simulator !== templateSimulator) checkModelRef('simulator', simulator);
+  if (simulator !== templateSimulator) checkModelRef('simulator', simulator, stringKnob(params, 'simulator-base-url'));
   const judge = stringKnob(params, 'judge');
-  if (judge !== undefined) checkModelRef('judge', judge);
+  if (judge !== undefined) checkModelRef('judge', judge, stringKnob(params, 'judge-base-url'));
   const data = stringKnob(params, 'data');
   let files: [path: string, group: string][];
   if (data !== undefined) {
@@ -135,7 +151,7 @@ async function createEnvironment(task: Task, mode: Mode, services?: EpisodeServi
     const cache = directory !== undefined ? fileCache(directory) : createMemoryResponseCache();
     return createToolbenchEnvironment(apis, createVirtualApi({ cache, seed: task.seed }));
   }
-  const model = helperModels(services?.models, task, mode).model(simulator, { baseUrl: stringKnob(task.params, 'simulator-base-url') });
+  const model = helperModels(services?.models, task, mode).model(simulator, { baseUrl: stringKnob(task.params, 'simulator-base-url'), baseUrlFlag: baseUrlFlag('simulator') });
   const cache = fileCache(directory ?? defaultCacheDirectory());
   return createToolbenchEnvironment(apis, createVirtualApi({ cache, seed: task.seed, simulator: createModelSimulator(model, apis, new AbortController().signal) }));
 }
@@ -150,7 +166,7 @@ async function score(input: ScoreInput & { mode: Mode; models?: HelperModels }):
     throw missingDataError('stabletoolbench', 'the toolbench judge (evaluator prompts)', { alternative: 'pass the evaluator prompts with --set judge-template=<template.txt>' });
   }
   const prompts = loadEvaluatorPrompts(templatePath ?? evaluatorTemplatePath());
-  const model = helperModels(input.models, task, input.mode).model(judgeRef, { baseUrl: stringKnob(task.params, 'judge-base-url') });
+  const model = helperModels(input.models, task, input.mode).model(judgeRef, { baseUrl: stringKnob(task.params, 'judge-base-url'), baseUrlFlag: baseUrlFlag('judge') });
   const cache = fileCache(stringKnob(task.params, 'cache') ?? defaultCacheDirectory());
   const times = typeof task.params['judge-times'] === 'number' ? task.params['judge-times'] : 3;
   const judges = Array.from({ length: times }, (_, run) => createModelJudge({ model, judgeRef, prompts, cache, run, signal: input.signal }));

@@ -73,6 +73,22 @@ describe('toolbench suite: tasks and data', () => {
   test('bad knobs: a builtin judge or simulator, judge-times out of range', async () => {
     await assert.rejects(fixtureTasks({ judge: 'builtin/oracle' }), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid-knob');
     await assert.rejects(fixtureTasks({ simulator: 'nonsense' }), (error: unknown) => error instanceof ConfigError && error.code === 'config.unknown-model');
+    // A helper's server address is stored in the tasks, so its absence is found when they are made, naming its own knob
+    // (never --base-url, the tested model's); a key is the machine's, found at the first episode: tasks are made without it.
+    for (const knob of ['simulator', 'judge']) {
+      await assert.rejects(fixtureTasks({ [knob]: 'openai-compatible/helper' }), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid-knob'
+        && error.message.includes(`needs --set ${knob}-base-url`) && (error.fix ?? '').includes(`--set ${knob}-base-url=http://`) && !error.message.includes('--base-url:'));
+    }
+    const previousKey = process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_API_KEY;
+    try {
+      assert.equal((await fixtureTasks({ judge: 'openai/gpt-4.1' }, 1)).length, 1);
+      const [task] = await fixtureTasks({ simulator: 'openai/gpt-4.1' }, 1);
+      await assert.rejects(toolbenchSuite.createEnvironment(task, 'calls'), (error: unknown) => error instanceof ConfigError && error.code === 'config.missing-api-key'
+        && /openai-compatible\/<model> --set simulator-base-url/.test(error.fix ?? ''));
+    } finally {
+      if (previousKey !== undefined) process.env.OPENAI_API_KEY = previousKey;
+    }
     assert.throws(() => resolveKnobs('toolbench', toolbenchSuite.knobs, { 'judge-times': '0' }), (error: unknown) => error instanceof ConfigError);
     assert.throws(() => resolveKnobs('toolbench', toolbenchSuite.knobs, { group: 'G4' }), (error: unknown) => error instanceof ConfigError);
   });
