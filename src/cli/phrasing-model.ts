@@ -1,5 +1,5 @@
 import { ConfigError } from '../core/errors.ts';
-import { parseModelReference } from '../models/registry.ts';
+import { commandLineBaseUrlFlag, parseModelReference } from '../models/registry.ts';
 import type { RequestRetryPolicy } from '../models/request-retry.ts';
 import { defaultRequestRetryPolicy } from '../models/request-retry.ts';
 import { createRetryingModelSource } from '../models/retrying-model-source.ts';
@@ -19,5 +19,5 @@ export function createPhrasingModel(ref: string | undefined, baseUrl: string | u
       fix: 'pass a provider model, e.g. --phrasing-model openai/gpt-4.1, or use --set phrasing=template',
     });
   }
-  return createRetryingModelSource(ref, { baseUrl, env: io.env, retry: { ...defaultRequestRetryPolicy, ...retry }, baseUrlFlag: { name: '--phrasing-base-url', separator: ' ' } });
+  return createRetryingModelSource(ref, { baseUrl, env: io.env, retry: { ...defaultRequestRetryPolicy, ...retry }, baseUrlFlag: commandLineBaseUrlFlag('--phrasing-base-url') });
 }

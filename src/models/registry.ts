@@ -27,10 +27,15 @@ export type ModelSourceOptions = {
   baseUrlFlag?: BaseUrlFlag;
 };
 
-/** `--base-url` + ' ' + url, or `--set simulator-base-url` + '=' + url. */
-export type BaseUrlFlag = { name: string; separator: ' ' | '=' };
+/** What gives the endpoint (`--base-url`), and how it is written with an address (`--base-url http://...`). */
+export type BaseUrlFlag = { name: string; example(url: string): string };
 
-const defaultBaseUrlFlag: BaseUrlFlag = { name: '--base-url', separator: ' ' };
+/** The flag that takes `name <url>` on the command line. */
+export function commandLineBaseUrlFlag(name: string): BaseUrlFlag {
+  return { name, example: (url) => `${name} ${url}` };
+}
+
+const defaultBaseUrlFlag = commandLineBaseUrlFlag('--base-url');
 
 /** Well under every suite's episode time limit, so a hanging provider fails as a timeout first. */
 export const defaultRequestTimeoutMs = 120_000;
@@ -100,15 +105,15 @@ function requireApiKey(context: ProviderContext, variables: readonly string[]): 
     if (value !== undefined) return { variable, value };
   }
   throw new ConfigError('config.missing-api-key', `${context.reference.ref} needs an API key in ${variables.join(' or ')}, which is not set`, {
-    fix: `export ${variables[0]}=<your key>${context.reference.provider === 'openai' ? ` (or use openai-compatible/<model> ${context.baseUrlFlag.name} for a local server that needs no key)` : ''}`,
+    fix: `export ${variables[0]}=<your key>${context.reference.provider === 'openai' ? ` (or use openai-compatible/<model> with ${context.baseUrlFlag.example('<url>')} for a local server that needs no key)` : ''}`,
   });
 }
 
 function requireBaseUrl(context: ProviderContext): string {
   if (context.baseUrl === undefined) {
-    const { name, separator } = context.baseUrlFlag;
+    const { name, example } = context.baseUrlFlag;
     throw new ConfigError('config.invalid', `${context.reference.ref} needs ${name}: openai-compatible has no default server`, {
-      fix: `pass the server's OpenAI-style endpoint, e.g. ${name}${separator}http://127.0.0.1:8000/v1 (vLLM) or ${name}${separator}http://127.0.0.1:11434/v1 (Ollama)`,
+      fix: `pass the server's OpenAI-style endpoint, e.g. ${example('http://127.0.0.1:8000/v1')} (vLLM) or ${example('http://127.0.0.1:11434/v1')} (Ollama)`,
     });
   }
   return context.baseUrl;

@@ -1,4 +1,5 @@
 import { ConfigError } from '../core/errors.ts';
+import type { BaseUrlFlag } from '../models/registry.ts';
 import { parseModelReference } from '../models/registry.ts';
 import type { RequestRetryPolicy } from '../models/request-retry.ts';
 import { defaultRequestRetryPolicy } from '../models/request-retry.ts';
@@ -15,12 +16,12 @@ import type { BuiltinModel, Suite } from '../suites/spec.ts';
 export function resolveModelSource(
   suite: Suite,
   ref: string,
-  options: { baseUrl?: string; env?: Record<string, string | undefined>; retry?: Partial<RequestRetryPolicy> } = {},
+  options: { baseUrl?: string; env?: Record<string, string | undefined>; retry?: Partial<RequestRetryPolicy>; baseUrlFlag?: BaseUrlFlag } = {},
 ): ModelSource {
   const reference = parseModelReference(ref);
   if (reference.provider !== 'builtin') {
     const retry: RequestRetryPolicy = { ...defaultRequestRetryPolicy, ...options.retry };
-    return createRetryingModelSource(ref, { baseUrl: options.baseUrl, env: options.env, retry });
+    return createRetryingModelSource(ref, { baseUrl: options.baseUrl, env: options.env, retry, ...(options.baseUrlFlag ? { baseUrlFlag: options.baseUrlFlag } : {}) });
   }
   // `builtin/<name>?key=value&...`: parameters of a built-in model (e.g. builtin/noisy?p=0.3).
   const [name, query] = splitQuery(reference.modelId);

@@ -9,6 +9,7 @@ import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import { canonicalJson } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
+import type { BaseUrlFlag } from '../models/registry.ts';
 import type { GenerationSettings } from '../models/spec.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { StoredRun } from '../store/stored-run.ts';
@@ -22,6 +23,9 @@ import type { ExecutionOptions } from './run-evaluation.ts';
 import { resumeEvaluation, runEvaluation } from './run-evaluation.ts';
 import type { SweepMembership } from './sweep-membership.ts';
 import { sweepParamsKey } from './sweep-membership.ts';
+
+/** An eval set's model gets its endpoint from its entry in the file, not from --base-url. */
+const evalSetBaseUrl: BaseUrlFlag = { name: 'a baseUrl in its models entry of the eval set', example: (url) => `baseUrl: ${url}` };
 
 /** The params key that holds a run's place in an eval set. */
 export const evalSetParamsKey = 'evalSet';
@@ -65,7 +69,7 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
       if (!suite.modes.includes(mode)) throw new ConfigError('config.unsupported-mode', `eval set: suite '${suite.id}' does not support mode '${mode}'`, { fix: `use modes from: ${suite.modes.join(', ')}` });
     }
     const chains = (entry.transforms ?? [[]]).map((chain) => ({ texts: chain, requests: chain.map(parseTransformRequest) }));
-    for (const model of evalSet.models) resolveModelSource(suite, model.ref, { baseUrl: model.baseUrl, env: options.env });
+    for (const model of evalSet.models) resolveModelSource(suite, model.ref, { baseUrl: model.baseUrl, env: options.env, baseUrlFlag: evalSetBaseUrl });
     return { entry, suite, fixed, points, modes: entry.modes ?? [null], chains, grid: entry.grid };
   });
   const existing = new Map<string, StoredRun>();

@@ -80,6 +80,8 @@ test('a bad eval set names the field and the fix, before anything runs', async (
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, modes: [code]}]\n', message: /does not support mode 'code'/ },
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, colour: red}]\n', message: /colour/ },
     { text: 'models: [\n', message: /not valid YAML/ },
+    // The endpoint comes from the model's entry in the file: the error says so, not --base-url.
+    { text: 'models: [{ref: openai-compatible/local}]\nsuites: [{id: funcgen}]\n', message: /needs a baseUrl in its models entry of the eval set: [^\n]*\n {2}fix: [^\n]*e\.g\. baseUrl: http:\/\/127\.0\.0\.1:8000\/v1/ },
   ];
   for (const { text, message } of cases) {
     writeFileSync(join(directory, 'bad.yaml'), text);

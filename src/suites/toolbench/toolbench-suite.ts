@@ -60,7 +60,7 @@ export function defaultCacheDirectory(): string {
 
 /** How the user gives a helper model's endpoint: its own knob, never the tested model's --base-url. */
 function baseUrlFlag(knob: 'simulator' | 'judge'): BaseUrlFlag {
-  return { name: `--set ${knob}-base-url`, separator: '=' };
+  return { name: `--set ${knob}-base-url`, example: (url) => `--set ${knob}-base-url=${url}` };
 }
 
 /**

@@ -85,7 +85,7 @@ describe('toolbench suite: tasks and data', () => {
       assert.equal((await fixtureTasks({ judge: 'openai/gpt-4.1' }, 1)).length, 1);
       const [task] = await fixtureTasks({ simulator: 'openai/gpt-4.1' }, 1);
       await assert.rejects(toolbenchSuite.createEnvironment(task, 'calls'), (error: unknown) => error instanceof ConfigError && error.code === 'config.missing-api-key'
-        && /openai-compatible\/<model> --set simulator-base-url/.test(error.fix ?? ''));
+        && /openai-compatible\/<model> with --set simulator-base-url=<url>/.test(error.fix ?? ''));
     } finally {
       if (previousKey !== undefined) process.env.OPENAI_API_KEY = previousKey;
     }
