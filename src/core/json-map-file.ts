@@ -5,7 +5,8 @@
  * judge verdicts: 7.2 s, all of it blocking the run). A file holding one object of every entry (earlier versions,
  * StableToolBench's caches) is read too, and an indented one is rewritten as lines before the first append. Only the
  * last line can be cut short by a kill mid-append: it is dropped, and its entry made again. Any other damage is a
- * ConfigError from `damaged`, which names the file and says what to do.
+ * ConfigError from `damaged`, and a file that cannot be read or written where it is one from `unusable`; both name the
+ * file and say what to do.
  */
 import { appendFileSync, mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -21,8 +22,10 @@ export type JsonMapFile<Value> = {
 export type JsonMapFileOptions<Value> = {
   /** Whether a stored value has the map's shape. */
   isValue(value: unknown): value is Value;
-  /** The error for a file that cannot be read or holds something else ("line 3 is not ..."). */
+  /** The error for a file that holds something else ("line 3 is not ..."). */
   damaged(reason: string): ConfigError;
+  /** The error for a file that cannot be read or written where it is ("permission denied", "a part of the path is a file"). */
+  unusable(reason: string): ConfigError;
   /** What a line should be, for `damaged`'s reason ("a JSON object of paraphrases"). */
   lineShape: string;
 };
@@ -38,9 +41,13 @@ export function openJsonMapFile<Value>(path: string, options: JsonMapFileOptions
     set(key, value) {
       if (entries.has(key) && JSON.stringify(entries.get(key)) === JSON.stringify(value)) return;
       entries.set(key, value);
-      mkdirSync(dirname(path), { recursive: true });
-      if (repair.type === 'truncate') truncateSync(path, repair.bytes);
-      appendFileSync(path, `${repair.type === 'end-line' ? '\n' : ''}${JSON.stringify({ [key]: value })}\n`);
+      try {
+        mkdirSync(dirname(path), { recursive: true });
+        if (repair.type === 'truncate') truncateSync(path, repair.bytes);
+        appendFileSync(path, `${repair.type === 'end-line' ? '\n' : ''}${JSON.stringify({ [key]: value })}\n`);
+      } catch (error) {
+        throw options.unusable(`cannot write to it: ${fileProblem(path, error)}`);
+      }
       repair = { type: 'none' };
     },
   };
@@ -52,7 +59,7 @@ function readEntries<Value>(path: string, entries: Map<string, Value>, options: 
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { type: 'none' };
-    throw options.damaged(fileProblem(path, error));
+    throw options.unusable(fileProblem(path, error));
   }
   const whole = entriesOf(text, options);
   if (whole !== undefined && text.trimEnd().includes('\n')) {

@@ -49,6 +49,9 @@ export function createFileResponseCache(directory: string): ResponseCache {
         damaged: (reason) => new ConfigError('input.invalid', `response cache file '${path}' cannot be read: ${reason}`, {
           fix: 'delete the file: the responses it held are made again (by the simulator model, if one is set, whose answers may differ)',
         }),
+        unusable: (reason) => new ConfigError('input.unreadable', `response cache file '${path}' cannot be used: ${reason}`, {
+          fix: `make ${directory} a folder you can read and write, or pass another with --set cache=<folder>`,
+        }),
       });
       files.set(path, file);
     }

@@ -6,9 +6,11 @@
  * come from transforms (`--transform`), which this suite supports by reading what the environment
  * recorded and keeping its oracle's calls in `expected`.
  */
+import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { cacheDataDirectory, hasDataset, missingDataError } from '../../core/data-location.ts';
 import { ConfigError } from '../../core/errors.ts';
+import { fileProblem } from '../../core/file-problem.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
@@ -20,6 +22,7 @@ import { defaultHelperModels } from '../../models/helper-models.ts';
 import type { EpisodeServices, GenerateTasksRequest, StreamPosition } from '../spec.ts';
 import type { Knob } from '../knob.ts';
 import { toolbenchBuiltinModels } from './builtin-models.ts';
+import type { EvaluatorPrompts } from './evaluator-prompts.ts';
 import { evaluatorTemplatePath, loadEvaluatorPrompts } from './evaluator-prompts.ts';
 import { createModelJudge } from './model-judge.ts';
 import { createModelSimulator } from './model-simulator.ts';
@@ -82,6 +85,31 @@ function checkModelRef(knob: 'simulator' | 'judge', ref: string, baseUrl: string
   }
 }
 
+/** `--set cache=<folder>`, checked when the tasks are made: a file there would fail every episode's first call. */
+function checkCacheFolder(path: string): void {
+  let problem: string | undefined;
+  try {
+    if (!statSync(path).isDirectory()) problem = 'it is a file, not a folder';
+  } catch (error) {
+    // A folder that does not exist yet is made with the first answer.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') problem = fileProblem(path, error);
+  }
+  if (problem !== undefined) {
+    throw new ConfigError('config.invalid-knob', `toolbench knob 'cache' is '${path}': ${problem}`, {
+      fix: '--set cache=<folder> names the folder that keeps simulated responses and judge verdicts (it is made if missing)',
+    });
+  }
+}
+
+/** The judge's evaluator prompts: `judge-template`, else the StableToolBench data's. */
+function judgePrompts(params: JsonObject): EvaluatorPrompts {
+  const templatePath = stringKnob(params, 'judge-template');
+  if (templatePath === undefined && !hasDataset('stabletoolbench', 'toolbench', 'tooleval')) {
+    throw missingDataError('stabletoolbench', 'the toolbench judge (evaluator prompts)', { alternative: 'pass the evaluator prompts with --set judge-template=<template.txt>' });
+  }
+  return loadEvaluatorPrompts(templatePath ?? evaluatorTemplatePath());
+}
+
 async function generate(request: GenerateTasksRequest): Promise<Task[]> {
   const tasks: Task[] = [];
   for await (const task of streamTasks(request)) tasks.push(task);
@@ -98,7 +126,13 @@ async function* streamTasks(request: GenerateTasksRequest, position: StreamPosit
   const simulator = stringKnob(params, 'simulator') ?? templateSimulator;
   if (simulator !== templateSimulator) checkModelRef('simulator', simulator, stringKnob(params, 'simulator-base-url'));
   const judge = stringKnob(params, 'judge');
-  if (judge !== undefined) checkModelRef('judge', judge, stringKnob(params, 'judge-base-url'));
+  if (judge !== undefined) {
+    checkModelRef('judge', judge, stringKnob(params, 'judge-base-url'));
+    // Read once here too: a missing or malformed template is found before a run is recorded, not at its first score.
+    judgePrompts(params);
+  }
+  const cache = stringKnob(params, 'cache');
+  if (cache !== undefined) checkCacheFolder(cache);
   const data = stringKnob(params, 'data');
   let files: [path: string, group: string][];
   if (data !== undefined) {
@@ -161,11 +195,7 @@ async function score(input: ScoreInput & { mode: Mode; models?: HelperModels }):
   const group = toolbenchExpected(task).group;
   const judgeRef = stringKnob(task.params, 'judge');
   if (judgeRef === undefined) return scoreToolbenchEpisode(input, group, undefined);
-  const templatePath = stringKnob(task.params, 'judge-template');
-  if (templatePath === undefined && !hasDataset('stabletoolbench', 'toolbench', 'tooleval')) {
-    throw missingDataError('stabletoolbench', 'the toolbench judge (evaluator prompts)', { alternative: 'pass the evaluator prompts with --set judge-template=<template.txt>' });
-  }
-  const prompts = loadEvaluatorPrompts(templatePath ?? evaluatorTemplatePath());
+  const prompts = judgePrompts(task.params);
   const model = helperModels(input.models, task, input.mode).model(judgeRef, { baseUrl: stringKnob(task.params, 'judge-base-url'), baseUrlFlag: baseUrlFlag('judge') });
   const cache = fileCache(stringKnob(task.params, 'cache') ?? defaultCacheDirectory());
   const times = typeof task.params['judge-times'] === 'number' ? task.params['judge-times'] : 3;

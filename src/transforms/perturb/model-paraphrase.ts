@@ -39,6 +39,9 @@ export function createFileParaphraseCache(path: string): ParaphraseCache {
     damaged: (reason) => new ConfigError('input.invalid', `the paraphrase cache '${path}' cannot be read: ${reason}`, {
       fix: 'restore it from a backup, or delete it: the paraphrasing model is then asked again (and may phrase some queries differently)',
     }),
+    unusable: (reason) => new ConfigError('input.unreadable', `the paraphrase cache '${path}' cannot be used: ${reason}`, {
+      fix: 'it is kept beside the results database: pass a --db in a folder you can write',
+    }),
   });
 }
 

@@ -127,6 +127,22 @@ describe('virtual API: canonical cache and seeded template simulator', () => {
     assert.equal((await createVirtualApi({ cache: createFileResponseCache(directory), seed: 3 }).call(api, '{"name":"pele"}')).source, 'cache');
   });
 
+  test('a cache file that cannot be read where it is: a ConfigError naming it and the cache folder, not "delete the file"', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'toolbench-cache-'));
+    writeFileSync(join(directory, 'Data'), 'a file where the category folder goes');
+    await assert.rejects(createVirtualApi({ cache: createFileResponseCache(directory), seed: 3 }).call(api, '{"name":"messi"}'), (error: unknown) =>
+      error instanceof ConfigError && error.code === 'input.unreadable' && /transfermarkt_search\.json' cannot be used: a part of the path is a file/.test(error.message)
+      && (error.fix ?? '').includes(`make ${directory} a folder you can read and write`));
+    // The same when the folder goes away between reading and writing: the write says so.
+    const later = mkdtempSync(join(tmpdir(), 'toolbench-cache-'));
+    const cache = createFileResponseCache(later);
+    const address = { category: 'Data', tool: 'theclique', api: 'transfermarkt_search' };
+    assert.equal(cache.get(address, { name: 'messi' }), undefined);
+    writeFileSync(join(later, 'Data'), '');
+    assert.throws(() => cache.set(address, { name: 'messi' }, { error: '', response: 'x' }), (error: unknown) =>
+      error instanceof ConfigError && error.code === 'input.unreadable' && /cannot be used: cannot write to it: /.test(error.message));
+  });
+
   test('a damaged cache file is a ConfigError naming the file, whatever the damage', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'toolbench-cache-'));
     const file = join(directory, 'Data', 'theclique', 'transfermarkt_search.json');

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../../src/core/errors.ts';
@@ -78,6 +78,16 @@ describe('toolbench suite: tasks and data', () => {
     for (const knob of ['simulator', 'judge']) {
       await assert.rejects(fixtureTasks({ [knob]: 'openai-compatible/helper' }), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid-knob'
         && error.message.includes(`needs --set ${knob}-base-url`) && (error.fix ?? '').includes(`--set ${knob}-base-url=http://`) && !error.message.includes('--base-url:'));
+    }
+    // So is the judge's evaluator template: a missing one is found when the tasks are made, not at the first score.
+    await assert.rejects(fixtureTasks({ judge: 'openai/gpt-4.1', 'judge-template': join(tmpdir(), 'no-such-template.txt') }), (error: unknown) =>
+      error instanceof ConfigError && error.code === 'input.unreadable' && /cannot read the evaluator template '.*no-such-template\.txt': no such file/.test(error.message));
+    // And the cache folder: a file there (or on the way there) would fail every episode's first call.
+    const file = join(mkdtempSync(join(tmpdir(), 'toolbench-cache-knob-')), 'a-file');
+    writeFileSync(file, '');
+    for (const [cache, problem] of [[file, /it is a file, not a folder/], [join(file, 'sub'), /a part of the path is a file/]] as const) {
+      await assert.rejects(fixtureTasks({ cache }), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid-knob'
+        && error.message.startsWith(`toolbench knob 'cache' is '${cache}'`) && problem.test(error.message));
     }
     const previousKey = process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_API_KEY;
