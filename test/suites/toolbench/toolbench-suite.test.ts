@@ -92,7 +92,7 @@ describe('toolbench suite: tasks and data', () => {
     const previousKey = process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_API_KEY;
     try {
-      assert.equal((await fixtureTasks({ judge: 'openai/gpt-4.1' }, 1)).length, 1);
+      assert.equal((await fixtureTasks({ judge: 'openai/gpt-4.1', 'judge-template': fixtureTemplate }, 1)).length, 1);
       const [task] = await fixtureTasks({ simulator: 'openai/gpt-4.1' }, 1);
       await assert.rejects(toolbenchSuite.createEnvironment(task, 'calls'), (error: unknown) => error instanceof ConfigError && error.code === 'config.missing-api-key'
         && /openai-compatible\/<model> with --set simulator-base-url=<url>/.test(error.fix ?? ''));
