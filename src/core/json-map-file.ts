@@ -3,7 +3,7 @@
  * one JSON object `{"<key>": value}` per line, each new entry appended. An entry costs one small write however many
  * came before; rewriting the whole file per entry grew with the square of its size (4,000 paraphrases: 5.5 s; 1,000
  * judge verdicts: 7.2 s, all of it blocking the run). A file holding one object of every entry (earlier versions,
- * StableToolBench's caches) is read too, and an indented one is rewritten as lines before the first append. Only the
+ * StableToolBench's caches) is read too, and an indented one is rewritten as lines at the first write. Only the
  * last line can be cut short by a kill mid-append: it is dropped, and its entry made again. Any other damage is a
  * ConfigError from `damaged`, and a file that cannot be read or written where it is one from `unusable`; both name the
  * file and say what to do.
@@ -30,8 +30,12 @@ export type JsonMapFileOptions<Value> = {
   lineShape: string;
 };
 
-/** Before the first append: nothing to do, a newline to end the last line, or a cut line to drop (bytes to keep). */
-type Repair = { type: 'none' } | { type: 'end-line' } | { type: 'truncate'; bytes: number };
+/**
+ * Before the first append: nothing to do, a newline to end the last line, a cut line to drop (bytes to keep), or an
+ * indented single object to rewrite as lines. Done at the first write, never on a read: a cache only read (a rerun on
+ * a read-only copy) is left as it is.
+ */
+type Repair = { type: 'none' } | { type: 'end-line' } | { type: 'truncate'; bytes: number } | { type: 'rewrite' };
 
 export function openJsonMapFile<Value>(path: string, options: JsonMapFileOptions<Value>): JsonMapFile<Value> {
   const entries = new Map<string, Value>();
@@ -43,8 +47,14 @@ export function openJsonMapFile<Value>(path: string, options: JsonMapFileOptions
       entries.set(key, value);
       try {
         mkdirSync(dirname(path), { recursive: true });
-        if (repair.type === 'truncate') truncateSync(path, repair.bytes);
-        appendFileSync(path, `${repair.type === 'end-line' ? '\n' : ''}${JSON.stringify({ [key]: value })}\n`);
+        if (repair.type === 'rewrite') {
+          const temporary = `${path}.${process.pid}.tmp`;
+          writeFileSync(temporary, [...entries].map(([entryKey, entryValue]) => line(entryKey, entryValue)).join(''));
+          renameSync(temporary, path);
+        } else {
+          if (repair.type === 'truncate') truncateSync(path, repair.bytes);
+          appendFileSync(path, `${repair.type === 'end-line' ? '\n' : ''}${line(key, value)}`);
+        }
       } catch (error) {
         throw options.unusable(`cannot write to it: ${fileProblem(path, error)}`);
       }
@@ -63,12 +73,9 @@ function readEntries<Value>(path: string, entries: Map<string, Value>, options: 
   }
   const whole = entriesOf(text, options);
   if (whole !== undefined && text.trimEnd().includes('\n')) {
-    // One object over many lines (written whole, indented): rewritten as lines once, so entries can be appended.
+    // One object over many lines (written whole, indented): rewritten as lines at the first write, so entries can be appended.
     for (const [key, value] of whole) entries.set(key, value);
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, [...entries].map(([key, value]) => `${JSON.stringify({ [key]: value })}\n`).join(''));
-    renameSync(temporary, path);
-    return { type: 'none' };
+    return { type: 'rewrite' };
   }
   const lines = text.split('\n');
   const last = lines.length - 1;
@@ -84,6 +91,10 @@ function readEntries<Value>(path: string, entries: Map<string, Value>, options: 
     for (const [key, value] of lineEntries) if (!entries.has(key)) entries.set(key, value);
   }
   return text === '' || text.endsWith('\n') ? { type: 'none' } : { type: 'end-line' };
+}
+
+function line(key: string, value: unknown): string {
+  return `${JSON.stringify({ [key]: value })}\n`;
 }
 
 /** The text as one JSON object whose values all have the map's shape, or undefined. */

@@ -110,13 +110,15 @@ function requireApiKey(context: ProviderContext, variables: readonly string[]): 
 }
 
 function requireBaseUrl(context: ProviderContext): string {
-  if (context.baseUrl === undefined) {
-    const { name, example } = context.baseUrlFlag;
-    throw new ConfigError('config.invalid', `${context.reference.ref} needs ${name}: openai-compatible has no default server`, {
-      fix: `pass the server's OpenAI-style endpoint, e.g. ${example('http://127.0.0.1:8000/v1')} (vLLM) or ${example('http://127.0.0.1:11434/v1')} (Ollama)`,
-    });
-  }
+  if (context.baseUrl === undefined) throw missingBaseUrlError(context.reference.ref, context.baseUrlFlag);
   return context.baseUrl;
+}
+
+/** An openai-compatible model given no server address: what to pass, as the user passes it (`flag`). */
+export function missingBaseUrlError(ref: string, flag: BaseUrlFlag = defaultBaseUrlFlag, code: 'config.invalid' | 'config.invalid-knob' = 'config.invalid', context = ''): ConfigError {
+  return new ConfigError(code, `${context}${ref} needs ${flag.name}: openai-compatible has no default server`, {
+    fix: `pass the server's OpenAI-style endpoint, e.g. ${flag.example('http://127.0.0.1:8000/v1')} (vLLM) or ${flag.example('http://127.0.0.1:11434/v1')} (Ollama)`,
+  });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -16,7 +16,7 @@ import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
 import type { Task } from '../../core/task.ts';
 import type { BaseUrlFlag } from '../../models/registry.ts';
-import { parseModelReference } from '../../models/registry.ts';
+import { missingBaseUrlError, parseModelReference } from '../../models/registry.ts';
 import type { HelperModels } from '../../models/helper-models.ts';
 import { defaultHelperModels } from '../../models/helper-models.ts';
 import type { EpisodeServices, GenerateTasksRequest, StreamPosition } from '../spec.ts';
@@ -79,9 +79,7 @@ function checkModelRef(knob: 'simulator' | 'judge', ref: string, baseUrl: string
     });
   }
   if (reference.provider === 'openai-compatible' && baseUrl === undefined) {
-    throw new ConfigError('config.invalid-knob', `toolbench knob '${knob}' is '${ref}', which needs --set ${knob}-base-url: openai-compatible has no default server`, {
-      fix: `pass the server's OpenAI-style endpoint, e.g. --set ${knob}-base-url=http://127.0.0.1:8000/v1 (vLLM)`,
-    });
+    throw missingBaseUrlError(ref, baseUrlFlag(knob), 'config.invalid-knob', `toolbench knob '${knob}': `);
   }
 }
 

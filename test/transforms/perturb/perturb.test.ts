@@ -107,6 +107,8 @@ describe('paraphrase by a model', () => {
     writeFileSync(path, `${JSON.stringify({ a: 'first', b: 'second' }, null, 1)}\n`);
     const cache = createFileParaphraseCache(path);
     assert.deepEqual([cache.get('a'), cache.get('b'), cache.get('c')], ['first', 'second', undefined]);
+    // Only read: left as it is (a rerun on a read-only copy writes nothing).
+    assert.equal(readFileSync(path, 'utf8'), `${JSON.stringify({ a: 'first', b: 'second' }, null, 1)}\n`);
     cache.set('c', 'third');
     cache.set('c', 'third');
     assert.equal(readFileSync(path, 'utf8'), '{"a":"first"}\n{"b":"second"}\n{"c":"third"}\n');
