@@ -1,7 +1,7 @@
 import { ConfigError } from '../core/errors.ts';
 import type { BaseUrlFlag } from '../models/registry.ts';
 import { parseModelReference } from '../models/registry.ts';
-import type { RequestRetryPolicy } from '../models/request-retry.ts';
+import type { RequestRetryPolicy, RetryWaitBudget } from '../models/request-retry.ts';
 import { defaultRequestRetryPolicy } from '../models/request-retry.ts';
 import { createRetryingModelSource } from '../models/retrying-model-source.ts';
 import type { ModelSource } from '../models/spec.ts';
@@ -10,18 +10,18 @@ import type { BuiltinModel, Suite } from '../suites/spec.ts';
 /**
  * `builtin/<name>` comes from the suite (oracle, random, planner read the task); every other
  * reference from the model registry. Either way a bad reference fails here, before anything runs.
- * Network models get request retries (one wait budget per call, i.e. per run); replay and built-in
+ * Network models get request retries (on `budget`, the run's wait budget, or one of their own); replay and built-in
  * models never fail a request, so they are used as they are.
  */
 export function resolveModelSource(
   suite: Suite,
   ref: string,
-  options: { baseUrl?: string; env?: Record<string, string | undefined>; retry?: Partial<RequestRetryPolicy>; baseUrlFlag?: BaseUrlFlag } = {},
+  options: { baseUrl?: string; env?: Record<string, string | undefined>; retry?: Partial<RequestRetryPolicy>; budget?: RetryWaitBudget; baseUrlFlag?: BaseUrlFlag } = {},
 ): ModelSource {
   const reference = parseModelReference(ref);
   if (reference.provider !== 'builtin') {
     const retry: RequestRetryPolicy = { ...defaultRequestRetryPolicy, ...options.retry };
-    return createRetryingModelSource(ref, { baseUrl: options.baseUrl, env: options.env, retry, ...(options.baseUrlFlag ? { baseUrlFlag: options.baseUrlFlag } : {}) });
+    return createRetryingModelSource(ref, { baseUrl: options.baseUrl, env: options.env, retry, budget: options.budget, ...(options.baseUrlFlag ? { baseUrlFlag: options.baseUrlFlag } : {}) });
   }
   // `builtin/<name>?key=value&...`: parameters of a built-in model (e.g. builtin/noisy?p=0.3).
   const [name, query] = splitQuery(reference.modelId);

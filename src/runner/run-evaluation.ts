@@ -32,6 +32,8 @@ import { withResponseCache } from '../models/response-cache.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy, ResponseCacheStorage } from '../models/response-cache.ts';
 import type { HelperModelSources } from '../models/helper-models.ts';
 import { createHelperModelSources } from '../models/helper-models.ts';
+import type { RetryWaitBudget } from '../models/request-retry.ts';
+import { createRetryWaitBudget } from '../models/request-retry.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { defaultRetryPolicy, retryDelayMs, shouldRestartEpisode } from './retry-policy.ts';
 import { checkSuiteMode, episodeMode } from './episode-mode.ts';
@@ -70,6 +72,12 @@ export type ExecutionOptions = {
    * stops. Default: 20 or twice the concurrency, whichever is more.
    */
   stopAfterInfrastructureErrors?: number;
+  /**
+   * What the run may still lose waiting on retries (`retry.maxTotalWaitMs`, `--max-retry-wait`): one budget for the
+   * model under test and the suite's helper models (a simulator, a judge). Default: a new one per run; pass one to
+   * share it across runs.
+   */
+  waitBudget?: RetryWaitBudget;
 };
 
 export type RunOptions = ExecutionOptions & {
@@ -125,7 +133,8 @@ export const defaultConcurrency = 4;
 /** Tasks in run order: an array, or a stream (a tasks file read line by line, a generator) that is never held whole. */
 export type TaskSource = Iterable<Task> | AsyncIterable<Task>;
 
-export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
+export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
+  const options = withWaitBudget(given);
   const { suite } = options;
   const trials = options.trials ?? 1;
   const concurrency = options.concurrency ?? defaultConcurrency;
@@ -139,7 +148,7 @@ export async function runEvaluation(options: RunOptions): Promise<RunSummary> {
     });
   }
   // Resolve the model first: a bad reference or a missing key fails before a run is recorded.
-  const model = options.agent ?? cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry }), options.baseUrl, options);
+  const model = options.agent ?? cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry, budget: options.waitBudget }), options.baseUrl, options);
   const settings = options.settings ?? {};
   const baseUrl = options.baseUrl ?? null;
   const tasks = asyncIteratorOf(options.tasks);
@@ -351,7 +360,8 @@ function asyncIteratorOf(source: TaskSource): AsyncIterator<Task> {
   return { next: async () => iterator.next() };
 }
 
-export async function resumeEvaluation(options: ResumeOptions): Promise<RunSummary> {
+export async function resumeEvaluation(given: ResumeOptions): Promise<RunSummary> {
+  const options = withWaitBudget(given);
   return withStore(options, async (store) => {
     const { run, suite, model, baseUrl, concurrency } = openStoredRun(store, options, { storingTasks: true });
     store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
@@ -390,7 +400,7 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
   checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
   checkExecutionOptions(options);
   const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
-  const model = options.agent ?? cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env, retry: options.retry }), baseUrl, options);
+  const model = options.agent ?? cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env, retry: options.retry, budget: options.waitBudget }), baseUrl, options);
   return { run, suite, model, baseUrl, concurrency };
 }
 
@@ -404,6 +414,12 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
 function scoresOnThisMachine(model: ModelSource): boolean {
   const provider = model.ref.slice(0, Math.max(0, model.ref.indexOf('/')));
   return provider === 'builtin' || provider === 'replay';
+}
+
+/** The options with the run's one wait budget (see `ExecutionOptions.waitBudget`), made when the caller gave none. */
+export function withWaitBudget<Options extends ExecutionOptions>(options: Options): Options & { waitBudget: RetryWaitBudget } {
+  const waitBudget = options.waitBudget ?? createRetryWaitBudget({ ...defaultRetryPolicy, ...options.retry });
+  return { ...options, waitBudget };
 }
 
 /** Built-in and replay models cost nothing to call again: only provider models go through the cache. */
@@ -551,7 +567,7 @@ async function executeRun(
   let status: RunStatus = 'finished';
   // The run's one sandbox pool: started by the first code episode, stopped when the run ends.
   const sandbox = createLazySandbox(Math.min(options.concurrency, 2));
-  const helperModels = createHelperModelSources({ retry, env: options.env });
+  const helperModels = createHelperModelSources({ retry, env: options.env, budget: options.waitBudget });
   const commits = createGroupCommit(store);
   const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(options.concurrency), `toolforge run --resume ${run.id}`);
   try {

@@ -16,7 +16,7 @@ import { createLazySandbox } from './lazy-sandbox.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { defaultRetryPolicy } from './retry-policy.ts';
 import { createInfrastructureStop, defaultInfrastructureStopAfter } from './infrastructure-stop.ts';
-import { attemptEpisode, openStoredRun, withStore } from './run-evaluation.ts';
+import { attemptEpisode, openStoredRun, withStore, withWaitBudget } from './run-evaluation.ts';
 import type { ResumeOptions } from './run-evaluation.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
@@ -35,7 +35,8 @@ export type WorkerSummary = RunSummary & { workerId: string; episodesRun: number
 
 export const defaultLeaseMs = 60_000;
 
-export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> {
+export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
+  const options = withWaitBudget(given);
   const leaseMs = options.leaseMs ?? defaultLeaseMs;
   const pollMs = options.pollMs ?? Math.min(1000, Math.max(10, Math.floor(leaseMs / 4)));
   if (!Number.isInteger(leaseMs) || leaseMs < 100) {
@@ -53,7 +54,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     const queued = store.enqueueEpisodes(run.id);
     emit({ type: 'run-start', runId: run.id, plannedEpisodes: queued.pending + queued.leased, alreadyScoredEpisodes: queued.done, totalEpisodes: run.taskCount * run.trials });
     const sandbox = createLazySandbox(Math.min(concurrency, 2));
-    const helperModels = createHelperModelSources({ retry, env: options.env });
+    const helperModels = createHelperModelSources({ retry, env: options.env, budget: options.waitBudget });
     // Renewal keeps a live worker's leases from expiring however long its episodes take.
     const renewal = setInterval(() => store.renewLeases(run.id, workerId, leaseMs), Math.max(50, Math.floor(leaseMs / 3)));
     renewal.unref();

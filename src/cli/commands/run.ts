@@ -5,6 +5,7 @@ import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Task } from '../../core/task.ts';
 import { createModelSource, parseModelReference } from '../../models/registry.ts';
+import { createRetryWaitBudget, defaultRequestRetryPolicy } from '../../models/request-retry.ts';
 import type { GenerationSettings } from '../../models/spec.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
@@ -253,7 +254,11 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   }
   // The store is opened (and checked) before any task is generated: a bad --db fails in a second, not after minutes.
   const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
-  const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io, executionFlags(flags).retry);
+  // One retry wait budget (--max-retry-wait) for every model this command calls: the tested one, the phrasing model
+  // and the suite's helpers.
+  const execution = executionFlags(flags);
+  const waitBudget = createRetryWaitBudget({ ...defaultRequestRetryPolicy, ...execution.retry });
+  const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io, execution.retry, waitBudget);
   const paraphraseCache = paraphrasing ? openParaphraseCache(resolveDatabasePath(flags.db, io.cwd), io.cwd) : undefined;
   let progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt();
@@ -288,7 +293,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       suite, tasks: selected, modelRef, ...(agent ? { agent } : {}), baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
       concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache, ...(taskRecipe ? { taskRecipe } : {}),
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
-      seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false, workersOnly: flags.workersOnly ?? false, ...executionFlags(flags),
+      seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false, workersOnly: flags.workersOnly ?? false, ...execution, waitBudget,
       onProgress: (event) => {
         if (event.type === 'run-start') startedRunId = event.runId;
         progress.listener(event);

@@ -336,4 +336,31 @@ describe('toolbench helper models (simulator, judge) fail like any provider and 
       await server.close();
     }
   });
+
+  test('the model under test and the helpers share the run\'s one retry wait budget (--max-retry-wait)', async () => {
+    const server = await startOpenAIFakeServer();
+    const cache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
+    try {
+      const [task] = await fixtureTasks({ simulator: 'openai-compatible/simulator-model', 'simulator-base-url': server.baseUrl, cache }, 1);
+      // The tested model's 429 spends 3 s of the 4 s budget; the simulator's 429 then asks for 3 s more than is left.
+      const museums = { id: 'call-1', name: 'museums_for_cityguide', argumentsText: '{"city":"Lisbon"}' };
+      server.reply(rateLimited, { type: 'message', toolCalls: [museums] }, rateLimited);
+      const waits: number[] = [];
+      const store = openResultsStore(':memory:');
+      const summary = await runEvaluation({
+        suite: toolbenchSuite, tasks: [task], modelRef: 'openai-compatible/agent-model', baseUrl: server.baseUrl, env: { OPENAI_API_KEY: 'test' },
+        seed: 4, params: task.params, store, concurrency: 1,
+        retry: { maxTotalWaitMs: 4000, sleep: async (delayMs) => { waits.push(delayMs); } },
+      });
+      assert.deepEqual(waits, [3000], 'only the first 429 was waited out');
+      assert.equal(server.requests.length, 3);
+      assert.equal(summary.infrastructureErrors, 1);
+      assert.equal(summary.episodes, 0);
+      const [episode] = store.listEpisodes(summary.runId);
+      assert.equal(episode.error?.code, 'provider.rate-limited');
+      assert.match(episode.error?.message ?? '', /would exceed the run's retry wait budget of 4000 ms/);
+    } finally {
+      await server.close();
+    }
+  });
 });
