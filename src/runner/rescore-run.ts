@@ -1,13 +1,16 @@
 /**
- * Re-scores a stored run with the current scorer, without calling any model: each scored episode's
+ * Re-scores a stored run with the current scorer, without calling the model under test: each scored episode's
  * stored messages, end state and call record go through the suite's score() again, and the result is
- * a new run (same tasks, model and settings) whose provenance names the old one (`rescoredFrom`).
+ * a new run (same tasks, model and settings) whose provenance names the old one (`rescoredFrom`). A scorer that
+ * calls a model of its own (toolbench's judge, when its verdict is not cached) has its requests retried as in a run.
  * Episodes that were not scored (infrastructure errors) are copied as they are. The old run is read a page at a
  * time and the new one written in groups (group-commit.ts), so memory does not grow with the run.
  */
 import type { EpisodeRecord } from '../core/episode.ts';
-import { ConfigError, errorMessage } from '../core/errors.ts';
+import { ConfigError, errorMessage, ProviderError, ToolForgeError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
+import { createHelperModelSources } from '../models/helper-models.ts';
+import type { RequestRetryPolicy, RetryWaitBudget } from '../models/request-retry.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import { createRunId } from '../store/run-id.ts';
@@ -27,6 +30,12 @@ export type RescoreOptions = {
   dbPath?: string;
   signal?: AbortSignal;
   cliArgs?: string[];
+  /** How a scorer's own model requests (toolbench's judge) are retried: `--max-retries`, `--request-timeout`, `--max-retry-wait`. */
+  retry?: Partial<RequestRetryPolicy>;
+  /** The wait budget those retries draw on (default: one for this rescore). */
+  waitBudget?: RetryWaitBudget;
+  /** Where a scorer's model reads its API key (default process.env). */
+  env?: Record<string, string | undefined>;
 };
 
 /** Tasks per transaction when the new run's tasks are copied. */
@@ -61,6 +70,7 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
       return task;
     };
     const commit = createGroupCommit(store);
+    const helperModels = createHelperModelSources({ retry: options.retry, env: options.env, budget: options.waitBudget });
     try {
       for (const episode of store.iterateEpisodes(old.id)) {
         options.signal?.throwIfAborted();
@@ -71,14 +81,11 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
           try {
             rescored.score = await scoreEpisode(suite, episodeTask, episode.mode, {
               messages: episode.messages, finalState: episode.finalState, termination: episode.termination, calls: episode.calls,
-            }, options.signal);
+            }, options.signal, helperModels.forEpisode({ task: episodeTask, trial: episode.trial, mode: episode.mode }));
           } catch (error) {
             // The episodes re-scored so far are kept: the catch below writes the group still buffered.
             store.setRunStatus(runId, 'failed');
-            throw new ConfigError('input.invalid', `run '${old.id}': episode ${episode.taskId} trial ${episode.trial} cannot be re-scored: ${errorMessage(error)}`, {
-              fix: 'episodes stored before end states and call records were kept (store schema 1) cannot be re-scored: run the model again',
-              cause: error,
-            });
+            throw cannotRescore(`run '${old.id}': episode ${episode.taskId} trial ${episode.trial} cannot be re-scored`, runId, error);
           }
         }
         commit.add(rescored, episodeTask.prompt);
@@ -97,6 +104,29 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
   } finally {
     if (!options.store) store.close();
   }
+}
+
+/**
+ * A scorer that failed. A scorer's model failing after its retries (toolbench's judge), or its configuration (a
+ * missing key, judge template or data set), keeps its code and fix; anything else is an episode the scorer cannot
+ * read, i.e. one stored before end states and call records were kept.
+ */
+function cannotRescore(context: string, newRunId: string, error: unknown): ToolForgeError {
+  if (error instanceof ProviderError || (error instanceof ToolForgeError && /^(config|data)\./.test(error.code))) {
+    const message = error.fix === undefined ? error.message : error.message.slice(0, error.message.length - `\n  fix: ${error.fix}`.length);
+    // A provider's own fix speaks of resuming a run; a rescore is started again instead.
+    const cause = error instanceof ProviderError
+      ? "the scorer's model failed after its retries: rescore again when its service answers (--max-retries and --max-retry-wait wait longer)"
+      : `${error.fix ?? 'fix the cause above'}, then rescore again`;
+    const fix = `${cause} (the failed run ${newRunId} can be deleted with 'toolforge delete ${newRunId}')`;
+    return error instanceof ConfigError
+      ? new ConfigError(error.code, `${context}: ${message}`, { fix, cause: error })
+      : new ToolForgeError(error.code, `${context}: ${message}`, { fix, cause: error });
+  }
+  return new ConfigError('input.invalid', `${context}: ${errorMessage(error)}`, {
+    fix: 'episodes stored before end states and call records were kept (store schema 1) cannot be re-scored: run the model again',
+    cause: error,
+  });
 }
 
 /** The old run's tasks into the new run, in order, a batch per transaction. */

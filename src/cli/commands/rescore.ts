@@ -7,24 +7,28 @@ import { openExistingStoreForWriting } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
+import { addRequestRetryOptions, executionFlags } from './run.ts';
+
+type RescoreFlags = { db?: string; json?: boolean; maxRetries?: number; maxRetryWait?: number; requestTimeout?: number };
 
 export function registerRescoreCommand(program: Command, io: CliIo, argv: readonly string[]): void {
-  program
+  const command = program
     .command('rescore')
-    .description('re-score a stored run with the current scorer (no model is called); the result is a new run linked to the old one')
+    .description("re-score a stored run with the current scorer (the model under test is not called; a scorer's own model, toolbench's judge, is when its verdict is not cached); the result is a new run linked to the old one")
     .argument('<run>', "a run id, or 'latest'")
     .option('--db <file>', 'results database (default .toolforge/results.db)')
-    .option('--json', 'print one JSON summary object on stdout and nothing else')
-    .action(async (run: string, flags: { db?: string; json?: boolean }) => {
+    .option('--json', 'print one JSON summary object on stdout and nothing else');
+  addRequestRetryOptions(command, 'the rescore')
+    .action(async (run: string, flags: RescoreFlags) => {
       const store = openExistingStoreForWriting(resolveDatabasePath(flags.db, io.cwd));
       try {
         const runId = resolveRunId(store, run);
-        const summary = await rescoreRun({ runId, store, cliArgs: recordedArguments(argv) });
+        const summary = await rescoreRun({ runId, store, cliArgs: recordedArguments(argv), retry: executionFlags(flags).retry, env: io.env });
         if (flags.json) {
           io.stdout(`${JSON.stringify({ ...summaryObject(summary), rescoredFrom: runId })}\n`);
           return;
         }
-        io.stdout(`${renderRunTable(summary)}\nre-scored run ${runId} as ${summary.runId} (no model calls)\n`);
+        io.stdout(`${renderRunTable(summary)}\nre-scored run ${runId} as ${summary.runId} (the model under test was not called)\n`);
       } finally {
         store.close();
       }

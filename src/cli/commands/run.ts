@@ -464,12 +464,17 @@ function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
 
 /** The flags for how requests are retried and episodes timed (run, worker). */
 export function addExecutionOptions(command: Command, waitScope: string): Command {
+  return addRequestRetryOptions(command, waitScope)
+    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", once('--episode-timeout', parsePositiveInteger))
+    .option('--stop-after-errors <n>', 'stop once n episodes in a row end in infrastructure errors, to --resume when fixed (default: 20 or twice --concurrency, whichever is more; 0: never)', once('--stop-after-errors', parseNonNegativeInteger));
+}
+
+/** The flags for how model requests are retried (run, worker, and rescore for a scorer's own model). */
+export function addRequestRetryOptions(command: Command, waitScope: string): Command {
   return command
     .option('--max-retries <n>', 'retries per model request on 429, 408, 5xx, timeouts, dropped connections, invalid bodies (default 6)', once('--max-retries', parseNonNegativeInteger))
     .option('--max-retry-wait <ms>', `time ${waitScope} may lose to retried requests, failed attempts included (default 1800000)`, once('--max-retry-wait', parseNonNegativeInteger))
-    .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', once('--request-timeout', parsePositiveInteger))
-    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", once('--episode-timeout', parsePositiveInteger))
-    .option('--stop-after-errors <n>', 'stop once n episodes in a row end in infrastructure errors, to --resume when fixed (default: 20 or twice --concurrency, whichever is more; 0: never)', once('--stop-after-errors', parseNonNegativeInteger));
+    .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', once('--request-timeout', parsePositiveInteger));
 }
 
 /** How requests are retried and episodes timed: may differ between a run and its resumption. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../../src/core/errors.ts';
+import { ConfigError, ToolForgeError } from '../../../src/core/errors.ts';
 import type { JsonObject } from '../../../src/core/json.ts';
 import type { Mode } from '../../../src/core/mode.ts';
 import type { Task } from '../../../src/core/task.ts';
@@ -13,6 +13,7 @@ import type { ModelSource } from '../../../src/models/spec.ts';
 import { generateTasks } from '../../../src/runner/generate-tasks.ts';
 import { runEpisode } from '../../../src/runner/run-episode.ts';
 import { runEvaluation } from '../../../src/runner/run-evaluation.ts';
+import { rescoreRun } from '../../../src/runner/rescore-run.ts';
 import { openResultsStore } from '../../../src/store/results-store.ts';
 import { resolveKnobs } from '../../../src/suites/knob.ts';
 import { getTransform } from '../../../src/transforms/registry.ts';
@@ -363,4 +364,49 @@ describe('toolbench helper models (simulator, judge) fail like any provider and 
       await server.close();
     }
   });
+
+  test('rescore asks the judge again when its verdict is not cached: retried like a run, and a judge that stays down says so', async () => {
+    const server = await startOpenAIFakeServer();
+    const cache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
+    const store = openResultsStore(':memory:');
+    const other = openResultsStore(':memory:');
+    try {
+      const [task] = await fixtureTasks({ judge: 'openai-compatible/judge-model', 'judge-base-url': server.baseUrl, 'judge-template': fixtureTemplate, 'judge-times': '1', cache }, 1);
+      server.reply(verdictReply('Solved'));
+      const run = await runEvaluation({ suite: toolbenchSuite, tasks: [task], modelRef: 'builtin/oracle', seed: 4, params: task.params, store, concurrency: 1 });
+      assert.equal(run.passed, 1);
+      // The run rescored where its verdicts were not kept: exported, and imported with a new, empty cache folder.
+      const exported = store.exportRun(run.runId);
+      const elsewhere = (): string => {
+        const emptyCache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
+        return other.importRun(exported.replaceAll(JSON.stringify(cache).slice(1, -1), JSON.stringify(emptyCache).slice(1, -1))).id;
+      };
+
+      server.reply(rateLimited, verdictReply('Solved'));
+      const waits: number[] = [];
+      const rescored = await rescoreRun({ runId: elsewhere(), store: other, retry: { sleep: async (delayMs) => { waits.push(delayMs); } } });
+      assert.equal(rescored.passed, 1);
+      assert.deepEqual(waits, [3000], "the judge's 429 was retried after its Retry-After");
+      assert.equal(server.requests.length, 3);
+
+      server.reply(unavailable, unavailable);
+      other.deleteRun(run.runId);
+      const runId = elsewhere();
+      await assert.rejects(rescoreRun({ runId, store: other, retry: { maxRetries: 1, sleep: async () => {} } }), (error: unknown) => {
+        assert.ok(error instanceof ToolForgeError && !(error instanceof ConfigError));
+        assert.equal(error.code, 'provider.server-error');
+        assert.match(error.message, new RegExp(`run '${runId}': episode ${task.id} trial 0 cannot be re-scored: .*503`));
+        assert.doesNotMatch(error.message, /store schema 1/);
+        assert.match(error.fix ?? '', /rescore again when its service answers .*\(the failed run \S+ can be deleted with 'toolforge delete \S+'\)/);
+        assert.doesNotMatch(error.fix ?? '', /--resume/);
+        return true;
+      });
+      assert.equal(server.requests.length, 5);
+    } finally {
+      store.close();
+      other.close();
+      await server.close();
+    }
+  });
 });
+
