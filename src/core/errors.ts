@@ -47,6 +47,12 @@ export class ToolForgeError extends Error {
     this.code = code;
     this.fix = options.fix;
   }
+
+  /** What went wrong, without the fix: for an error that restates this one with more context or another fix. */
+  get problem(): string {
+    const suffix = this.fix ? `\n  fix: ${this.fix}` : '';
+    return suffix && this.message.endsWith(suffix) ? this.message.slice(0, -suffix.length) : this.message;
+  }
 }
 
 /** The user's input is wrong: the CLI prints the message and exits non-zero before anything runs. */

@@ -136,7 +136,7 @@ async function attemptWithTimeout(model: LanguageModel, request: GenerateRequest
 /** The same failure, with why it was not retried (again). */
 /** The error with why it was not retried again; its fix adds the flag that allows more (and --resume, once). */
 function withNote(error: ProviderError, note: string, flag: '--max-retries' | '--max-retry-wait'): ProviderError {
-  const message = error.fix === undefined ? error.message : error.message.slice(0, error.message.length - `\n  fix: ${error.fix}`.length);
+  const message = error.problem;
   const fix = error.fix === undefined ? `resume the run later with --resume, or raise ${flag}`
     : error.fix.includes('--resume') ? `${error.fix} (or raise ${flag})` : `${error.fix}; resume the run later with --resume, or raise ${flag}`;
   return new ProviderError(error.code, `${message} (${note})`, {

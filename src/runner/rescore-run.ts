@@ -113,15 +113,14 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
  */
 function cannotRescore(context: string, newRunId: string, error: unknown): ToolForgeError {
   if (error instanceof ProviderError || (error instanceof ToolForgeError && /^(config|data)\./.test(error.code))) {
-    const message = error.fix === undefined ? error.message : error.message.slice(0, error.message.length - `\n  fix: ${error.fix}`.length);
     // A provider's own fix speaks of resuming a run; a rescore is started again instead.
     const cause = error instanceof ProviderError
       ? "the scorer's model failed after its retries: rescore again when its service answers (--max-retries and --max-retry-wait wait longer)"
       : `${error.fix ?? 'fix the cause above'}, then rescore again`;
     const fix = `${cause} (the failed run ${newRunId} can be deleted with 'toolforge delete ${newRunId}')`;
     return error instanceof ConfigError
-      ? new ConfigError(error.code, `${context}: ${message}`, { fix, cause: error })
-      : new ToolForgeError(error.code, `${context}: ${message}`, { fix, cause: error });
+      ? new ConfigError(error.code, `${context}: ${error.problem}`, { fix, cause: error })
+      : new ToolForgeError(error.code, `${context}: ${error.problem}`, { fix, cause: error });
   }
   return new ConfigError('input.invalid', `${context}: ${errorMessage(error)}`, {
     fix: 'episodes stored before end states and call records were kept (store schema 1) cannot be re-scored: run the model again',

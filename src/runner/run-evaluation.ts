@@ -43,7 +43,7 @@ import type { Sandbox } from '../sandbox/spec.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
-import { checkExpected, storeTasks } from './store-tasks.ts';
+import { checkExpected, createTaskParamsCheck, storeTasks } from './store-tasks.ts';
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 import { shellCommand } from '../core/shell-argument.ts';
@@ -154,6 +154,8 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
   const tasks = asyncIteratorOf(options.tasks);
   const first = await tasks.next();
   if (first.done) throw noTasksError(suite, options.params);
+  // Knobs that cannot work here are refused before a run is recorded; the rest are checked as they are stored.
+  createTaskParamsCheck(suite)(first.value);
   return withStore(options, async (store) => {
     const runId = createRunId(suite.id);
     const mode = options.mode ?? null;

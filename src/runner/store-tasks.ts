@@ -46,6 +46,7 @@ export async function storeTasks(
   const streamFrom = options.streamFrom ?? 0;
   // Ids the stream starts past still count for the duplicate check.
   const seen = new Set<string>(already.slice(0, streamFrom));
+  const checkParams = createTaskParamsCheck(suite);
   let batch: Task[] = [];
   let read = streamFrom;
   let written = already.length;
@@ -59,6 +60,7 @@ export async function storeTasks(
   for (let step: IteratorResult<Task> = { done: false, value: first }; !step.done; step = await rest.next()) {
     const task = step.value;
     checkTask(suite, task, mode, seen);
+    checkParams(task);
     read += 1;
     if (read <= already.length) {
       if (task.id !== already[read - 1]) throw changedWhileRead(read - 1, task.id, already[read - 1]);
@@ -76,6 +78,30 @@ export async function storeTasks(
   if (read < already.length) throw changedWhileRead(read, '(none: the stream ended)', already[read]);
   flush();
   return { written, ended: true };
+}
+
+/**
+ * `suite.checkTaskParams` once per distinct knob values (a run's tasks nearly always share them). A task that fails
+ * came with its knobs (a tasks file, or tasks a library caller made): the fix says where they are set.
+ */
+export function createTaskParamsCheck(suite: Suite): (task: Task) => void {
+  const check = suite.checkTaskParams;
+  if (!check) return () => {};
+  let checked: string | undefined;
+  return (task) => {
+    const key = JSON.stringify(task.params);
+    if (key === checked) return;
+    try {
+      check(task.params);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw new ConfigError(error.code, `task '${task.id}': ${error.problem}`, {
+        fix: `${error.fix ?? 'change the knob'}. Knobs are stored in each task: set it where the tasks are made (toolforge generate ${suite.id} --set ...), or in each task's params in the tasks file`,
+        cause: error,
+      });
+    }
+    checked = key;
+  };
 }
 
 function changedWhileRead(ordinal: number, now: string, stored: string): ConfigError {

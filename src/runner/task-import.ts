@@ -101,8 +101,7 @@ export function canImportOnThread(store: ResultsStore, suite: Suite): boolean {
 export function transferError(error: unknown): TransferredError {
   if (error instanceof ToolForgeError) {
     const kind = error instanceof ConfigError ? 'config' : error instanceof ProviderError ? 'provider' : error instanceof SandboxError ? 'sandbox' : 'toolforge';
-    const suffix = error.fix === undefined ? '' : `\n  fix: ${error.fix}`;
-    const message = suffix && error.message.endsWith(suffix) ? error.message.slice(0, -suffix.length) : error.message;
+    const message = error.problem;
     const provider = error instanceof ProviderError ? { isRetryable: error.isRetryable, ...(error.statusCode === undefined ? {} : { statusCode: error.statusCode }) } : {};
     return { kind, code: error.code, message, ...(error.fix === undefined ? {} : { fix: error.fix }), ...provider };
   }

@@ -119,6 +119,13 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
    */
   importsTasks?(params: JsonObject): boolean;
   /**
+   * Throws a ConfigError naming the knob and the fix when a task's knobs cannot work on this machine (a helper model
+   * without its server's address, a template file that is not there). The runner calls it as tasks enter a run,
+   * the first task's before the run is recorded, once per distinct `params`: knobs are stored in the tasks, so a run
+   * whose first episode found them wrong could not be continued by `--resume`. Absent: nothing to check.
+   */
+  checkTaskParams?(params: JsonObject): void;
+  /**
    * The episode's environment. `services` are the runner's for this episode: the helper models a suite calls for its
    * own work (an LLM simulator), their requests retried on the run's policy. Absent outside the runner.
    */

@@ -96,6 +96,8 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
         const query = task.query ?? '';
         assert.ok(task.prompt.some((message) => message.content.includes(query)) || task.starter?.includes(query), `task ${task.id}: its query is not in its prompt`);
         assert.equal(task.origin, undefined, `a suite's own task ${task.id} has no origin`);
+        // The knobs it made the task with pass its own check of them (as a tasks file's do when a run reads them).
+        assert.doesNotThrow(() => suite.checkTaskParams?.(task.params), `task ${task.id}: its knobs fail checkTaskParams`);
       }
     });
 

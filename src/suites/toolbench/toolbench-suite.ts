@@ -108,6 +108,24 @@ function judgePrompts(params: JsonObject): EvaluatorPrompts {
   return loadEvaluatorPrompts(templatePath ?? evaluatorTemplatePath());
 }
 
+/**
+ * The knobs an episode uses on this machine (helper models and their servers, the judge template, the cache folder),
+ * checked when tasks are made and when a run reads a tasks file: stored in the tasks, they cannot be fixed by
+ * `--resume` once a run is recorded.
+ */
+function checkTaskParams(params: JsonObject): void {
+  const simulator = stringKnob(params, 'simulator') ?? templateSimulator;
+  if (simulator !== templateSimulator) checkModelRef('simulator', simulator, stringKnob(params, 'simulator-base-url'));
+  const judge = stringKnob(params, 'judge');
+  if (judge !== undefined) {
+    checkModelRef('judge', judge, stringKnob(params, 'judge-base-url'));
+    // Read here too: a missing or malformed template is found before a run is recorded, not at its first score.
+    judgePrompts(params);
+  }
+  const cache = stringKnob(params, 'cache');
+  if (cache !== undefined) checkCacheFolder(cache);
+}
+
 async function generate(request: GenerateTasksRequest): Promise<Task[]> {
   const tasks: Task[] = [];
   for await (const task of streamTasks(request)) tasks.push(task);
@@ -122,15 +140,7 @@ async function* streamTasks(request: GenerateTasksRequest, position: StreamPosit
   const { params, seed } = request;
   const group = String(params.group ?? 'all');
   const simulator = stringKnob(params, 'simulator') ?? templateSimulator;
-  if (simulator !== templateSimulator) checkModelRef('simulator', simulator, stringKnob(params, 'simulator-base-url'));
-  const judge = stringKnob(params, 'judge');
-  if (judge !== undefined) {
-    checkModelRef('judge', judge, stringKnob(params, 'judge-base-url'));
-    // Read once here too: a missing or malformed template is found before a run is recorded, not at its first score.
-    judgePrompts(params);
-  }
-  const cache = stringKnob(params, 'cache');
-  if (cache !== undefined) checkCacheFolder(cache);
+  checkTaskParams(params);
   const data = stringKnob(params, 'data');
   let files: [path: string, group: string][];
   if (data !== undefined) {
@@ -220,6 +230,7 @@ export const toolbenchSuite = defineSuite({
   streamTasks,
   // Every task is one of StableToolBench's solvable queries (or a --set data= file of them).
   importsTasks: () => true,
+  checkTaskParams,
   createEnvironment,
   score,
   summarize: summarizeToolbench,

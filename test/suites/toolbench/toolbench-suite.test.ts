@@ -104,6 +104,28 @@ describe('toolbench suite: tasks and data', () => {
     assert.throws(() => resolveKnobs('toolbench', toolbenchSuite.knobs, { group: 'G4' }), (error: unknown) => error instanceof ConfigError);
   });
 
+  test('tasks that come with their knobs (a tasks file) are checked as they enter a run: refused, naming the task, and no run is kept', async () => {
+    const made = await fixtureTasks({ judge: 'openai-compatible/judge-model', 'judge-base-url': 'http://127.0.0.1:9/v1', 'judge-template': fixtureTemplate }, 3);
+    const withParams = (task: Task, change: JsonObject): Task => ({ ...task, params: { ...task.params, ...change } });
+    const noAddress = made.map((task) => withParams(task, { 'judge-base-url': null }));
+    // The first task's knobs, and then a later task's that differ from the ones before it.
+    const laterMissingTemplate = made.map((task, index) => index === 2 ? withParams(task, { 'judge-template': join(tmpdir(), 'no-such-template.txt') }) : task);
+    for (const [tasks, badTask, problem] of [
+      [noAddress, made[0].id, /toolbench knob 'judge': openai-compatible\/judge-model needs --set judge-base-url/],
+      [laterMissingTemplate, made[2].id, /cannot read the evaluator template '.*no-such-template\.txt': no such file/],
+    ] as const) {
+      const store = openResultsStore(':memory:');
+      try {
+        await assert.rejects(runEvaluation({ suite: toolbenchSuite, tasks, modelRef: 'builtin/oracle', seed: 4, params: tasks[0].params, store }), (error: unknown) =>
+          error instanceof ConfigError && error.message.startsWith(`task '${badTask}': `) && problem.test(error.message)
+          && /Knobs are stored in each task: set it where the tasks are made \(toolforge generate toolbench --set \.\.\.\), or in each task's params in the tasks file/.test(error.fix ?? ''));
+        assert.deepEqual(store.listRuns(), []);
+      } finally {
+        store.close();
+      }
+    }
+  });
+
   test('the oracle finishes a sample of the real queries in both modes (every group)', { skip: noData }, async () => {
     const params = resolveKnobs('toolbench', toolbenchSuite.knobs, {});
     const all = await generateTasks(toolbenchSuite, { seed: 2, count: undefined, params, validate: false });
