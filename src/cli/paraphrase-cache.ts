@@ -1,8 +1,8 @@
 /**
- * The file where `--transform perturb:paraphrase` keeps its paraphrases (keyed by a hash of the
- * paraphrasing model and its exact request), beside the results database as the response cache is:
- * a rerun, a resume or another command on the same folder asks the model nothing and shows the model
- * under test identical queries.
+ * The file where the `--phrasing-model`'s answers are kept: `--transform perturb:paraphrase`'s paraphrases and a
+ * suite's own phrasing (`--set phrasing=model`), each keyed by a hash of the model and its exact request, beside the
+ * results database as the response cache is: a rerun, a resume or another command on the same folder asks the model
+ * nothing and makes identical tasks, and a command stopped part way asks only for what it had not answered.
  */
 import { dirname, join, resolve } from 'node:path';
 import { defaultResultsPath, isPostgresLocation } from '../store/results-store.ts';

@@ -5,6 +5,7 @@ import { taskSchema } from '../core/task.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import type { GenerateTasksRequest, Suite } from '../suites/spec.ts';
 import type { ParaphraseCache } from '../transforms/perturb/model-paraphrase.ts';
+import { withResponseCache } from '../models/response-cache.ts';
 import { applyTransformsPrepared } from '../transforms/registry.ts';
 import type { TransformRequest } from '../transforms/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
@@ -25,7 +26,11 @@ export type GenerateTasksOptions = GenerateTasksRequest & {
   validate?: boolean;
   /** Oracle episodes in flight during validation (default 2). */
   concurrency?: number;
-  /** Where `perturb:paraphrase` keeps the `phrasingModel`'s paraphrases (default: in memory). */
+  /**
+   * Where the `phrasingModel`'s answers are kept: `perturb:paraphrase`'s paraphrases, and the suite's own phrasing
+   * (`--set phrasing=model`), so a rerun, or a command stopped part way and started again, asks the model only for
+   * what it has not answered (default: in memory for paraphrases, none for the suite's phrasing).
+   */
   paraphraseCache?: ParaphraseCache;
   /** Start at this index of the suite's task stream: the tasks before it are not made (a suite's `generate` still makes them). */
   from?: number;
@@ -61,6 +66,10 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
   const resources = {
     ...(request.phrasingModel ? { phrasingModel: request.phrasingModel } : {}), ...(paraphraseCache ? { paraphraseCache } : {}), ...(request.signal ? { signal: request.signal } : {}),
   };
+  if (request.phrasingModel && paraphraseCache) {
+    // Every answer kept, whatever its temperature: the same request makes the same task again.
+    request.phrasingModel = withResponseCache(request.phrasingModel, { storage: paraphraseCache, policy: 'all' });
+  }
   const source: AsyncIterable<Task> | Iterable<Task> = suite.streamTasks
     ? suite.streamTasks(request, { from })
     : (await suite.generate(request)).slice(from);

@@ -47,6 +47,32 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     assert.match(refused.stderr, /HTTP 429.*gave up after 1 attempt[\s\S]*raise --max-retries/);
   });
 
+  test('a phrasing model that gives up stops generate with a fix for generate; started again, it asks only for the tasks not yet phrased', async () => {
+    server.setBehaviour('rate-limit-each-state-once');
+    const directory = temporaryDirectory();
+    const command = ['generate', 'nestful', '--count', '3', '--seed', '77', '--set', 'phrasing=model', '--phrasing-model', 'openai-compatible/writer', '--phrasing-base-url', server.baseUrl, '--max-retries', '0'];
+    // Each new request is refused once and answered the next time it is sent: every attempt gets one task further.
+    const sent: number[] = [];
+    let result: Awaited<ReturnType<typeof runCli>>;
+    do {
+      const before = server.requests.length;
+      result = await runCli(command, { cwd: directory });
+      sent.push(server.requests.length - before);
+      if (result.code !== 0) {
+        assert.equal(result.code, 2, result.stderr);
+        assert.match(result.stderr, /^error: --phrasing-model openai-compatible\/writer: .*HTTP 429.*gave up after 1 attempt/);
+        assert.match(result.stderr, /fix: run the same command again when its service answers \(the paraphrases already made are kept/);
+        assert.doesNotMatch(result.stderr, /--resume|--concurrency/);
+      }
+    } while (result.code !== 0 && sent.length < 5);
+    assert.equal(result.code, 0, result.stderr);
+    // A task phrased once is not asked for again (without the cache: 1, 2, 3, 3).
+    assert.deepEqual(sent, [1, 2, 2, 1]);
+    const fresh = await runCli(command, { cwd: temporaryDirectory() });
+    assert.equal(fresh.code, 0, fresh.stderr);
+    assert.equal(result.stdout, fresh.stdout, 'the tasks made over four attempts are the tasks made in one');
+  });
+
   test('a hanging provider, with --episode-timeout shorter than --request-timeout: infrastructure errors, then --resume scores them', async () => {
     const directory = temporaryDirectory();
     server.setBehaviour('hang');

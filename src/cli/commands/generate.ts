@@ -10,11 +10,15 @@ import { collectSetting, collectTransform, parseHttpUrl, parseNonNegativeInteger
 import { parseTransformRequest } from '../../transforms/registry.ts';
 import { defaultResultsPath } from '../../store/results-store.ts';
 import { openParaphraseCache } from '../paraphrase-cache.ts';
+import { addRequestRetryOptions, executionFlags } from './run.ts';
 
-type GenerateFlags = { transform?: string[]; seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean; phrasingModel?: string; phrasingBaseUrl?: string; baseUrl?: string };
+type GenerateFlags = {
+  transform?: string[]; seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean; phrasingModel?: string; phrasingBaseUrl?: string; baseUrl?: string;
+  maxRetries?: number; maxRetryWait?: number; requestTimeout?: number;
+};
 
 export function registerGenerateCommand(program: Command, io: CliIo): void {
-  program
+  const command = program
     .command('generate')
     .description('generate tasks as JSONL (same suite version, seed and knobs => identical bytes); each is checked solvable by builtin/oracle')
     .argument('<suite>', "suite id (see 'toolforge suites')")
@@ -26,11 +30,12 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
     .option('--no-validate', 'skip the builtin/oracle solvability check')
     .option('--phrasing-model <ref>', 'a model that rewrites task text, for suites with --set phrasing=model and for --transform perturb:paraphrase')
     .option('--phrasing-base-url <url>', 'the endpoint of the --phrasing-model', parseHttpUrl)
-    .option('--base-url <url>', 'the same as --phrasing-base-url (generate calls no other model)', parseHttpUrl)
+    .option('--base-url <url>', 'the same as --phrasing-base-url (generate calls no other model)', parseHttpUrl);
+  addRequestRetryOptions(command, 'the --phrasing-model')
     .action(async (suiteId: string, flags: GenerateFlags) => {
       const suite = getSuite(suiteId);
       const params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
-      const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl ?? flags.baseUrl, io);
+      const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl ?? flags.baseUrl, io, executionFlags(flags).retry);
       const transforms = (flags.transform ?? []).map(parseTransformRequest);
       // Paraphrases are kept where run keeps them by default (.toolforge/), so generate and run share them.
       const paraphraseCache = phrasingModel ? openParaphraseCache(defaultResultsPath, io.cwd) : undefined;

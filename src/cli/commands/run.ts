@@ -259,7 +259,8 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   const execution = executionFlags(flags);
   const waitBudget = createRetryWaitBudget({ ...defaultRequestRetryPolicy, ...execution.retry });
   const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl, io, execution.retry, waitBudget);
-  const paraphraseCache = paraphrasing ? openParaphraseCache(resolveDatabasePath(flags.db, io.cwd), io.cwd) : undefined;
+  // Every answer of the phrasing model is kept (paraphrases, the suite's own phrasing): a rerun asks it nothing again.
+  const paraphraseCache = phrasingModel ? openParaphraseCache(resolveDatabasePath(flags.db, io.cwd), io.cwd) : undefined;
   let progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt();
   let startedRunId: string | undefined;
