@@ -9,8 +9,8 @@ import type { CliIo } from './cli-io.ts';
 /**
  * `--phrasing-model <ref>`: a language model that rewrites generated task text (`--set phrasing=model`).
  * Built-in models read tasks rather than write prose, so only provider models qualify. Its requests are retried
- * like the tested model's (a 429 on the hundredth paraphrase must not end the command): on `run`'s retry flags and
- * its wait budget, on the defaults for `generate`.
+ * like the tested model's (a 429 on the hundredth paraphrase must not end the command), on the command's retry flags
+ * (`run`, `generate`) and, in `run`, on the run's wait budget.
  */
 export function createPhrasingModel(
   ref: string | undefined, baseUrl: string | undefined, io: CliIo, retry: Partial<RequestRetryPolicy> = {}, budget?: RetryWaitBudget,
