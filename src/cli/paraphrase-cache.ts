@@ -15,6 +15,7 @@ export function paraphraseCachePathFor(resultsPath: string, cwd: string): string
   return join(dirname(resolve(cwd, resultsPath)), 'paraphrase-cache.json');
 }
 
-export function openParaphraseCache(resultsPath: string, cwd: string): ParaphraseCache {
-  return createFileParaphraseCache(paraphraseCachePathFor(resultsPath, cwd));
+/** `placementFix`: how the command's user moves it (run: its --db; generate: the folder it runs in). */
+export function openParaphraseCache(resultsPath: string, cwd: string, placementFix = 'it is kept beside the results database: pass a --db in a folder you can write'): ParaphraseCache {
+  return createFileParaphraseCache(paraphraseCachePathFor(resultsPath, cwd), placementFix);
 }

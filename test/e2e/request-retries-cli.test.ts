@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ConversationServer } from '../fakes/conversation-server.ts';
 import { startConversationServer } from '../fakes/conversation-server.ts';
@@ -71,6 +73,13 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     const fresh = await runCli(command, { cwd: temporaryDirectory() });
     assert.equal(fresh.code, 0, fresh.stderr);
     assert.equal(result.stdout, fresh.stdout, 'the tasks made over four attempts are the tasks made in one');
+    // Where generate keeps that cache cannot be written: the fix is generate's (it has no --db).
+    const blocked = temporaryDirectory();
+    writeFileSync(join(blocked, '.toolforge'), '');
+    const refused = await runCli(command, { cwd: blocked });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /paraphrase cache '.*paraphrase-cache\.json' cannot be used: a part of the path is a file[\s\S]*fix: generate keeps it in \.toolforge\/ under the folder it runs in/);
+    assert.doesNotMatch(refused.stderr, /--db/);
   });
 
   test('a hanging provider, with --episode-timeout shorter than --request-timeout: infrastructure errors, then --resume scores them', async () => {

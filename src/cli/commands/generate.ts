@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { dirname } from 'node:path';
 import type { Task } from '../../core/task.ts';
 import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
@@ -38,7 +39,8 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
       const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl ?? flags.baseUrl, io, executionFlags(flags).retry);
       const transforms = (flags.transform ?? []).map(parseTransformRequest);
       // Paraphrases are kept where run keeps them by default (.toolforge/), so generate and run share them.
-      const paraphraseCache = phrasingModel ? openParaphraseCache(defaultResultsPath, io.cwd) : undefined;
+      const paraphraseCache = phrasingModel ? openParaphraseCache(defaultResultsPath, io.cwd,
+        `generate keeps it in ${dirname(defaultResultsPath)}/ under the folder it runs in: run it from a folder where that can be written`) : undefined;
       // Written as they are made: 100,000 tasks are never held together (nor their JSONL, past V8's longest string).
       const tasks = streamGeneratedTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, ...(paraphraseCache ? { paraphraseCache } : {}) });
       const written = await writeOutputLines(io, flags.out, jsonLines(tasks));

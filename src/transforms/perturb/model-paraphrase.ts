@@ -30,9 +30,10 @@ export function createMemoryParaphraseCache(): ParaphraseCache {
 
 /**
  * A file of paraphrases (core/json-map-file.ts: one `{"<hash>": "<paraphrase>"}` per line, appended; the single-object
- * files of earlier versions are read and converted).
+ * files of earlier versions are read and converted). `placementFix` says how the caller chooses where it is, for a file
+ * that cannot be used where it is.
  */
-export function createFileParaphraseCache(path: string): ParaphraseCache {
+export function createFileParaphraseCache(path: string, placementFix = 'keep it in a folder you can write'): ParaphraseCache {
   return openJsonMapFile(path, {
     isValue: (value): value is string => typeof value === 'string',
     lineShape: 'a JSON object of paraphrases',
@@ -40,7 +41,7 @@ export function createFileParaphraseCache(path: string): ParaphraseCache {
       fix: 'restore it from a backup, or delete it: the paraphrasing model is then asked again (and may phrase some queries differently)',
     }),
     unusable: (reason) => new ConfigError('input.unreadable', `the paraphrase cache '${path}' cannot be used: ${reason}`, {
-      fix: 'it is kept beside the results database: pass a --db in a folder you can write',
+      fix: placementFix,
     }),
   });
 }
