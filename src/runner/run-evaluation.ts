@@ -155,7 +155,8 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
   const first = await tasks.next();
   if (first.done) throw noTasksError(suite, options.params);
   // Knobs that cannot work here are refused before a run is recorded; the rest are checked as they are stored.
-  createTaskParamsCheck(suite)(first.value);
+  const checkParams = createTaskParamsCheck(suite);
+  checkParams(first.value);
   return withStore(options, async (store) => {
     const runId = createRunId(suite.id);
     const mode = options.mode ?? null;
@@ -176,7 +177,7 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
     // The tasks stream into the store in batches (checked as they pass); the run then reads them back a page at a
     // time, so no moment holds them all. A refused task leaves no run behind, as when tasks were checked up front.
     try {
-      const stored = await storeTasks(store, runId, suite, options.mode, first.value, tasks, handOff ? { handOffAfter: options.importThreadAfter ?? importThreadAfterTasks } : {});
+      const stored = await storeTasks(store, runId, suite, options.mode, first.value, tasks, { checkParams, ...(handOff ? { handOffAfter: options.importThreadAfter ?? importThreadAfterTasks } : {}) });
       if (!stored.ended && recipe !== undefined && !options.signal?.aborted) {
         await tasks.return?.();
         handedOff = recipe;

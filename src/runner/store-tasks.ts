@@ -33,6 +33,8 @@ export type StoreTasksOptions = {
   storedTaskIds?: readonly string[];
   /** The index in `storedTaskIds` the stream starts at: the ones before it are taken as read (default 0). */
   streamFrom?: number;
+  /** The check of the tasks' knobs, when the caller has already checked some (default: a new createTaskParamsCheck). */
+  checkParams?: (task: Task) => void;
 };
 
 /**
@@ -46,7 +48,7 @@ export async function storeTasks(
   const streamFrom = options.streamFrom ?? 0;
   // Ids the stream starts past still count for the duplicate check.
   const seen = new Set<string>(already.slice(0, streamFrom));
-  const checkParams = createTaskParamsCheck(suite);
+  const checkParams = options.checkParams ?? createTaskParamsCheck(suite);
   let batch: Task[] = [];
   let read = streamFrom;
   let written = already.length;

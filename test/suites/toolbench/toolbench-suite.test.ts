@@ -309,15 +309,23 @@ describe('toolbench LLM simulator (reference 5.4) over the OpenAI wire protocol'
   });
 });
 
+/** A fake OpenAI server standing in for the helper models, and an empty cache folder; the server is closed after. */
+async function withStandIn(use: (server: Awaited<ReturnType<typeof startOpenAIFakeServer>>, cache: string) => Promise<void>): Promise<void> {
+  const server = await startOpenAIFakeServer();
+  try {
+    await use(server, mkdtempSync(join(tmpdir(), 'toolbench-helpers-')));
+  } finally {
+    await server.close();
+  }
+}
+
 describe('toolbench helper models (simulator, judge) fail like any provider and are retried like one', () => {
   const rateLimited: FakeReply = { type: 'http-error', status: 429, message: 'Rate limit reached', headers: { 'retry-after': '3' } };
   const unavailable: FakeReply = { type: 'http-error', status: 503, message: 'overloaded' };
   const simulated = (response: string): FakeReply => ({ type: 'message', text: JSON.stringify({ error: '', response }) });
 
   test('a 429 or 503 from the simulator or the judge is retried inside the episode, counted on it, and never ends it', async () => {
-    const server = await startOpenAIFakeServer();
-    const cache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
-    try {
+    await withStandIn(async (server, cache) => {
       const [task] = await fixtureTasks({
         simulator: 'openai-compatible/simulator-model', 'simulator-base-url': server.baseUrl,
         judge: 'openai-compatible/judge-model', 'judge-base-url': server.baseUrl, 'judge-template': fixtureTemplate, 'judge-times': '1', cache,
@@ -336,15 +344,11 @@ describe('toolbench helper models (simulator, judge) fail like any provider and 
       // Six requests: three answered, three retried; none repeated after it was answered (no replayed turn).
       assert.equal(server.requests.length, 6);
       assert.equal(waits.filter((delayMs) => delayMs === 3000).length, 2, 'the 429s were retried after their Retry-After');
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   test('a simulator that keeps failing ends the episode as an infrastructure error after --max-retries, never as a score', async () => {
-    const server = await startOpenAIFakeServer();
-    const cache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
-    try {
+    await withStandIn(async (server, cache) => {
       const [task] = await fixtureTasks({ simulator: 'openai-compatible/simulator-model', 'simulator-base-url': server.baseUrl, cache }, 1);
       server.reply(unavailable, unavailable, unavailable);
       const summary = await runEvaluation({
@@ -355,15 +359,11 @@ describe('toolbench helper models (simulator, judge) fail like any provider and 
       assert.equal(summary.episodes, 0);
       assert.equal(server.requests.length, 3);
       assert.deepEqual(summary.retries, { 'provider.server-error': 2 });
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   test('the model under test and the helpers share the run\'s one retry wait budget (--max-retry-wait)', async () => {
-    const server = await startOpenAIFakeServer();
-    const cache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
-    try {
+    await withStandIn(async (server, cache) => {
       const [task] = await fixtureTasks({ simulator: 'openai-compatible/simulator-model', 'simulator-base-url': server.baseUrl, cache }, 1);
       // The tested model's 429 spends 3 s of the 4 s budget; the simulator's 429 then asks for 3 s more than is left.
       const museums = { id: 'call-1', name: 'museums_for_cityguide', argumentsText: '{"city":"Lisbon"}' };
@@ -382,53 +382,50 @@ describe('toolbench helper models (simulator, judge) fail like any provider and 
       const [episode] = store.listEpisodes(summary.runId);
       assert.equal(episode.error?.code, 'provider.rate-limited');
       assert.match(episode.error?.message ?? '', /would exceed the run's retry wait budget of 4000 ms/);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   test('rescore asks the judge again when its verdict is not cached: retried like a run, and a judge that stays down says so', async () => {
-    const server = await startOpenAIFakeServer();
-    const cache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
-    const store = openResultsStore(':memory:');
-    const other = openResultsStore(':memory:');
-    try {
-      const [task] = await fixtureTasks({ judge: 'openai-compatible/judge-model', 'judge-base-url': server.baseUrl, 'judge-template': fixtureTemplate, 'judge-times': '1', cache }, 1);
-      server.reply(verdictReply('Solved'));
-      const run = await runEvaluation({ suite: toolbenchSuite, tasks: [task], modelRef: 'builtin/oracle', seed: 4, params: task.params, store, concurrency: 1 });
-      assert.equal(run.passed, 1);
-      // The run rescored where its verdicts were not kept: exported, and imported with a new, empty cache folder.
-      const exported = store.exportRun(run.runId);
-      const elsewhere = (): string => {
-        const emptyCache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
-        return other.importRun(exported.replaceAll(JSON.stringify(cache).slice(1, -1), JSON.stringify(emptyCache).slice(1, -1))).id;
-      };
+    await withStandIn(async (server, cache) => {
+      const store = openResultsStore(':memory:');
+      const other = openResultsStore(':memory:');
+      try {
+        const [task] = await fixtureTasks({ judge: 'openai-compatible/judge-model', 'judge-base-url': server.baseUrl, 'judge-template': fixtureTemplate, 'judge-times': '1', cache }, 1);
+        server.reply(verdictReply('Solved'));
+        const run = await runEvaluation({ suite: toolbenchSuite, tasks: [task], modelRef: 'builtin/oracle', seed: 4, params: task.params, store, concurrency: 1 });
+        assert.equal(run.passed, 1);
+        // The run rescored where its verdicts were not kept: exported, and imported with a new, empty cache folder.
+        const exported = store.exportRun(run.runId);
+        const elsewhere = (): string => {
+          const emptyCache = mkdtempSync(join(tmpdir(), 'toolbench-helpers-'));
+          return other.importRun(exported.replaceAll(JSON.stringify(cache).slice(1, -1), JSON.stringify(emptyCache).slice(1, -1))).id;
+        };
 
-      server.reply(rateLimited, verdictReply('Solved'));
-      const waits: number[] = [];
-      const rescored = await rescoreRun({ runId: elsewhere(), store: other, retry: { sleep: async (delayMs) => { waits.push(delayMs); } } });
-      assert.equal(rescored.passed, 1);
-      assert.deepEqual(waits, [3000], "the judge's 429 was retried after its Retry-After");
-      assert.equal(server.requests.length, 3);
+        server.reply(rateLimited, verdictReply('Solved'));
+        const waits: number[] = [];
+        const rescored = await rescoreRun({ runId: elsewhere(), store: other, retry: { sleep: async (delayMs) => { waits.push(delayMs); } } });
+        assert.equal(rescored.passed, 1);
+        assert.deepEqual(waits, [3000], "the judge's 429 was retried after its Retry-After");
+        assert.equal(server.requests.length, 3);
 
-      server.reply(unavailable, unavailable);
-      other.deleteRun(run.runId);
-      const runId = elsewhere();
-      await assert.rejects(rescoreRun({ runId, store: other, retry: { maxRetries: 1, sleep: async () => {} } }), (error: unknown) => {
-        assert.ok(error instanceof ToolForgeError && !(error instanceof ConfigError));
-        assert.equal(error.code, 'provider.server-error');
-        assert.match(error.message, new RegExp(`run '${runId}': episode ${task.id} trial 0 cannot be re-scored: .*503`));
-        assert.doesNotMatch(error.message, /store schema 1/);
-        assert.match(error.fix ?? '', /rescore again when its service answers .*\(the failed run \S+ can be deleted with 'toolforge delete \S+'\)/);
-        assert.doesNotMatch(error.fix ?? '', /--resume/);
-        return true;
-      });
-      assert.equal(server.requests.length, 5);
-    } finally {
-      store.close();
-      other.close();
-      await server.close();
-    }
+        server.reply(unavailable, unavailable);
+        other.deleteRun(run.runId);
+        const runId = elsewhere();
+        await assert.rejects(rescoreRun({ runId, store: other, retry: { maxRetries: 1, sleep: async () => {} } }), (error: unknown) => {
+          assert.ok(error instanceof ToolForgeError && !(error instanceof ConfigError));
+          assert.equal(error.code, 'provider.server-error');
+          assert.match(error.message, new RegExp(`run '${runId}': episode ${task.id} trial 0 cannot be re-scored: .*503`));
+          assert.doesNotMatch(error.message, /store schema 1/);
+          assert.match(error.fix ?? '', /rescore again when its service answers .*\(the failed run \S+ can be deleted with 'toolforge delete \S+'\)/);
+          assert.doesNotMatch(error.fix ?? '', /--resume/);
+          return true;
+        });
+        assert.equal(server.requests.length, 5);
+      } finally {
+        store.close();
+        other.close();
+      }
+    });
   });
 });
 
