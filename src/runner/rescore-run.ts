@@ -115,7 +115,7 @@ function cannotRescore(context: string, newRunId: string, error: unknown): ToolF
   if (error instanceof ProviderError || (error instanceof ToolForgeError && /^(config|data)\./.test(error.code))) {
     // A provider's own fix speaks of resuming a run; a rescore is started again instead.
     const cause = error instanceof ProviderError
-      ? "the scorer's model failed after its retries: rescore again when its service answers (--max-retries and --max-retry-wait wait longer)"
+      ? "the scorer's model failed: rescore again when it answers (--max-retries and --max-retry-wait wait longer for a failing service)"
       : `${error.fix ?? 'fix the cause above'}, then rescore again`;
     const fix = `${cause} (the failed run ${newRunId} can be deleted with 'toolforge delete ${newRunId}')`;
     return error instanceof ConfigError

@@ -5,6 +5,7 @@
  * verdict cache keyed by judge, prompt, query, answer and judge run, so `toolforge rescore` and a
  * rerun read the same verdicts without asking again; the judge runs differ only by their run index.
  */
+import { ProviderError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { LanguageModel } from '../../models/spec.ts';
 import type { EvaluatorPrompts } from './evaluator-prompts.ts';
@@ -27,8 +28,17 @@ export type ModelJudgeOptions = {
   signal: AbortSignal;
 };
 
-export class JudgeFault extends Error {
-  override name = 'JudgeFault';
+/**
+ * The judge answered, but never with a status: an invalid response from a helper model, not a score. Its own
+ * attempts are spent, so it is not retried again inside the episode.
+ */
+export class JudgeFault extends ProviderError {
+  constructor(message: string) {
+    super('provider.invalid-response', message, {
+      isRetryable: false,
+      fix: 'the judge model does not answer in the evaluator\'s function-call format: use a model that calls tools reliably, or ask it again later',
+    });
+  }
 }
 
 export function createModelJudge(options: ModelJudgeOptions): Judge {

@@ -416,11 +416,20 @@ describe('toolbench helper models (simulator, judge) fail like any provider and 
           assert.equal(error.code, 'provider.server-error');
           assert.match(error.message, new RegExp(`run '${runId}': episode ${task.id} trial 0 cannot be re-scored: .*503`));
           assert.doesNotMatch(error.message, /store schema 1/);
-          assert.match(error.fix ?? '', /rescore again when its service answers .*\(the failed run \S+ can be deleted with 'toolforge delete \S+'\)/);
+          assert.match(error.fix ?? '', /rescore again when it answers .*\(the failed run \S+ can be deleted with 'toolforge delete \S+'\)/);
           assert.doesNotMatch(error.fix ?? '', /--resume/);
           return true;
         });
         assert.equal(server.requests.length, 5);
+
+        // A judge that answers but names no status, three times: the judge's invalid response, not the store's fault.
+        server.reply({ type: 'message', text: 'hmm' }, { type: 'message', text: 'no idea' }, { type: 'message', text: '?' });
+        other.deleteRun(runId);
+        const garbled = elsewhere();
+        await assert.rejects(rescoreRun({ runId: garbled, store: other }), (error: unknown) => error instanceof ToolForgeError
+          && error.code === 'provider.invalid-response' && /cannot be re-scored: judge openai-compatible\/judge-model named no answer_status/.test(error.message)
+          && !/store schema 1/.test(error.message));
+        assert.equal(server.requests.length, 8);
       } finally {
         store.close();
         other.close();
