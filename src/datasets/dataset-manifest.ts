@@ -17,6 +17,8 @@ export type DatasetFile = {
 export type Dataset = {
   /** The folder name under the data folder, and the name commands take. */
   name: string;
+  /** The suites that import it: commands accept a suite's name for its data set (`data fetch webapi`). */
+  suites: readonly string[];
   title: string;
   /** https://github.com/<owner>/<repository> */
   repository: string;
@@ -31,6 +33,7 @@ const apacheLicense: DatasetFile = { path: 'LICENSE', sha256: 'c71d239df91726fc5
 export const datasets: readonly Dataset[] = [
   {
     name: 'nestful',
+    suites: ['nestful'],
     title: 'NESTFUL',
     repository: 'https://github.com/IBM/NESTFUL',
     commit: 'fc2c4123e73500a56185a5fb354f05d1c8b4890c',
@@ -50,6 +53,7 @@ export const datasets: readonly Dataset[] = [
   },
   {
     name: 'wapiibench',
+    suites: ['webapi'],
     title: 'WAPIIBench',
     repository: 'https://github.com/stg-tud/WAPIIBench',
     commit: 'b5964b80d800af62ecdd03e94e390eba1fa923e5',
@@ -74,6 +78,7 @@ export const datasets: readonly Dataset[] = [
   },
   {
     name: 'stabletoolbench',
+    suites: ['toolbench'],
     title: 'StableToolBench',
     repository: 'https://github.com/THUNLP-MT/StableToolBench',
     commit: 'aa4ed9f4737ad98bd706663f01d63623c3427812',
@@ -119,8 +124,10 @@ export function datasetNames(): string[] {
   return datasets.map((dataset) => dataset.name);
 }
 
+/** By its name or the name of a suite that imports it, in any case: `WAPIIBench` and `webapi` both find wapiibench. */
 export function findDataset(name: string): Dataset | undefined {
-  return datasets.find((dataset) => dataset.name === name);
+  const wanted = name.trim().toLowerCase();
+  return datasets.find((dataset) => dataset.name === wanted || dataset.suites.includes(wanted));
 }
 
 export function datasetBytes(dataset: Dataset): number {

@@ -37,7 +37,22 @@ describe('toolforge data', () => {
     assert.match(absent.stderr, /fix: run `toolforge data fetch nestful`/);
     const unknown = await runCli(['data', 'fetch', 'imagenet'], { cwd: temporaryDirectory(), env: withoutData() });
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /unknown data set 'imagenet'\n {2}fix: one of: nestful, wapiibench, stabletoolbench/);
+    assert.match(unknown.stderr, /unknown data set 'imagenet'\n {2}fix: one of: nestful, wapiibench, stabletoolbench \(or all\); a suite's name also works \(webapi -> wapiibench, toolbench -> stabletoolbench\)/);
+  });
+
+  test('a suite\'s name or any case finds its data set; `data path all` is refused rather than printing one folder', async () => {
+    const env = { TOOLFORGE_DATA: fixturePath() };
+    const bySuite = await runCli(['data', 'path', 'webapi'], { cwd: temporaryDirectory(), env });
+    assert.deepEqual([bySuite.code, bySuite.stdout], [0, `${fixturePath('wapiibench')}\n`]);
+    const byTitle = await runCli(['data', 'path', 'StableToolBench'], { cwd: temporaryDirectory(), env });
+    assert.deepEqual([byTitle.code, byTitle.stdout], [0, `${fixturePath('stabletoolbench')}\n`]);
+    // Named twice (by suite and by name), the data set is checked once.
+    const twice = await runCli(['data', 'verify', 'toolbench', 'stabletoolbench'], { cwd: temporaryDirectory(), env });
+    assert.equal(twice.stdout.match(/^stabletoolbench: \d+ of 32 files match/gm)?.length, 1);
+    const all = await runCli(['data', 'path', 'all'], { cwd: temporaryDirectory(), env });
+    assert.equal(all.code, 2);
+    assert.equal(all.stdout, '');
+    assert.match(all.stderr, /error: `data path` prints the folder of one data set, not all\n {2}fix: name one \(nestful, wapiibench, stabletoolbench\)/);
   });
 
   test('verify lists every file that differs from the pins and exits 2', async () => {

@@ -8,14 +8,19 @@ import { textTable } from '../../report/text-table.ts';
 import type { CliIo } from '../cli-io.ts';
 
 function datasetsNamed(names: readonly string[]): Dataset[] {
-  if (names.length === 1 && names[0] === 'all') return [...datasets];
-  return names.map((name) => {
+  if (names.some((name) => name.trim().toLowerCase() === 'all')) return [...datasets];
+  const found = names.map((name) => {
     const dataset = findDataset(name);
     if (!dataset) {
-      throw new ConfigError('config.invalid', `unknown data set '${name}'`, { fix: `one of: ${datasetNames().join(', ')} (or all); \`toolforge data list\` shows them` });
+      const aliases = datasets.flatMap((known) => known.suites.filter((suite) => suite !== known.name).map((suite) => `${suite} -> ${known.name}`)).join(', ');
+      throw new ConfigError('config.invalid', `unknown data set '${name}'`, {
+        fix: `one of: ${datasetNames().join(', ')} (or all); a suite's name also works (${aliases}); \`toolforge data list\` shows them`,
+      });
     }
     return dataset;
   });
+  // `data fetch webapi wapiibench` names one data set twice: fetch it once.
+  return [...new Set(found)];
 }
 
 function megabytes(bytes: number): string {
@@ -57,9 +62,14 @@ export function registerDataCommand(program: Command, io: CliIo): void {
 
   data
     .command('path')
-    .argument('<name>', `a data set: ${datasetNames().join(', ')}`)
+    .argument('<name>', `a data set: ${datasetNames().join(', ')} (or the suite that imports it)`)
     .description('prints the folder the suites read the data set from')
     .action((name: string) => {
+      if (name.trim().toLowerCase() === 'all') {
+        throw new ConfigError('config.invalid', '`data path` prints the folder of one data set, not all', {
+          fix: `name one (${datasetNames().join(', ')}); \`toolforge data list\` shows where each is found`,
+        });
+      }
       const [dataset] = datasetsNamed([name]);
       const found = locateDataset(dataset!.name, io.env);
       if (!found) throw missingDataError(dataset!.name, `\`toolforge data path ${dataset!.name}\``, { env: io.env });
@@ -68,7 +78,7 @@ export function registerDataCommand(program: Command, io: CliIo): void {
 
   data
     .command('fetch')
-    .argument('<names...>', `data sets to download: ${datasetNames().join(', ')}, or all`)
+    .argument('<names...>', `data sets to download: ${datasetNames().join(', ')} (or the suites that import them), or all`)
     .description('downloads the pinned files from their upstream repositories into the data folder ($TOOLFORGE_DATA, else the cache), checking every sha256')
     .option('--mirror <url>', 'a server laid out like raw.githubusercontent.com (<owner>/<repository>/<commit>/<path>)')
     .action(async (names: string[], options: { mirror?: string }) => {
@@ -90,7 +100,7 @@ export function registerDataCommand(program: Command, io: CliIo): void {
 
   data
     .command('verify')
-    .argument('<names...>', `data sets to check: ${datasetNames().join(', ')}, or all`)
+    .argument('<names...>', `data sets to check: ${datasetNames().join(', ')} (or the suites that import them), or all`)
     .description('checks the local copy of each file against its pinned sha256')
     .action((names: string[]) => {
       const problems: string[] = [];
