@@ -16,6 +16,7 @@ import { datasets, fetchDataset, findDataset, sha256Of, upstreamFileUrl, verifyD
 const fixtureFiles = ['nestful/samples.json', 'wapiibench/openapi/real_world_specs/notes.yaml', 'stabletoolbench/solvable_queries/test_instruction/G1_instruction.json'];
 const fixtureDataset: Dataset = {
   name: 'fixtures',
+  suites: [],
   title: 'ToolForge test fixtures',
   repository: 'https://github.com/toolforge-test/fixtures',
   commit: '0123456789abcdef0123456789abcdef01234567',
