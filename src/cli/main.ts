@@ -28,7 +28,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   const program = new Command('toolforge')
     .description('Generate fresh, executable tool-calling benchmarks, run models on them, score them with deterministic oracles.')
     .version(toolforgeVersion, '-V, --version')
-    .showHelpAfterError("  fix: see 'toolforge <command> --help' for the flags and the values they take")
+    .showHelpAfterError("  fix: see 'toolforge --help' for the commands, and 'toolforge <command> --help' for a command's flags")
     .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
     .addHelpText('after', [
       '',
@@ -55,10 +55,19 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerDataCommand(program, io);
   registerServeCommand(program, io);
   registerWorkerCommand(program, io, argv, outcome);
-  // Subcommands inherit the output routing and the exit override; they are set on each explicitly.
-  for (const command of program.commands) {
-    command.configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) }).exitOverride();
-  }
+  // Subcommands inherit the output routing and the exit override; they are set on each explicitly, with a usage
+  // error's fix naming the command's own help (`toolforge data fetch --help`), not a placeholder.
+  const configure = (commands: readonly Command[], path: string): void => {
+    for (const command of commands) {
+      const name = `${path} ${command.name()}`;
+      command
+        .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
+        .exitOverride()
+        .showHelpAfterError(`  fix: see '${name} --help' for the flags and the values they take`);
+      configure(command.commands, name);
+    }
+  };
+  configure(program.commands, 'toolforge');
   return program;
 }
 

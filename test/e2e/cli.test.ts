@@ -252,7 +252,7 @@ describe('bad input exits 2 with a message naming the fix, and loses nothing rec
     { name: 'unknown knob', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--set', 'nope=1'], message: /has no knob 'nope'/, fix: /fix: use one of: core, depth/ },
     { name: 'bad knob value', args: ['generate', 'funcgen', '--set', 'core=abc'], message: /knob 'core' cannot be 'abc'/, fix: /fix: --set core=<integer/ },
     { name: 'knob out of range', args: ['generate', 'funcgen', '--set', 'core=1'], message: /knob 'core' cannot be '1'/, fix: /integer in \[2, 200\]/ },
-    { name: 'non-numeric --count', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--count', 'abc'], message: /--count <n>' argument 'abc' is invalid/, fix: /expected a whole number >= 1/ },
+    { name: 'non-numeric --count', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--count', 'abc'], message: /--count <n>' argument 'abc' is invalid/, fix: /expected a whole number >= 1, e\.g\. 10\n {2}fix: see 'toolforge run --help' for the flags/ },
     { name: 'non-numeric --trials', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--trials', '0'], message: /--trials <n>' argument '0' is invalid/, fix: /expected a whole number >= 1/ },
     { name: 'malformed --set', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--set', 'foo'], message: /--set <name=value>' argument 'foo' is invalid/, fix: /expected name=value, e\.g\. --set foo=<value>/ },
     { name: 'unreadable --tasks file', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--tasks', 'missing.jsonl'], message: /cannot read tasks file .*missing\.jsonl/, fix: /fix: check the --tasks path/ },
@@ -268,7 +268,9 @@ describe('bad input exits 2 with a message naming the fix, and loses nothing rec
     { name: 'report without a database', args: ['report', '--db', 'absent.db'], message: /no results database at .*absent\.db/, fix: /fix: run 'toolforge run/ },
     { name: 'import of a non-export', args: ['import', 'garbage.jsonl'], message: /garbage\.jsonl:1: /, fix: /fix: / },
     { name: 'unwritable --out', args: ['report', '--format', 'csv', '--out', 'no-such-folder/report.csv'], message: /cannot write --out .*no-such-folder\/report\.csv/, fix: /fix: pass --out with a path in an existing, writable folder/ },
-    { name: 'unknown command', args: ['frobnicate'], message: /unknown command 'frobnicate'/, fix: /--help/ },
+    { name: 'unknown command', args: ['frobnicate'], message: /unknown command 'frobnicate'/, fix: /fix: see 'toolforge --help' for the commands/ },
+    { name: 'a nested command\'s missing argument', args: ['data', 'fetch'], message: /missing required argument 'names'/, fix: /fix: see 'toolforge data fetch --help'/ },
+    { name: 'a bad --format', args: ['report', '--format', 'xml'], message: /argument 'xml' is invalid/, fix: /fix: see 'toolforge report --help'/ },
   ];
 
   for (const { name, args, message, fix } of cases) {
