@@ -117,9 +117,11 @@ describe('replay models', () => {
     assertConfigError(() => createModelSource(`replay/${path}`), 'input.invalid', /line 3 is not valid JSON/);
   });
 
-  test('a repeated task id is a ConfigError naming both lines', () => {
+  test('a repeated task id is a ConfigError naming both lines, whose fix says how to give each trial its own line', () => {
     const path = replayFile([{ taskId: 'a', output: 'x' }, { taskId: 'a', output: 'y' }]);
-    assertConfigError(() => createModelSource(`replay/${path}`), 'input.invalid', /line 2 repeats taskId 'a' already on line 1/);
+    assertConfigError(() => createModelSource(`replay/${path}`), 'input.invalid', /line 2 repeats taskId 'a' already on line 1\n {2}fix: keep one line per task, or, for --trials n .* "trial": 0/);
+    const sameTrial = replayFile([{ taskId: 'a', trial: 1, output: 'x' }, { taskId: 'a', trial: 0, output: 'y' }, { taskId: 'a', trial: 1, output: 'z' }]);
+    assertConfigError(() => createModelSource(`replay/${sameTrial}`), 'input.invalid', /line 3 repeats taskId 'a' trial 1 already on line 1/);
   });
 
   test('coverage names missing tasks, missing trials as id#trial, and file ids no planned task matches, in file order', () => {

@@ -77,7 +77,9 @@ export function indexReplayFile(path: string): ReplayFileIndex {
     const repeated = previous === undefined ? undefined
       : (typeof previous === 'number' ? [previous] : previous).find((entry) => trials[entry] === trial);
     if (repeated !== undefined) {
-      throw lineError(path, lineNumber, `repeats taskId '${line.taskId}'${line.trial === undefined ? '' : ` trial ${line.trial}`} already on line ${lineNumbers[repeated]}`);
+      throw new ConfigError('input.invalid', `replay file ${path} line ${lineNumber} repeats taskId '${line.taskId}'${line.trial === undefined ? '' : ` trial ${line.trial}`} already on line ${lineNumbers[repeated]}`, {
+        fix: 'keep one line per task, or, for --trials n with a different output per trial, give each line its trial: {"taskId": "...", "trial": 0, ...}, {"taskId": "...", "trial": 1, ...}',
+      });
     }
     const entry = lineNumbers.length;
     lineNumbers.push(lineNumber);
