@@ -41,6 +41,7 @@ export function tasksFileSuite(path: string): string {
 export function* streamTasksFile(path: string, options: { suiteId?: string } = {}): Generator<Task> {
   const fix = 'each line must be one task object as written by `toolforge generate`';
   let firstSuite: string | undefined;
+  let lineOfFirstTask = 0;
   const lineOfId = new Map<string, number>();
   let lines: Iterable<string>;
   try {
@@ -65,11 +66,18 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
     const task = parsed.data as Task;
     const expectedSuite = options.suiteId ?? firstSuite;
     if (expectedSuite !== undefined && task.suite.id !== expectedSuite) {
-      throw new ConfigError('input.invalid', `${path}:${lineNumber}: field 'suite.id' is '${task.suite.id}', but ${options.suiteId ? 'the run is for' : 'earlier tasks belong to'} suite '${expectedSuite}'`, {
-        fix: options.suiteId ? `run this file with: toolforge run ${task.suite.id} --tasks ${shellArgument(path)}` : 'a tasks file holds the tasks of one suite: split it',
+      // Once a line has matched, the file mixes suites, and naming another suite would fail on its first line.
+      const mixed = firstSuite !== undefined;
+      throw new ConfigError('input.invalid', `${path}:${lineNumber}: field 'suite.id' is '${task.suite.id}', but ${mixed ? 'earlier tasks belong to' : 'the run is for'} suite '${expectedSuite}'`, {
+        fix: mixed
+          ? `a tasks file holds the tasks of one suite: split it by suite.id (line ${lineOfFirstTask} is ${firstSuite}, line ${lineNumber} is ${task.suite.id}) and run each part`
+          : `run this file with: toolforge run ${task.suite.id} --tasks ${shellArgument(path)}`,
       });
     }
-    firstSuite ??= task.suite.id;
+    if (firstSuite === undefined) {
+      firstSuite = task.suite.id;
+      lineOfFirstTask = lineNumber;
+    }
     const previous = lineOfId.get(task.id);
     if (previous !== undefined) {
       throw new ConfigError('input.invalid', `${path}:${lineNumber}: task id '${task.id}' already appears on line ${previous}`, { fix: 'remove the duplicate line' });

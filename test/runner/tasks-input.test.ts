@@ -109,6 +109,9 @@ describe('readTasksFile', () => {
       ['mode.jsonl', JSON.stringify({ ...task, modes: ['telepathy'] }), /mode\.jsonl:1: field 'modes\.0'/],
       ['other-suite.jsonl', line, /other-suite\.jsonl:1: field 'suite\.id' is 'fake-sum', but the run is for suite 'nestful'/, { suiteId: 'nestful' }],
       ['mixed.jsonl', `${line}\n${JSON.stringify({ ...other, suite: { id: 'webapi', version: '1' } })}`, /mixed\.jsonl:2: .*earlier tasks belong to suite 'fake-sum'/],
+      // Named for the run, a file whose later lines change suite is mixed: the fix says to split it, not to run it as the other suite.
+      ['mixed-for-run.jsonl', `${line}\n\n${JSON.stringify({ ...other, suite: { id: 'webapi', version: '1' } })}`,
+        /mixed-for-run\.jsonl:3: .*earlier tasks belong to suite 'fake-sum'\n {2}fix: .*split it by suite\.id \(line 1 is fake-sum, line 3 is webapi\)/, { suiteId: 'fake-sum' }],
       ['duplicate.jsonl', `${line}\n${line}`, /duplicate\.jsonl:2: task id 'fake-sum-3-0' already appears on line 1/],
       ['empty.jsonl', '\n', /holds no tasks/],
     ];
