@@ -129,7 +129,7 @@ export function gridPoints(suite: Suite, grid: Readonly<Record<string, readonly 
   for (const name of names) {
     const values = grid[name];
     // resolveKnobs names unknown knobs and bad values with their fix.
-    for (const value of values) resolveKnobs(suite.id, suite.knobs, { [name]: value });
+    for (const value of values) resolveKnobs(suite.id, suite.knobs, { [name]: value }, { flag: '--grid' });
     if (values.length === 0 || new Set(values).size !== values.length) {
       throw new ConfigError('config.invalid', `--grid ${name} needs distinct values, got '${values.join(',')}'`, { fix: `--grid ${name}=<v1>,<v2>,...` });
     }

@@ -13,7 +13,12 @@ export type Knob =
  * Parses `--set` strings (or already-typed values from a task file) against a suite's knobs and fills
  * defaults. Unknown names and bad values throw a ConfigError naming the knob and what it accepts.
  */
-export function resolveKnobs(suiteId: string, knobs: readonly Knob[], raw: Record<string, string | JsonValue>): JsonObject {
+export function resolveKnobs(
+  suiteId: string,
+  knobs: readonly Knob[],
+  raw: Record<string, string | JsonValue>,
+  options: { flag?: '--set' | '--grid' } = {},
+): JsonObject {
   const byName = new Map(knobs.map((knob) => [knob.name, knob]));
   for (const name of Object.keys(raw)) {
     if (!byName.has(name)) {
@@ -25,16 +30,17 @@ export function resolveKnobs(suiteId: string, knobs: readonly Knob[], raw: Recor
   const resolved: JsonObject = {};
   for (const knob of knobs) {
     const value = raw[knob.name];
-    resolved[knob.name] = value === undefined ? knob.default : parseKnobValue(suiteId, knob, value);
+    resolved[knob.name] = value === undefined ? knob.default : parseKnobValue(suiteId, knob, value, options.flag ?? '--set');
   }
   return resolved;
 }
 
-function parseKnobValue(suiteId: string, knob: Knob, value: string | JsonValue): JsonValue {
+function parseKnobValue(suiteId: string, knob: Knob, value: string | JsonValue, flag: '--set' | '--grid'): JsonValue {
   const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);
   const fail = (accepts: string): never => {
     throw new ConfigError('config.invalid-knob', `suite '${suiteId}' knob '${knob.name}' cannot be '${text}'`, {
-      fix: `--set ${knob.name}=<${accepts}>`,
+      // The fix names the flag the value came through: a sweep's values are a --grid list.
+      fix: flag === '--grid' ? `--grid ${knob.name}=<v1>,<v2>,... (each: ${accepts})` : `--set ${knob.name}=<${accepts}>`,
     });
   };
   switch (knob.type) {

@@ -19,6 +19,8 @@ describe('runSweep', () => {
     assert.throws(() => gridPoints(funcgen, {}, {}), /at least one --grid/);
     assert.throws(() => gridPoints(funcgen, { nope: ['1'] }, {}), /has no knob 'nope'/);
     assert.throws(() => gridPoints(funcgen, { core: ['x'] }, {}), /knob 'core' cannot be 'x'/);
+    // The fix names the flag the value came through, with what each value may be.
+    assert.throws(() => gridPoints(funcgen, { core: ['5', '1000'] }, {}), /knob 'core' cannot be '1000'\n {2}fix: --grid core=<v1>,<v2>,\.\.\. \(each: integer in \[2, 200\]\)/);
     assert.throws(() => gridPoints(funcgen, { core: ['5', '5'] }, {}), /distinct values/);
     assert.throws(() => gridPoints(funcgen, { core: ['5'] }, { core: '6' }), /both swept .* and fixed/);
   });

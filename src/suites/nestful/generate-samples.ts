@@ -28,7 +28,7 @@ export const maximumFanIn = Math.max(...generatorOperations.map((operation) => o
 export function checkGeneratorKnobs(knobs: GeneratorKnobs): void {
   if (knobs.depth > knobs.calls - 1) {
     throw new ConfigError('config.invalid-knob', `nestful knob 'depth' is ${knobs.depth} but ${knobs.calls} calls allow a depth of at most ${knobs.calls - 1}`, {
-      fix: `--set depth=<0..${knobs.calls - 1}> or raise --set calls=`,
+      fix: `--set depth=<0..${knobs.calls - 1}>, or raise calls to at least ${knobs.depth + 1} (--set calls=${knobs.depth + 1})`,
     });
   }
   if (knobs.depth > 0 && knobs.fanin < 1) {
