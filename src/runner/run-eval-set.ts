@@ -58,18 +58,34 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
   const { evalSet, store } = options;
   const group = evalSetGroup(evalSet, options.name ?? 'eval-set');
   // Everything that can be wrong with the file is found before the first run: suites, knobs, modes, transforms, models.
-  const plans = evalSet.suites.map((entry) => {
-    const suite = getSuite(entry.id);
+  // Each problem names the field it is in (suites[1].grid.core[2]), as the file's schema errors do.
+  const plans = evalSet.suites.map((entry, suiteIndex) => {
+    const at = `suites[${suiteIndex}]`;
+    const suite = atField(`${at}.id`, () => getSuite(entry.id));
     const fixed = Object.fromEntries(Object.entries(entry.set).map(([name, value]) => [name, String(value)]));
+    for (const [name, value] of Object.entries(fixed)) atField(`${at}.set.${name}`, () => resolveKnobs(suite.id, suite.knobs, { [name]: value }, { flag: 'eval-set' }));
     const gridNames = Object.keys(entry.grid);
+    for (const name of gridNames) {
+      if (Object.hasOwn(entry.set, name)) {
+        throw new ConfigError('config.invalid', `eval set field '${at}.grid.${name}': knob '${name}' is both swept (grid) and fixed (set)`, { fix: `remove ${name} from set: or from grid:` });
+      }
+      // An unknown knob is the key's fault, not its first value's.
+      if (!suite.knobs.some((knob) => knob.name === name)) atField(`${at}.grid.${name}`, () => resolveKnobs(suite.id, suite.knobs, { [name]: '' }));
+      entry.grid[name].forEach((value, index) => atField(`${at}.grid.${name}[${index}]`, () => resolveKnobs(suite.id, suite.knobs, { [name]: String(value) }, { flag: 'eval-set' })));
+    }
     let points: Record<string, string>[] = [{}];
     for (const name of gridNames) points = points.flatMap((point) => entry.grid[name].map((value) => ({ ...point, [name]: String(value) })));
     for (const point of points) resolveKnobs(suite.id, suite.knobs, { ...fixed, ...point });
-    for (const mode of entry.modes ?? []) {
-      if (!suite.modes.includes(mode)) throw new ConfigError('config.unsupported-mode', `eval set: suite '${suite.id}' does not support mode '${mode}'`, { fix: `use modes from: ${suite.modes.join(', ')}` });
-    }
-    const chains = (entry.transforms ?? [[]]).map((chain) => ({ texts: chain, requests: chain.map(parseTransformRequest) }));
-    for (const model of evalSet.models) resolveModelSource(suite, model.ref, { baseUrl: model.baseUrl, env: options.env, baseUrlFlag: evalSetBaseUrl });
+    (entry.modes ?? []).forEach((mode, index) => {
+      if (!suite.modes.includes(mode)) {
+        throw new ConfigError('config.unsupported-mode', `eval set field '${at}.modes[${index}]': suite '${suite.id}' does not support mode '${mode}'`, { fix: `use modes from: ${suite.modes.join(', ')}` });
+      }
+    });
+    const chains = (entry.transforms ?? [[]]).map((chain, chainIndex) => ({
+      texts: chain,
+      requests: chain.map((text, index) => atField(`${at}.transforms[${chainIndex}][${index}]`, () => parseTransformRequest(text))),
+    }));
+    evalSet.models.forEach((model, index) => atField(`models[${index}].ref`, () => resolveModelSource(suite, model.ref, { baseUrl: model.baseUrl, env: options.env, baseUrlFlag: evalSetBaseUrl })));
     return { entry, suite, fixed, points, modes: entry.modes ?? [null], chains, grid: entry.grid };
   });
   const existing = new Map<string, StoredRun>();
@@ -163,4 +179,14 @@ function settingsOf(model: EvalSetModel): GenerationSettings {
   if (model.maxOutputTokens !== undefined) settings.maxOutputTokens = model.maxOutputTokens;
   if (model.strictTools !== undefined) settings.strictTools = model.strictTools;
   return settings;
+}
+
+/** Runs a check of one field of the file; a ConfigError it throws is restated with the field's path. */
+function atField<T>(field: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(error.code, `eval set field '${field}': ${error.problem}`, { fix: error.fix, cause: error });
+  }
 }

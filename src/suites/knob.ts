@@ -17,7 +17,8 @@ export function resolveKnobs(
   suiteId: string,
   knobs: readonly Knob[],
   raw: Record<string, string | JsonValue>,
-  options: { flag?: '--set' | '--grid' } = {},
+  /** Where the values came from, for the fix: a flag, or an eval-set file's `set:`/`grid:` (default --set). */
+  options: { flag?: KnobSource } = {},
 ): JsonObject {
   const byName = new Map(knobs.map((knob) => [knob.name, knob]));
   for (const name of Object.keys(raw)) {
@@ -35,12 +36,16 @@ export function resolveKnobs(
   return resolved;
 }
 
-function parseKnobValue(suiteId: string, knob: Knob, value: string | JsonValue, flag: '--set' | '--grid'): JsonValue {
+export type KnobSource = '--set' | '--grid' | 'eval-set';
+
+function parseKnobValue(suiteId: string, knob: Knob, value: string | JsonValue, flag: KnobSource): JsonValue {
   const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);
   const fail = (accepts: string): never => {
     throw new ConfigError('config.invalid-knob', `suite '${suiteId}' knob '${knob.name}' cannot be '${text}'`, {
       // The fix names the flag the value came through: a sweep's values are a --grid list.
-      fix: flag === '--grid' ? `--grid ${knob.name}=<v1>,<v2>,... (each: ${accepts})` : `--set ${knob.name}=<${accepts}>`,
+      fix: flag === '--grid' ? `--grid ${knob.name}=<v1>,<v2>,... (each: ${accepts})`
+        : flag === 'eval-set' ? `give ${knob.name} a value that is: ${accepts}`
+          : `--set ${knob.name}=<${accepts}>`,
     });
   };
   switch (knob.type) {

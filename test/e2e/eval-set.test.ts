@@ -74,10 +74,15 @@ test('a bad eval set names the field and the fix, before anything runs', async (
   const directory = temporaryDirectory();
   const cases: { text: string; message: RegExp }[] = [
     { text: 'models: []\nsuites: [{id: funcgen}]\n', message: /models/ },
-    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: nope}]\n', message: /unknown suite|nope/ },
-    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, grid: {core: [1]}}]\n', message: /core/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen}, {id: nope}]\n', message: /eval set field 'suites\[1\]\.id': unknown suite 'nope'/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, grid: {core: [5, 1]}}]\n', message: /eval set field 'suites\[0\]\.grid\.core\[1\]': suite 'funcgen' knob 'core' cannot be '1'\n {2}fix: give core a value that is: integer in \[2, 200\]/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, grid: {colour: [1]}}]\n', message: /eval set field 'suites\[0\]\.grid\.colour': suite 'funcgen' has no knob 'colour'/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, set: {restate: maybe}}]\n', message: /eval set field 'suites\[0\]\.set\.restate': .*cannot be 'maybe'\n {2}fix: give restate a value that is: true\|false/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, set: {core: 5}, grid: {core: [5, 6]}}]\n', message: /'suites\[0\]\.grid\.core': knob 'core' is both swept \(grid\) and fixed \(set\)/ },
     { text: 'models: [{ref: builtin/oracle, baseUrl: "not a url"}]\nsuites: [{id: funcgen}]\n', message: /baseUrl/ },
-    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, modes: [code]}]\n', message: /does not support mode 'code'/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, modes: [calls, code]}]\n', message: /eval set field 'suites\[0\]\.modes\[1\]': suite 'funcgen' does not support mode 'code'/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, transforms: [[], [rename-tools, nope]]}]\n', message: /eval set field 'suites\[0\]\.transforms\[1\]\[1\]': no transform 'nope'/ },
+    { text: 'models: [{ref: builtin/oracle}, {ref: builtin/nope}]\nsuites: [{id: funcgen}]\n', message: /eval set field 'models\[1\]\.ref': suite 'funcgen' has no built-in model 'nope'/ },
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, colour: red}]\n', message: /colour/ },
     { text: 'models: [\n', message: /not valid YAML/ },
     // The endpoint comes from the model's entry in the file: the error says so, not --base-url.
