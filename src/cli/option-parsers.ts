@@ -11,6 +11,12 @@ export function parseNonNegativeInteger(value: string): number {
   return Number(value);
 }
 
+/** A TCP port on 127.0.0.1: 0 (the system picks a free one) to 65535. */
+export function parsePort(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) throw new InvalidArgumentError('expected a port from 1 to 65535, or 0 for a free one');
+  return Number(value);
+}
+
 export function parsePositiveInteger(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number >= 1, e.g. 10');
   return Number(value);

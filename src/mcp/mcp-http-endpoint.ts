@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { ToolForgeError } from '../core/errors.ts';
+import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { EpisodeBroker } from './episode-broker.ts';
 import { createEpisodeMcpServer } from './episode-mcp-server.ts';
 import type { McpEpisode } from './mcp-episode.ts';
@@ -68,7 +68,12 @@ export async function serveEpisodesOverHttp(broker: EpisodeBroker, options: {
     });
   });
   await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
+    http.once('error', (error: NodeJS.ErrnoException) => {
+      // A port taken by another program is the user's choice to change, not a crash.
+      reject(error.code === 'EADDRINUSE'
+        ? new ConfigError('config.invalid', `port ${options.port} on 127.0.0.1 is already in use`, { fix: 'pass --port <another port>, or leave --port out for a free one', cause: error })
+        : error);
+    });
     http.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const { port } = http.address() as AddressInfo;

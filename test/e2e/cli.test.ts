@@ -270,6 +270,7 @@ describe('bad input exits 2 with a message naming the fix, and loses nothing rec
     { name: 'unwritable --out', args: ['report', '--format', 'csv', '--out', 'no-such-folder/report.csv'], message: /cannot write --out .*no-such-folder\/report\.csv/, fix: /fix: pass --out with a path in an existing, writable folder/ },
     { name: 'unknown command', args: ['frobnicate'], message: /unknown command 'frobnicate'/, fix: /fix: see 'toolforge --help' for the commands/ },
     { name: 'a nested command\'s missing argument', args: ['data', 'fetch'], message: /missing required argument 'names'/, fix: /fix: see 'toolforge data fetch --help'/ },
+    { name: 'view on a port past 65535', args: ['view', '--port', '65536'], message: /argument '65536' is invalid\. expected a port from 1 to 65535/, fix: /fix: see 'toolforge view --help'/ },
     { name: 'a bad --format', args: ['report', '--format', 'xml'], message: /argument 'xml' is invalid/, fix: /fix: see 'toolforge report --help'/ },
   ];
 

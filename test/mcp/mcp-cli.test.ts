@@ -1,6 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JsonObject } from '../../src/core/json.ts';
@@ -80,6 +82,26 @@ describe('CLI: toolforge serve and run --agent-command', () => {
     const nothing = await runCli(['serve', '--db', 'results.db'], { cwd: directory, env: {} });
     assert.equal(nothing.code, 2);
     assert.match(nothing.stderr, /no suite given\n {2}fix: name one: 'toolforge serve funcgen'/);
+  });
+
+  test('serve on a port another program holds, or past 65535, is refused with the fix and records no run', async () => {
+    const directory = temporaryDirectory();
+    const { tasksPath } = await funcgenFiles(directory);
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const { port } = holder.address() as AddressInfo;
+      const taken = await runCli(['serve', '--tasks', tasksPath, '--port', String(port), '--db', 'results.db'], { cwd: directory, env: {} });
+      assert.equal(taken.code, 2, taken.stderr);
+      assert.match(taken.stderr, new RegExp(`^error: port ${port} on 127\\.0\\.0\\.1 is already in use\n {2}fix: pass --port <another port>`));
+      const tooHigh = await runCli(['serve', '--tasks', tasksPath, '--port', '70000', '--db', 'results.db'], { cwd: directory, env: {} });
+      assert.equal(tooHigh.code, 2);
+      assert.match(tooHigh.stderr, /argument '70000' is invalid\. expected a port from 1 to 65535, or 0 for a free one\n {2}fix: see 'toolforge serve --help'/);
+      const runs = await runCli(['runs', '--json', '--db', 'results.db'], { cwd: directory, env: {} });
+      assert.deepEqual(JSON.parse(runs.stdout || '[]'), []);
+    } finally {
+      holder.close();
+    }
   });
 
   test('serve --stdio: one client session plays every episode in turn (tools/list_changed between them)', async () => {

@@ -13,7 +13,7 @@ import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import { openResultsStore } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
-import { once, parseNonNegativeInteger, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { once, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions } from '../run-task-options.ts';
 
@@ -27,7 +27,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .description('serve the episodes of a run over MCP (streamable HTTP on 127.0.0.1): one session per episode; scored and stored like any run (model mcp/<client name>)')
     .argument('[suite]', "suite id (see 'toolforge suites'); optional with --tasks (the file's tasks name it)");
   addRunTaskOptions(command, { modeDefault: 'calls when a task has it, else code, else its first mode', concurrency: 'episodes open to clients at once (default 1)' })
-    .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', once('--port', parseNonNegativeInteger))
+    .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', once('--port', parsePort))
     .option('--stdio', 'serve one client on stdin/stdout instead (the episodes in turn; the summary goes to stderr)')
     .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", once('--client-name', parseText))
     .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", once('--episode-timeout', parsePositiveInteger))

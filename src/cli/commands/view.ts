@@ -3,13 +3,13 @@ import { ConfigError } from '../../core/errors.ts';
 import { startReportServer } from '../../report/report-server.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore } from '../open-store.ts';
-import { parseNonNegativeInteger, resolveDatabasePath } from '../option-parsers.ts';
+import { parsePort, resolveDatabasePath } from '../option-parsers.ts';
 
 export function registerViewCommand(program: Command, io: CliIo): void {
   program
     .command('view')
     .description('serve the HTML report on 127.0.0.1, rebuilt on every request (runs in progress included); Ctrl-C stops it')
-    .option('--port <n>', 'port to listen on (0 picks a free one)', parseNonNegativeInteger, 4173)
+    .option('--port <n>', 'port to listen on (0 picks a free one)', parsePort, 4173)
     .option('--db <file>', 'results database (default .toolforge/results.db)')
     .action(async (options: { port: number; db?: string }) => {
       const dbPath = resolveDatabasePath(options.db, io.cwd);
