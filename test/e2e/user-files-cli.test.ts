@@ -95,7 +95,8 @@ test('run --tasks without a suite runs the suite the file names; a bad file stil
   writeFileSync(join(directory, 'mixed.jsonl'), `${lines[0]}\n${JSON.stringify(other)}\n`);
   writeFileSync(join(directory, 'empty.jsonl'), '\n');
   const cases: [string, RegExp][] = [
-    ['mixed.jsonl', /mixed\.jsonl:2: field 'suite\.id' is 'nestful', but the run is for suite 'funcgen'\n {2}fix: run this file with: toolforge run nestful --tasks /],
+    // Running it as nestful would fail on line 1: the fix is to split the file.
+    ['mixed.jsonl', /mixed\.jsonl:2: field 'suite\.id' is 'nestful', but earlier tasks belong to suite 'funcgen'\n {2}fix: a tasks file holds the tasks of one suite: split it by suite\.id \(line 1 is funcgen, line 2 is nestful\)/],
     ['empty.jsonl', /empty\.jsonl holds no tasks\n {2}fix: write tasks with `toolforge generate <suite> --out <file>`/],
     ['missing.jsonl', /cannot read tasks file \S*missing\.jsonl: no such file\n {2}fix: check the --tasks path/],
   ];
