@@ -297,7 +297,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       const { run } = header.value;
       if (findRun(run.id)) {
         throw new ConfigError('input.invalid', `${source}: run '${run.id}' is already in ${location}; importing it again would duplicate its episodes`, {
-          fix: `import into another results file with --db <other path>, or delete the run first`,
+          fix: `import into another ${connection.dialect === 'postgres' ? 'database with --db postgres://<host>/<other database>' : 'results file with --db <other path>'}, or delete the run first (toolforge delete ${run.id})`,
         });
       }
       // One transaction, filled as the lines are read: a bad line anywhere rolls back everything before it.

@@ -11,8 +11,11 @@ import { latestSchemaVersion, migrationStatements, migrations } from './store-mi
 const postgresMigrationLock = 7_415_002;
 
 export function invalidStore(location: string, reason: string, cause?: unknown): ConfigError {
+  const postgres = /^postgres(ql)?:\/\//i.test(location);
   return new ConfigError('store.invalid', `${location} is not a ToolForge results database: ${reason}`, {
-    fix: `pass --db <other path> to use (or create) another results file, or move ${location} aside`,
+    fix: postgres
+      ? 'pass --db postgres://<host>/<other database>: ToolForge sets up an empty database on first use'
+      : `pass --db <other path> to use (or create) another results file, or move ${location} aside`,
     cause,
   });
 }

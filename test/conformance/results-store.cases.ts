@@ -149,7 +149,10 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     store.deleteRun('run-d');
     store.importRun(exported, 'copy.jsonl');
     assert.equal(store.exportRun('run-d'), exported);
-    assert.throws(() => store.importRun(exported, 'copy.jsonl'), (error: Error & { code?: string }) => error.code === 'input.invalid' && /already in/.test(error.message));
+    // The fix is in the store's own terms: another file for SQLite, another database for PostgreSQL.
+    const otherStore = store.dialect === 'postgres' ? /--db postgres:\/\/<host>\/<other database>/ : /--db <other path>/;
+    assert.throws(() => store.importRun(exported, 'copy.jsonl'), (error: Error & { code?: string; fix?: string }) =>
+      error.code === 'input.invalid' && /already in/.test(error.message) && otherStore.test(error.fix ?? '') && /toolforge delete run-d/.test(error.fix ?? ''));
   }));
 
   /**
