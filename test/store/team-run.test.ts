@@ -130,7 +130,7 @@ describe('team runs on PostgreSQL', { skip: 'missing' in binaries ? binaries.mis
 });
 
 describe('team run input errors', () => {
-  test('an unreachable PostgreSQL, a bad lease, and --workers-only with --resume are refused with the fix (exit 2), passwords never printed', async () => {
+  test('an unreachable PostgreSQL, a bad lease, --run latest, and --workers-only with --resume are refused with the fix (exit 2), passwords never printed', async () => {
     const cwd = temporaryDirectory();
     const env = { ...process.env, NO_COLOR: '1' };
     const unreachable = await runCli(['runs', '--db', 'postgres://someone:secret@127.0.0.1:1/results'], { cwd, env });
@@ -144,6 +144,10 @@ describe('team run input errors', () => {
     const lease = await runCli(['worker', '--run', 'r', '--db', join(cwd, 'a.db'), '--lease', '10'], { cwd, env });
     assert.equal(lease.code, 2);
     assert.match(lease.stderr, /--lease <ms> with ms >= 100/);
+    // On a shared database 'latest' could be a teammate's run: a worker names its run.
+    const latest = await runCli(['worker', '--run', 'latest', '--db', join(cwd, 'a.db')], { cwd, env });
+    assert.equal(latest.code, 2);
+    assert.match(latest.stderr, /a worker names its run: pass the id 'run --workers-only' printed/);
     const resume = await runCli(['run', '--resume', 'latest', '--workers-only', '--db', join(cwd, 'a.db')], { cwd, env });
     assert.equal(resume.code, 2);
     assert.match(resume.stderr, /--workers-only/);

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from 'commander';
 import type { Command } from 'commander';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
@@ -28,7 +29,7 @@ export function registerWorkerCommand(program: Command, io: CliIo, argv: readonl
   const command = program
     .command('worker')
     .description("run a stored run's queued episodes alongside other workers sharing the database (a team run: 'run --workers-only' queues one); a killed worker's episodes are claimed by the others when its leases expire")
-    .requiredOption('--run <id>', 'the run to work on', once('--run', parseText))
+    .requiredOption('--run <id>', "the run to work on, as 'run --workers-only' printed it ('latest' is not accepted: teammates may start runs)", once('--run', parseWorkerRun))
     .option('--db <url|file>', 'the shared results database: postgres://user:password@host:port/database (or a SQLite file on this machine)', once('--db', parseText))
     .option('--concurrency <n>', "episodes this worker runs at once (default: the run's)", once('--concurrency', parsePositiveInteger))
     .option('--lease <ms>', 'how long a claimed episode stays this worker\'s without renewal (default 60000)', once('--lease', parsePositiveInteger))
@@ -57,4 +58,10 @@ export function registerWorkerCommand(program: Command, io: CliIo, argv: readonl
         progress.stop();
       }
     });
+}
+
+/** A worker names its run: on a shared database 'latest' could be a teammate's run started a second ago. */
+function parseWorkerRun(value: string): string {
+  if (value === 'latest') throw new InvalidArgumentError("a worker names its run: pass the id 'run --workers-only' printed (see 'toolforge runs --db <same database>')");
+  return value;
 }
