@@ -7,7 +7,9 @@ import { defaultResultsPath, isPostgresLocation } from '../store/index.ts';
  * "option '--count <n>' argument 'abc' is invalid. <message>", so the messages here say the fix.
  */
 export function parseNonNegativeInteger(value: string): number {
-  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a whole number >= 0, e.g. 7');
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) {
+    throw new InvalidArgumentError(`expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, e.g. 7`);
+  }
   return Number(value);
 }
 
@@ -18,7 +20,9 @@ export function parsePort(value: string): number {
 }
 
 export function parsePositiveInteger(value: string): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number >= 1, e.g. 10');
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+    throw new InvalidArgumentError(`expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}, e.g. 10`);
+  }
   return Number(value);
 }
 

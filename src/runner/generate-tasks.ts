@@ -47,6 +47,19 @@ export async function generateTasks(suite: Suite, options: GenerateTasksOptions)
   return tasks;
 }
 
+/** The numbers a caller of the library passes are checked here, where the CLI's parsers do not reach. */
+function checkGenerationNumbers(seed: number, count: number | undefined, from: number): void {
+  if (!Number.isSafeInteger(seed)) {
+    throw new ConfigError('config.invalid', `generate: seed must be a whole number within ±${Number.MAX_SAFE_INTEGER}, got ${seed}`, { fix: 'pass seed as a whole number, e.g. 7' });
+  }
+  for (const [field, value, least] of [['count', count, 1], ['from', from, 0]] as const) {
+    if (value === undefined || (Number.isSafeInteger(value) && value >= least)) continue;
+    throw new ConfigError('config.invalid', `generate: ${field} must be a whole number from ${least} to ${Number.MAX_SAFE_INTEGER}, got ${value}`, {
+      fix: `pass ${field} as a whole number >= ${least}`,
+    });
+  }
+}
+
 /** Tasks transformed and oracle-validated per batch while streaming: memory holds one batch, not the set. */
 const validationBatchSize = 64;
 /**
@@ -63,6 +76,7 @@ const uncheckedTasksPerTurn = 64;
  */
 export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasksOptions): AsyncGenerator<Task> {
   const { validate = true, concurrency = 2, transforms = [], paraphraseCache, from = 0, ...request } = options;
+  checkGenerationNumbers(request.seed, request.count, from);
   const resources = {
     ...(request.phrasingModel ? { phrasingModel: request.phrasingModel } : {}), ...(paraphraseCache ? { paraphraseCache } : {}), ...(request.signal ? { signal: request.signal } : {}),
   };

@@ -24,6 +24,24 @@ describe('generateTasks', () => {
     assert.equal(suite.counters.environmentsDisposed, 8);
   });
 
+  test('a seed, count or start a generator cannot use is config.invalid naming the field, before any task is made', async () => {
+    const cases: [Partial<{ seed: number; count: number; from: number }>, RegExp][] = [
+      [{ seed: 1e20 }, /seed must be a whole number within/],
+      [{ seed: 1.5 }, /seed must be a whole number/],
+      [{ seed: Number.NaN }, /seed must be a whole number/],
+      [{ count: 0 }, /count must be a whole number from 1/],
+      [{ count: 2.5 }, /count must be a whole number from 1/],
+      [{ from: -1 }, /from must be a whole number from 0/],
+    ];
+    for (const [numbers, pattern] of cases) {
+      await assert.rejects(generateTasks(createFakeSuite(), { seed: 1, count: 2, params: {}, ...numbers }), (error: unknown) =>
+        error instanceof ConfigError && error.code === 'config.invalid' && pattern.test(error.message), JSON.stringify(numbers));
+    }
+    // The largest seeds still work: Rng takes any safe integer.
+    assert.equal((await generateTasks(createFakeSuite(), { seed: Number.MAX_SAFE_INTEGER, count: 1, params: {} })).length, 1);
+    assert.equal((await generateTasks(createFakeSuite(), { seed: -5, count: 1, params: {} })).length, 1);
+  });
+
   test('a task the oracle cannot solve is refused with suite.unsolvable-task naming it', async () => {
     const suite = createFakeSuite({ brokenTask: 2 });
     await assert.rejects(generateTasks(suite, { seed: 1, count: 4, params: {} }), (error: unknown) =>
