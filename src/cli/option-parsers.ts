@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
+import { longestTimerMs } from '../core/limits.ts';
 import { defaultResultsPath, isPostgresLocation } from '../store/index.ts';
 
 /**
@@ -9,6 +10,14 @@ import { defaultResultsPath, isPostgresLocation } from '../store/index.ts';
 export function parseNonNegativeInteger(value: string): number {
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) {
     throw new InvalidArgumentError(`expected a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, e.g. 7`);
+  }
+  return Number(value);
+}
+
+/** A timeout, time limit or lease in ms: at least `least`, and short enough for a Node timer (about 24.8 days). */
+export function parseMilliseconds(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > longestTimerMs) {
+    throw new InvalidArgumentError(`expected milliseconds from 1 to ${longestTimerMs} (24.8 days), e.g. 60000`);
   }
   return Number(value);
 }

@@ -5,6 +5,7 @@
  * only spreads load, it never touches generation or scoring.
  */
 import { ProviderError } from '../core/errors.ts';
+import { longestTimerMs } from '../core/limits.ts';
 
 export type BackoffPolicy = {
   baseDelayMs: number;
@@ -31,10 +32,18 @@ export function sleepUnlessAborted(delayMs: number, signal: AbortSignal): Promis
       clearTimeout(timer);
       resolve();
     };
-    const timer = setTimeout(() => {
+    // A wait past a Node timer's reach (a Retry-After of weeks, under a budget that allows it) is slept in pieces.
+    let leftMs = delayMs;
+    const wait = (): NodeJS.Timeout => setTimeout(() => {
+      leftMs -= longestTimerMs;
+      if (leftMs > 0) {
+        timer = wait();
+        return;
+      }
       signal.removeEventListener('abort', onAbort);
       resolve();
-    }, delayMs);
+    }, Math.min(leftMs, longestTimerMs));
+    let timer = wait();
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -11,6 +11,7 @@ import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
+import { longestTimerMs } from '../core/limits.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Task } from '../core/task.ts';
 import { emptyUsage } from '../core/usage.ts';
@@ -495,6 +496,14 @@ function checkPositiveInteger(name: string, value: number, flag: string): void {
   }
 }
 
+function checkMilliseconds(name: string, value: number, flag: string): void {
+  if (!Number.isInteger(value) || value < 1 || value > longestTimerMs) {
+    throw new ConfigError('config.invalid', `${name} must be a whole number of ms from 1 to ${longestTimerMs} (24.8 days: a longer timer fires at once), got ${value}`, {
+      fix: `pass ${flag} with 1 <= ms <= ${longestTimerMs}`,
+    });
+  }
+}
+
 function checkExecutionOptions(options: ExecutionOptions): void {
   const { retry = {}, episodeTimeoutMs } = options;
   if (retry.maxRetries !== undefined && (!Number.isInteger(retry.maxRetries) || retry.maxRetries < 0)) {
@@ -503,8 +512,8 @@ function checkExecutionOptions(options: ExecutionOptions): void {
   if (retry.maxTotalWaitMs !== undefined && !(retry.maxTotalWaitMs >= 0)) {
     throw new ConfigError('config.invalid', `the run's retry wait budget must be >= 0 ms, got ${retry.maxTotalWaitMs}`, { fix: 'pass --max-retry-wait <ms> with ms >= 0' });
   }
-  if (retry.timeoutMs !== undefined) checkPositiveInteger('request timeout (ms)', retry.timeoutMs, '--request-timeout <ms>');
-  if (episodeTimeoutMs !== undefined) checkPositiveInteger('episode timeout (ms)', episodeTimeoutMs, '--episode-timeout <ms>');
+  if (retry.timeoutMs !== undefined) checkMilliseconds('the request timeout', retry.timeoutMs, '--request-timeout <ms>');
+  if (episodeTimeoutMs !== undefined) checkMilliseconds('the episode timeout', episodeTimeoutMs, '--episode-timeout <ms>');
   const { stopAfterInfrastructureErrors: stopAfter } = options;
   if (stopAfter !== undefined && !(Number.isInteger(stopAfter) && stopAfter >= 0)) {
     throw new ConfigError('config.invalid', `the number of infrastructure errors in a row that stops a run must be a non-negative integer, got ${stopAfter}`, { fix: 'pass --stop-after-errors <n> with n >= 0 (0: never stop)' });

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError } from '../core/errors.ts';
+import { longestTimerMs } from '../core/limits.ts';
 import { createHelperModelSources } from '../models/helper-models.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
@@ -39,8 +40,10 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
   const options = withWaitBudget(given);
   const leaseMs = options.leaseMs ?? defaultLeaseMs;
   const pollMs = options.pollMs ?? Math.min(1000, Math.max(10, Math.floor(leaseMs / 4)));
-  if (!Number.isInteger(leaseMs) || leaseMs < 100) {
-    throw new ConfigError('config.invalid', `the lease must be an integer of at least 100 ms, got ${leaseMs}`, { fix: 'pass --lease <ms> with ms >= 100 (longer than a store round trip; default 60000)' });
+  if (!Number.isInteger(leaseMs) || leaseMs < 100 || leaseMs > longestTimerMs) {
+    throw new ConfigError('config.invalid', `the lease must be a whole number of ms from 100 to ${longestTimerMs}, got ${leaseMs}`, {
+      fix: `pass --lease <ms> with 100 <= ms <= ${longestTimerMs} (longer than a store round trip, shorter than a Node timer holds; default 60000)`,
+    });
   }
   const workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   return withStore(options, async (store) => {

@@ -8,6 +8,7 @@ import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threa
 import { startModuleWorker } from '../core/module-worker.ts';
 import { z } from 'zod';
 import { ConfigError, SandboxError, ToolForgeError, errorMessage } from '../core/errors.ts';
+import { longestTimerMs } from '../core/limits.ts';
 import type { JsonValue } from '../core/json.ts';
 import { flattenBindings, type FlatBinding } from './bindings.ts';
 import type { SandboxWorkerData } from './sandbox-worker.ts';
@@ -46,7 +47,7 @@ const httpResponseSchema = z.object({
 });
 
 const limitsSchema = z.object({
-  timeLimitMs: z.number().int().positive().optional(),
+  timeLimitMs: z.number().int().positive().max(longestTimerMs).optional(),
   memoryLimitBytes: z.number().int().min(1024 * 1024).optional(),
   stackLimitBytes: z.number().int().min(16 * 1024).max(maximumStackLimitBytes).optional(),
 });
@@ -242,7 +243,7 @@ export class QuickJsSandbox implements Sandbox {
     slot.run = run;
     slot.worker.ref();
     run.startedAt = performance.now();
-    run.backstop = setTimeout(() => this.#onBackstop(slot, run), run.job.limits.timeLimitMs + this.#backstopGraceMs);
+    run.backstop = setTimeout(() => this.#onBackstop(slot, run), Math.min(longestTimerMs, run.job.limits.timeLimitMs + this.#backstopGraceMs));
     const message: MainToWorker = { type: 'run', runId: run.runId, job: run.job };
     slot.worker.postMessage(message);
   }

@@ -517,6 +517,12 @@ export function registerSandboxConformance(label: string, create: (options: Sand
           (error: unknown) => error instanceof ConfigError && /program\.limits\.stackLimitBytes/.test(error.message));
       });
 
+      test('a time limit past what a Node timer holds (2^31 - 1 ms) is refused naming the field, not cut to 1 ms', async () => {
+        await assert.rejects(sandbox.run({ code: 'return 1;', limits: { timeLimitMs: 2 ** 31 } }),
+          (error: unknown) => error instanceof ConfigError && /program\.limits\.timeLimitMs/.test(error.message));
+        expectStatus(await run('return 5;', { limits: { timeLimitMs: 2 ** 31 - 1 } }), 'completed');
+      });
+
       test('aborting a run rejects it with the signal reason', async () => {
         const controller = new AbortController();
         const aborted = sandbox.run({ code: 'while (true) {}', limits: { timeLimitMs: 5_000 } }, { signal: controller.signal });

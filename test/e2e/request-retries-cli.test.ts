@@ -147,4 +147,18 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
       assert.match(result.stderr, new RegExp(`${flag}`));
     }
   });
+
+  test('a timeout past what a Node timer holds (2^31 - 1 ms) is refused, not run as a 1 ms timeout', async () => {
+    const cwd = temporaryDirectory();
+    for (const [command, flag] of [['run', '--request-timeout'], ['run', '--episode-timeout'], ['serve', '--episode-timeout'], ['worker', '--lease']]) {
+      const args = command === 'worker' ? ['worker', '--run', 'r', flag, '2147483648'] : [command, 'funcgen', ...(command === 'run' ? ['--model', 'builtin/oracle'] : []), '--count', '1', flag, '2147483648'];
+      const result = await runCli(args, { cwd });
+      assert.equal(result.code, 2, `${command} ${flag}: ${result.stderr}`);
+      assert.match(result.stderr, new RegExp(`${flag} <ms>' argument '2147483648' is invalid\\. expected milliseconds from 1 to 2147483647 \\(24\\.8 days\\)`));
+    }
+    // The longest a timer holds is accepted, and the run passes: its episodes were not cut short at once.
+    const longest = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '2', '--episode-timeout', '2147483647', '--request-timeout', '2147483647', '--json'], { cwd });
+    assert.equal(longest.code, 0, longest.stderr);
+    assert.equal((JSON.parse(longest.stdout) as { passRate: number }).passRate, 1);
+  });
 });

@@ -5,6 +5,7 @@ import { ProviderError } from '../../src/core/errors.ts';
 import { createModelSource } from '../../src/models/registry.ts';
 import type { RequestRetryPolicy } from '../../src/models/request-retry.ts';
 import { defaultRequestRetryPolicy, withRequestRetries } from '../../src/models/request-retry.ts';
+import { sleepUnlessAborted } from '../../src/models/retry-backoff.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel, ModelSource, RequestRetry } from '../../src/models/spec.ts';
 import { episodeTask, generateRequest } from '../conformance/model-provider.cases.ts';
 import { startOpenAIFakeServer } from '../fakes/openai-server.ts';
@@ -209,5 +210,26 @@ describe('request retries', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('sleepUnlessAborted', () => {
+  test('a wait past what one Node timer holds (a Retry-After of weeks) waits, and ends early only when aborted', async () => {
+    const controller = new AbortController();
+    let slept = false;
+    const sleeping = sleepUnlessAborted(3e9, controller.signal).then(() => { slept = true; });
+    // One timer of 3e9 ms would fire after 1 ms.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(slept, false);
+    controller.abort();
+    await sleeping;
+    assert.equal(slept, true);
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+  });
+
+  test('a short wait resolves on time and leaves no listener on the signal', async () => {
+    const controller = new AbortController();
+    await sleepUnlessAborted(5, controller.signal);
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
   });
 });

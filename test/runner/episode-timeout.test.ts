@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { taskSchema } from '../../src/core/task.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
@@ -33,6 +34,30 @@ test('--episode-timeout overrides the tasks\' time limit: the same slow model pa
     const episodes = store.listEpisodes(short.runId);
     assert.deepEqual(episodes.map((episode) => [episode.status, episode.termination, episode.score?.passed, episode.attempts]),
       [['scored', 'time-limit', false, 1], ['scored', 'time-limit', false, 1]]);
+  } finally {
+    store.close();
+  }
+});
+
+test('a time limit or timeout past what a Node timer holds is config.invalid from the library, before a run is stored', async () => {
+  const suite = createFakeSuite();
+  const tasks = await suite.generate({ seed: 3, count: 1, params: {} });
+  const dbPath = join(temporaryDirectory(), 'results.db');
+  const common = { suite, tasks, modelRef: 'builtin/oracle', seed: 3, params: {}, dbPath };
+  for (const [options, pattern] of [
+    [{ episodeTimeoutMs: 2 ** 31 }, /the episode timeout must be a whole number of ms from 1 to 2147483647 \(24\.8 days: a longer timer fires at once\), got 2147483648/],
+    [{ retry: { timeoutMs: 3e9 } }, /the request timeout must be a whole number of ms from 1 to 2147483647/],
+    [{ episodeTimeoutMs: 0.5 }, /the episode timeout must be a whole number of ms/],
+  ] as const) {
+    await assert.rejects(runEvaluation({ ...common, ...options }), (error: Error & { code?: string }) => error.code === 'config.invalid' && pattern.test(error.message), String(pattern));
+  }
+  // A task whose own limit is past it is refused where tasks are checked, naming the field.
+  const long = { ...tasks[0], limits: { ...tasks[0].limits, timeLimitMs: 3e9 } };
+  assert.equal(taskSchema.safeParse(long).success, false);
+  assert.match(JSON.stringify(taskSchema.safeParse(long).error?.issues), /limits.*timeLimitMs.*a longer timer fires at once/);
+  const store = openResultsStore(dbPath);
+  try {
+    assert.equal(store.listRuns().length, 0, 'nothing was stored');
   } finally {
     store.close();
   }

@@ -143,7 +143,7 @@ describe('team run input errors', () => {
     assert.doesNotMatch(worker.stderr, /secret/);
     const lease = await runCli(['worker', '--run', 'r', '--db', join(cwd, 'a.db'), '--lease', '10'], { cwd, env });
     assert.equal(lease.code, 2);
-    assert.match(lease.stderr, /--lease <ms> with ms >= 100/);
+    assert.match(lease.stderr, /--lease <ms> with 100 <= ms <= 2147483647/);
     // On a shared database 'latest' could be a teammate's run: a worker names its run.
     const latest = await runCli(['worker', '--run', 'latest', '--db', join(cwd, 'a.db')], { cwd, env });
     assert.equal(latest.code, 2);

@@ -21,7 +21,7 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
-import { collectTransform, collectValues, once, parseFiniteNumber, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectTransform, collectValues, once, parseFiniteNumber, parseHttpUrl, parseMilliseconds, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
 import type { TaskRecipe } from '../../runner/task-import.ts';
@@ -466,7 +466,7 @@ function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
 /** The flags for how requests are retried and episodes timed (run, worker). */
 export function addExecutionOptions(command: Command, waitScope: string): Command {
   return addRequestRetryOptions(command, waitScope)
-    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", once('--episode-timeout', parsePositiveInteger))
+    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", once('--episode-timeout', parseMilliseconds))
     .option('--stop-after-errors <n>', 'stop once n episodes in a row end in infrastructure errors, to --resume when fixed (default: 20 or twice --concurrency, whichever is more; 0: never)', once('--stop-after-errors', parseNonNegativeInteger));
 }
 
@@ -475,7 +475,7 @@ export function addRequestRetryOptions(command: Command, waitScope: string): Com
   return command
     .option('--max-retries <n>', 'retries per model request on 429, 408, 5xx, timeouts, dropped connections, invalid bodies (default 6)', once('--max-retries', parseNonNegativeInteger))
     .option('--max-retry-wait <ms>', `time ${waitScope} may lose to retried requests, failed attempts included (default 1800000)`, once('--max-retry-wait', parseNonNegativeInteger))
-    .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', once('--request-timeout', parsePositiveInteger));
+    .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', once('--request-timeout', parseMilliseconds));
 }
 
 /** How requests are retried and episodes timed: may differ between a run and its resumption. */

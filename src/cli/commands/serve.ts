@@ -13,7 +13,7 @@ import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import { openResultsStore } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
-import { once, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { once, parseMilliseconds, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions } from '../run-task-options.ts';
 
@@ -30,7 +30,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', once('--port', parsePort))
     .option('--stdio', 'serve one client on stdin/stdout instead (the episodes in turn; the summary goes to stderr)')
     .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", once('--client-name', parseText))
-    .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", once('--episode-timeout', parsePositiveInteger))
+    .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", once('--episode-timeout', parseMilliseconds))
     .option('--json', 'print one JSON summary object on stdout at the end')
     .action(async (suiteArgument: string | undefined, flags: ServeFlags) => {
       const tasksPath = flags.tasks === undefined ? undefined : resolve(io.cwd, flags.tasks);
