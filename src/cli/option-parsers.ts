@@ -22,6 +22,13 @@ export function parseMilliseconds(value: string): number {
   return Number(value);
 }
 
+/** A sampling temperature: no provider takes a negative one. */
+export function parseTemperature(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number < 0) throw new InvalidArgumentError('expected a number >= 0, e.g. 0 or 0.7');
+  return number;
+}
+
 /** A TCP port on 127.0.0.1: 0 (the system picks a free one) to 65535. */
 export function parsePort(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) > 65535) throw new InvalidArgumentError('expected a port from 1 to 65535, or 0 for a free one');
@@ -33,12 +40,6 @@ export function parsePositiveInteger(value: string): number {
     throw new InvalidArgumentError(`expected a whole number from 1 to ${Number.MAX_SAFE_INTEGER}, e.g. 10`);
   }
   return Number(value);
-}
-
-export function parseFiniteNumber(value: string): number {
-  const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number)) throw new InvalidArgumentError('expected a number, e.g. 0.7');
-  return number;
 }
 
 /** Repeatable `--set name=value`, collected into a record (a later value for a name wins). */

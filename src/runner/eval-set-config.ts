@@ -19,7 +19,7 @@ const modelSchema = z.strictObject({
   ref: z.string().min(1),
   /** This model's endpoint (its own: a key is never sent to another model's endpoint). */
   baseUrl: z.url().optional(),
-  temperature: z.number().finite().optional(),
+  temperature: z.number().finite().min(0).optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   strictTools: z.boolean().optional(),
 });

@@ -6,6 +6,7 @@
  * `resumeEvaluation`, which reruns only missing and infrastructure-error episodes of a stored run.
  * Every retry is counted per cause on its episode.
  */
+import { z } from 'zod';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
@@ -150,7 +151,7 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
   }
   // Resolve the model first: a bad reference or a missing key fails before a run is recorded.
   const model = options.agent ?? cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry, budget: options.waitBudget }), options.baseUrl, options);
-  const settings = options.settings ?? {};
+  const settings = checkGenerationSettings(options.settings ?? {});
   const baseUrl = options.baseUrl ?? null;
   const tasks = asyncIteratorOf(options.tasks);
   const first = await tasks.next();
@@ -502,6 +503,28 @@ function checkMilliseconds(name: string, value: number, flag: string): void {
       fix: `pass ${flag} with 1 <= ms <= ${longestTimerMs}`,
     });
   }
+}
+
+/** What every provider refuses (a negative temperature, top-p past 1) is refused here, once, not as an error per episode. */
+const generationSettingsInputSchema = z.object({
+  temperature: z.number().finite().min(0).optional(),
+  topP: z.number().finite().gt(0).max(1).optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  seed: z.number().int().optional(),
+  stop: z.array(z.string()).optional(),
+  strictTools: z.boolean().optional(),
+}).strict();
+
+const settingsFlags: Record<string, string> = { temperature: '--temperature <t> with t >= 0, e.g. 0 or 0.7', maxOutputTokens: '--max-output-tokens <n> with n >= 1' };
+
+function checkGenerationSettings(settings: GenerationSettings): GenerationSettings {
+  const parsed = generationSettingsInputSchema.safeParse(settings);
+  if (parsed.success) return settings;
+  const issue = parsed.error.issues[0];
+  const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '');
+  throw new ConfigError('config.invalid', `settings.${field}: ${issue.message}`, {
+    fix: settingsFlags[field] ? `pass ${settingsFlags[field]}` : 'settings takes temperature (>= 0), topP (0 < p <= 1), maxOutputTokens (>= 1), seed, stop and strictTools',
+  });
 }
 
 function checkExecutionOptions(options: ExecutionOptions): void {

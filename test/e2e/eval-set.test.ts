@@ -84,6 +84,7 @@ test('a bad eval set names the field and the fix, before anything runs', async (
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, transforms: [[], [rename-tools, nope]]}]\n', message: /eval set field 'suites\[0\]\.transforms\[1\]\[1\]': no transform 'nope'/ },
     { text: 'models: [{ref: builtin/oracle}, {ref: builtin/nope}]\nsuites: [{id: funcgen}]\n', message: /eval set field 'models\[1\]\.ref': suite 'funcgen' has no built-in model 'nope'/ },
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, colour: red}]\n', message: /colour/ },
+    { text: 'models: [{ref: builtin/oracle, temperature: -0.5}]\nsuites: [{id: funcgen}]\n', message: /models\[0\]\.temperature/ },
     { text: 'models: [\n', message: /not valid YAML/ },
     // The endpoint comes from the model's entry in the file: the error says so, not --base-url.
     { text: 'models: [{ref: openai-compatible/local}]\nsuites: [{id: funcgen}]\n', message: /needs a baseUrl in its models entry of the eval set: [^\n]*\n {2}fix: [^\n]*e\.g\. baseUrl: http:\/\/127\.0\.0\.1:8000\/v1/ },

@@ -39,7 +39,7 @@ test('--episode-timeout overrides the tasks\' time limit: the same slow model pa
   }
 });
 
-test('a time limit or timeout past what a Node timer holds is config.invalid from the library, before a run is stored', async () => {
+test('a time limit or timeout past what a Node timer holds, and settings no provider takes, are config.invalid from the library, before a run is stored', async () => {
   const suite = createFakeSuite();
   const tasks = await suite.generate({ seed: 3, count: 1, params: {} });
   const dbPath = join(temporaryDirectory(), 'results.db');
@@ -50,6 +50,15 @@ test('a time limit or timeout past what a Node timer holds is config.invalid fro
     [{ episodeTimeoutMs: 0.5 }, /the episode timeout must be a whole number of ms/],
   ] as const) {
     await assert.rejects(runEvaluation({ ...common, ...options }), (error: Error & { code?: string }) => error.code === 'config.invalid' && pattern.test(error.message), String(pattern));
+  }
+  // Settings every provider refuses are refused once, not as an error in every episode.
+  for (const [settings, pattern] of [
+    [{ temperature: -1 }, /settings\.temperature: .*\n {2}fix: pass --temperature <t> with t >= 0/],
+    [{ topP: 1.5 }, /settings\.topP: /],
+    [{ maxOutputTokens: 0 }, /settings\.maxOutputTokens: .*\n {2}fix: pass --max-output-tokens <n> with n >= 1/],
+    [{ temprature: 0.2 }, /settings\.temprature: .*\n {2}fix: settings takes temperature/],
+  ] as const) {
+    await assert.rejects(runEvaluation({ ...common, settings: settings as never }), (error: Error & { code?: string }) => error.code === 'config.invalid' && pattern.test(error.message), String(pattern));
   }
   // A task whose own limit is past it is refused where tasks are checked, naming the field.
   const long = { ...tasks[0], limits: { ...tasks[0].limits, timeLimitMs: 3e9 } };

@@ -21,7 +21,7 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
-import { collectTransform, collectValues, once, parseFiniteNumber, parseHttpUrl, parseMilliseconds, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectTransform, collectValues, once, parseHttpUrl, parseMilliseconds, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
 import type { TaskRecipe } from '../../runner/task-import.ts';
@@ -94,7 +94,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
   addRunTaskOptions(command, { modeDefault: "each task's first mode", concurrency: 'episodes in flight (default 4)' })
     .option('--resume <run>', "finish a stored run ('latest' for the newest): rerun its missing and infrastructure-error episodes", once('--resume', parseText))
     .option('--base-url <url>', 'the endpoint of the --model (required for openai-compatible/, or to override a provider)', once('--base-url', parseHttpUrl))
-    .option('--temperature <t>', 'sampling temperature', once('--temperature', parseFiniteNumber))
+    .option('--temperature <t>', 'sampling temperature', once('--temperature', parseTemperature))
     .option('--max-output-tokens <n>', 'output token cap per model call', once('--max-output-tokens', parsePositiveInteger));
   addExecutionOptions(command, 'the whole run')
     .option('--strict-tools', 'send tools with strict argument decoding where the provider has it (OpenAI `strict: true`, as FuncBenchGen does)')
