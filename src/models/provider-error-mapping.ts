@@ -4,6 +4,7 @@
  * our request's fault and retrying it would only burn quota. Adapters never retry on their own.
  */
 import { ProviderError } from '../core/errors.ts';
+import { formatFieldPath } from '../core/field-path.ts';
 
 /** What the message needs to say which provider failed and how to fix it. */
 export type ProviderErrorContext = {
@@ -174,5 +175,5 @@ function describe(error: unknown): string {
 
 /** "choices.0.message: Invalid input" for the first few issues of a failed response parse. */
 export function summarizeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues.slice(0, 3).map((issue) => `${issue.path.map(String).join('.') || '(body)'}: ${issue.message}`).join('; ');
+  return issues.slice(0, 3).map((issue) => `${formatFieldPath(issue.path) || '(body)'}: ${issue.message}`).join('; ');
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../core/errors.ts';
 import { readTextFileSync } from '../core/read-text-file.ts';
 import { fileProblem } from '../core/file-problem.ts';
+import { formatFieldPath } from '../core/field-path.ts';
 
 /** USD per million tokens. */
 export type ModelPrice = { input: number; output: number };
@@ -57,7 +58,7 @@ export function readPriceFile(path: string): PriceTable {
   const parsed = priceFileSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError('config.invalid', `price file '${path}': ${issue.path.join('.') || '(top level)'}: ${issue.message}`, {
+    throw new ConfigError('config.invalid', `price file '${path}': ${formatFieldPath(issue.path) || '(top level)'}: ${issue.message}`, {
       fix: 'each key is a model reference (or a prefix ending in *) mapping to {"input": <USD per million input tokens>, "output": <USD per million output tokens>}',
     });
   }

@@ -49,6 +49,7 @@ import { checkExpected, createTaskParamsCheck, storeTasks } from './store-tasks.
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 import { shellCommand } from '../core/shell-argument.ts';
+import { formatFieldPath } from '../core/field-path.ts';
 
 export type ExecutionOptions = {
   concurrency?: number;
@@ -323,7 +324,7 @@ function checkedRecipe(run: StoredRun): StoredTaskRecipe {
   // Checked just now; the schema's own JSON type is wider than JsonObject.
   if (parsed.success) return run.provenance.taskRecipe as StoredTaskRecipe;
   const issue = parsed.error.issues[0];
-  throw new ConfigError('store.invalid', `run '${run.id}': its stored task recipe is invalid (provenance.taskRecipe.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}), so its remaining tasks cannot be made again`, {
+  throw new ConfigError('store.invalid', `run '${run.id}': its stored task recipe is invalid (${formatFieldPath(issue?.path ?? [], 'provenance.taskRecipe')}: ${issue?.message ?? 'invalid'}), so its remaining tasks cannot be made again`, {
     fix: `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}'`,
   });
 }
@@ -521,7 +522,7 @@ function checkGenerationSettings(settings: GenerationSettings): GenerationSettin
   const parsed = generationSettingsInputSchema.safeParse(settings);
   if (parsed.success) return settings;
   const issue = parsed.error.issues[0];
-  const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '');
+  const field = formatFieldPath(issue.path) || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : '');
   throw new ConfigError('config.invalid', `settings.${field}: ${issue.message}`, {
     fix: settingsFlags[field] ? `pass ${settingsFlags[field]}` : 'settings takes temperature (>= 0), topP (0 < p <= 1), maxOutputTokens (>= 1), seed, stop and strictTools',
   });

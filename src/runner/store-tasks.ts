@@ -9,6 +9,7 @@ import type { Mode } from '../core/mode.ts';
 import type { Task } from '../core/task.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { Suite } from '../suites/spec.ts';
+import { formatFieldPath } from '../core/field-path.ts';
 
 /**
  * Tasks written to the store per transaction while a run's tasks stream in: a batch of built tasks held longer
@@ -141,7 +142,7 @@ export function checkExpected(suite: Suite, task: Task): void {
   const error = checkOnce(suite.expectedSchema, task.expected);
   if (!error) return;
   const issue = error.issues[0];
-  const field = ['expected', ...(issue?.path ?? []).map(String)].join('.');
+  const field = formatFieldPath(issue?.path ?? [], 'expected');
   throw new ConfigError('input.invalid', `task '${task.id}': ${field}: ${issue?.message ?? 'invalid'}`, {
     fix: `regenerate the task with 'toolforge generate ${suite.id}' (this ToolForge's ${suite.id} version ${suite.version})`,
   });

@@ -18,6 +18,7 @@ import {
   type SandboxLimits, type SandboxOptions, type SandboxProgram, type SandboxResult,
 } from './spec.ts';
 import type { HostCall, HostReply, MainToWorker, ProgramJob, ProgramVerdict, SyncReply, WorkerToMain } from './worker-protocol.ts';
+import { formatFieldPath } from '../core/field-path.ts';
 
 const defaultVirtualEpochMs = Date.UTC(2024, 0, 1);
 const defaultBackstopGraceMs = 500;
@@ -74,7 +75,7 @@ function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: string): T 
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const field = [what, ...issue.path.map(String)].join('.');
+  const field = formatFieldPath(issue.path, what);
   throw new ConfigError('config.invalid', `${field}: ${issue.message}`, {
     fix: `correct ${field} (limits: stackLimitBytes <= ${maximumStackLimitBytes}, memoryLimitBytes >= 1 MiB, positive integers)`,
   });
@@ -361,7 +362,7 @@ export class QuickJsSandbox implements Sandbox {
 function parseOrThrowResponse(response: unknown): HttpResponse {
   const parsed = httpResponseSchema.safeParse(response);
   if (parsed.success) return parsed.data;
-  throw new SandboxError('internal', `the HTTP responder returned an invalid response: ${parsed.error.issues[0].path.join('.')}: ${parsed.error.issues[0].message}`, {
+  throw new SandboxError('internal', `the HTTP responder returned an invalid response: ${formatFieldPath(parsed.error.issues[0].path) || '(response)'}: ${parsed.error.issues[0].message}`, {
     fix: 'return { status: <100-599>, headers?: Record<string, string>, data?: <JSON> } from http.respond',
   });
 }

@@ -12,6 +12,7 @@ import { canonicalJson } from '../core/json.ts';
 import type { Task } from '../core/task.ts';
 import { exportLineSchema } from './record-schemas.ts';
 import type { StoredRun } from './stored-run.ts';
+import { formatFieldPath } from '../core/field-path.ts';
 
 export type RunExport = { run: StoredRun; tasks: Task[]; episodes: EpisodeRecord[] };
 
@@ -113,6 +114,6 @@ export function parseRunExport(text: string, source: string): RunExport {
 /** "field 'run.trials': Too small: expected number to be >0" — the first issue is enough to fix. */
 export function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
-  const field = issue.path.map(String).join('.');
+  const field = formatFieldPath(issue.path);
   return field ? `field '${field}': ${issue.message}` : issue.message;
 }

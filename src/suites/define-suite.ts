@@ -8,6 +8,7 @@ import type { ZodError } from 'zod';
 import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { ScoreDetails } from '../core/score.ts';
 import type { ScoredEpisode, ScoredEpisodes, Suite, SuiteDefinition } from './spec.ts';
+import { formatFieldPath } from '../core/field-path.ts';
 
 export function defineSuite<TExpected, TDetails extends ScoreDetails>(definition: SuiteDefinition<TExpected, TDetails>): Suite<TExpected, TDetails> {
   const { summarize, ...rest } = definition;
@@ -55,5 +56,5 @@ function checkedDetails<TExpected, TDetails extends ScoreDetails>(definition: Su
 /** `details.<path>: <message>` of the first issue. */
 function firstIssue(error: ZodError): string {
   const issue = error.issues[0];
-  return `${['details', ...(issue?.path ?? []).map(String)].join('.')}: ${issue?.message ?? 'invalid'}`;
+  return `${formatFieldPath(issue?.path ?? [], 'details')}: ${issue?.message ?? 'invalid'}`;
 }

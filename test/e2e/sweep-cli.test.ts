@@ -40,7 +40,7 @@ describe('toolforge sweep', () => {
     writeFileSync(join(directory, 'bad.json'), JSON.stringify({ 'openai/gpt-4.1': { input: 'two', output: 8 } }));
     const bad = await runCli(['report', '--prices', 'bad.json'], { cwd: directory });
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /price file .*openai\/gpt-4\.1\.input/);
+    assert.match(bad.stderr, /price file .*\["openai\/gpt-4\.1"\]\.input: /);
     assert.match(bad.stderr, /fix: /);
     for (const args of [['--grid', 'nope=1,2'], ['--grid', 'core=5,5'], ['--grid', 'core=5', '--set', 'core=6'], []]) {
       const result = await runCli(['sweep', 'funcgen', '--model', 'builtin/planner', ...args], { cwd: directory });

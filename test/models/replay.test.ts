@@ -99,12 +99,12 @@ describe('replay models', () => {
 
   test('a line with a wrong field is a ConfigError naming file, line and field', () => {
     const path = replayFile([{ taskId: 'a', output: 'x' }, { taskId: 'b', turns: [{ content: 'y', toolCalls: [{ name: 'f', arguments: 'not an object' }] }] }]);
-    assertConfigError(() => createModelSource(`replay/${path}`), 'input.invalid', new RegExp(`${path.replace(/[.]/g, '\\.')} line 2 field "turns\\.0\\.toolCalls\\.0\\.arguments": .*expected record`));
+    assertConfigError(() => createModelSource(`replay/${path}`), 'input.invalid', new RegExp(`${path.replace(/[.]/g, '\\.')} line 2 field "turns\\[0\\]\\.toolCalls\\[0\\]\\.arguments": .*expected record`));
   });
 
   test('a tool call with neither arguments nor argumentsText says to give exactly one', () => {
     const path = replayFile([{ taskId: 'a', turns: [{ toolCalls: [{ name: 'f' }] }] }]);
-    assertConfigError(() => createModelSource(`replay/${path}`), 'input.invalid', /line 1 field "turns\.0\.toolCalls\.0\.arguments": give exactly one/);
+    assertConfigError(() => createModelSource(`replay/${path}`), 'input.invalid', /line 1 field "turns\[0\]\.toolCalls\[0\]\.arguments": give exactly one/);
   });
 
   test('a line without turns or output names the missing field', () => {

@@ -124,7 +124,7 @@ describe('readTasksFile', () => {
       ['json.jsonl', `${line}\n{"id": `, /json\.jsonl:2: not valid JSON/],
       ['field.jsonl', JSON.stringify({ ...task, limits: { ...task.limits, maxTurns: 'ten' } }), /field\.jsonl:1: field 'limits\.maxTurns'/],
       ['missing.jsonl', JSON.stringify({ ...task, prompt: undefined }), /missing\.jsonl:1: field 'prompt'/],
-      ['mode.jsonl', JSON.stringify({ ...task, modes: ['telepathy'] }), /mode\.jsonl:1: field 'modes\.0'/],
+      ['mode.jsonl', JSON.stringify({ ...task, modes: ['telepathy'] }), /mode\.jsonl:1: field 'modes\[0\]'/],
       ['other-suite.jsonl', line, /other-suite\.jsonl:1: field 'suite\.id' is 'fake-sum', but the run is for suite 'nestful'/, { suiteId: 'nestful' }],
       ['mixed.jsonl', `${line}\n${JSON.stringify({ ...other, suite: { id: 'webapi', version: '1' } })}`, /mixed\.jsonl:2: .*earlier tasks belong to suite 'fake-sum'/],
       // Named for the run, a file whose later lines change suite is mixed: the fix says to split it, not to run it as the other suite.

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import { checkNotCompressed, utf8ByteOrderMark } from '../../core/read-text-file.ts';
 import { fileProblem } from '../../core/file-problem.ts';
+import { formatFieldPath } from '../../core/field-path.ts';
 
 const replayToolCallSchema = z.strictObject({
   id: z.string().min(1).optional(),
@@ -216,7 +217,7 @@ function describeLineIssue(value: unknown, error: z.ZodError): string {
     ? replayLineSchema.options[0].safeParse(value)
     : replayLineSchema.options[1].safeParse(value);
   const issues = branch.success ? error.issues : branch.error.issues;
-  return issues.slice(0, 3).map((issue) => `field "${issue.path.map(String).join('.') || '(line)'}": ${issue.message}`).join('; ');
+  return issues.slice(0, 3).map((issue) => `field "${formatFieldPath(issue.path) || '(line)'}": ${issue.message}`).join('; ');
 }
 
 function lineError(path: string, lineNumber: number, problem: string): ConfigError {

@@ -9,6 +9,7 @@ import type { Task } from '../../core/task.ts';
 import type { FuncgenParams } from './knobs.ts';
 import { parseFuncgenParams } from './knobs.ts';
 import { memoizeByObject } from '../../core/memoize-by-object.ts';
+import { formatFieldPath } from '../../core/field-path.ts';
 
 const variableSchema = z.object({
   name: z.string(),
@@ -62,7 +63,7 @@ function parseFuncgenTask(task: Task): FuncgenTaskView {
   const error = checkOnce(funcgenExpectedSchema, task.expected);
   if (error) {
     const issue = error.issues[0];
-    throw new ToolForgeError('suite.invalid-task', `funcgen task '${task.id}' has an invalid expected.${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`, {
+    throw new ToolForgeError('suite.invalid-task', `funcgen task '${task.id}' has an invalid ${formatFieldPath(issue?.path ?? [], 'expected')}: ${issue?.message ?? ''}`, {
       fix: 'regenerate the task file with `toolforge generate funcgen`',
     });
   }

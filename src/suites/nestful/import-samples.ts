@@ -17,6 +17,7 @@ import { pythonJsonDumps } from './python-format.ts';
 import { jsonListFileItems } from '../../core/json-list-file.ts';
 import { firstNonBlankCharacter, readLinesSync } from '../../core/read-lines.ts';
 import { fileProblem } from '../../core/file-problem.ts';
+import { formatFieldPath } from '../../core/field-path.ts';
 
 const callSchema = z.object({
   name: z.string().min(1),
@@ -135,7 +136,7 @@ function unstringify(record: JsonObject, key: string): void {
 
 function invalid(where: string, error: z.ZodError): ConfigError {
   const issue = error.issues[0];
-  const field = issue ? issue.path.join('.') || '(record)' : '(record)';
+  const field = formatFieldPath(issue?.path ?? []) || '(record)';
   return new ConfigError('input.invalid', `${where}: field '${field}' ${issue?.message ?? 'is invalid'}`, {
     fix: 'a NESTFUL v2 sample has sample_id, input, output [{name, label, arguments}], tools [{name, description, parameters, output_parameters}], gold_answer',
   });

@@ -14,6 +14,7 @@ import type { NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { toToolSpec } from './nestful-sample.ts';
 import { checkExecutable } from './score-predictions.ts';
 import { memoizeByObject } from '../../core/memoize-by-object.ts';
+import { formatFieldPath } from '../../core/field-path.ts';
 
 export const nestfulSuiteId = 'nestful';
 export const nestfulSuiteVersion = '1.1.0';
@@ -43,7 +44,7 @@ function parseNestfulExpected(task: Task): NestfulExpected {
   const parsed = expectedSchema.safeParse(task.expected);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError('suite.invalid-task', `task ${task.id}: expected.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`, {
+    throw new ConfigError('suite.invalid-task', `task ${task.id}: ${formatFieldPath(issue?.path ?? [], 'expected')} ${issue?.message ?? 'is invalid'}`, {
       fix: 'regenerate the task file with this version of toolforge',
     });
   }

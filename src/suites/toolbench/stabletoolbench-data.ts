@@ -10,6 +10,7 @@ import { readTextFileSync } from '../../core/read-text-file.ts';
 import type { JsonListFileErrors } from '../../core/json-list-file.ts';
 import { jsonListFileItems, startsWithJsonList } from '../../core/json-list-file.ts';
 import { fileProblem } from '../../core/file-problem.ts';
+import { formatFieldPath } from '../../core/field-path.ts';
 
 export const queryGroups = ['G1_category', 'G1_instruction', 'G1_tool', 'G2_category', 'G2_instruction', 'G3_instruction'] as const;
 export type QueryGroup = typeof queryGroups[number];
@@ -82,7 +83,7 @@ export function* streamSolvableQueries(path: string, group: string): Generator<S
     const parsed = querySchema.safeParse(item);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new ConfigError('input.invalid', `'${path}' item ${index}: field '${issue.path.join('.')}' ${issue.message}`, { fix: itemFix });
+      throw new ConfigError('input.invalid', `'${path}' item ${index}: field '${formatFieldPath(issue.path)}' ${issue.message}`, { fix: itemFix });
     }
     yield { group, queryId: parsed.data.query_id, query: parsed.data.query, relevantApis: parsed.data['relevant APIs'], apis: parsed.data.api_list };
   }

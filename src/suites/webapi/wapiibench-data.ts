@@ -15,6 +15,7 @@ import { readTextFileSync } from '../../core/read-text-file.ts';
 import type { JsonListFileErrors } from '../../core/json-list-file.ts';
 import { jsonListFileItems, startsWithJsonList } from '../../core/json-list-file.ts';
 import { fileProblem } from '../../core/file-problem.ts';
+import { formatFieldPath } from '../../core/field-path.ts';
 
 export type WapiibenchSample = {
   api: string;
@@ -114,7 +115,7 @@ function unreadable(path: string, error: unknown): ConfigError {
 
 function invalid(path: string, where: string, error: z.ZodError): ConfigError {
   const issue = error.issues[0];
-  const field = issue?.path.join('.') || '(root)';
+  const field = formatFieldPath(issue?.path ?? []) || '(root)';
   return new ConfigError('input.invalid', `WAPIIBench file '${path}', ${where}: field '${field}': ${issue?.message ?? 'invalid'}`, {
     fix: listFix,
   });

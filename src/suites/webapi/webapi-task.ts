@@ -11,6 +11,7 @@ import { codeGenerationPrompt, starterCode } from './prompt.ts';
 import type { RequestConfig } from './request-config.ts';
 import { requestConfigSchema } from './request-config.ts';
 import { driftOperatorIds } from '../../transforms/drift/drift-operators.ts';
+import { formatFieldPath } from '../../core/field-path.ts';
 
 export const webapiSuiteId = 'webapi';
 export const webapiSuiteVersion = '3';
@@ -37,7 +38,7 @@ export function readWebapiExpected(task: Task): WebapiExpected {
   const parsed = webapiExpectedSchema.safeParse(task.expected);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ToolForgeError('suite.invalid-task', `task '${task.id}': expected.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`, {
+    throw new ToolForgeError('suite.invalid-task', `task '${task.id}': ${formatFieldPath(issue?.path ?? [], 'expected')}: ${issue?.message ?? 'invalid'}`, {
       fix: 'regenerate the task file with this version of toolforge',
     });
   }

@@ -132,7 +132,7 @@ describe('formats and bad input', () => {
     const path = join(directory, 'broken.jsonl');
     writeFileSync(path, `${JSON.stringify(sample)}\n${JSON.stringify({ ...sample, tools: [{ description: 'no name' }] })}\n`);
     assert.throws(() => importNestfulSamples(path), (error: unknown) => error instanceof ConfigError && error.code === 'input.invalid'
-      && /line 2/.test(error.message) && /tools\.0\.name/.test(error.message));
+      && /line 2/.test(error.message) && /tools\[0\]\.name/.test(error.message));
   });
 
   test('a missing file and a non-JSON line are ConfigErrors with a fix', () => {
