@@ -10,6 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ToolForgeError } from '../core/errors.ts';
 import type { RunOptions } from '../runner/run-evaluation.ts';
 import { runEvaluation } from '../runner/run-evaluation.ts';
+import { checkSuiteMode } from '../runner/episode-mode.ts';
 import type { RunSummary } from '../runner/summarize-run.ts';
 import { EpisodeBroker } from './episode-broker.ts';
 import { createEpisodeMcpServer, requestOf } from './episode-mcp-server.ts';
@@ -31,6 +32,8 @@ export type ServeRunOptions = Omit<RunOptions, 'modelRef' | 'agent'> & {
 };
 
 export async function serveRun(options: ServeRunOptions): Promise<RunSummary> {
+  // Before the endpoint listens: runEvaluation checks too, but only once a client has connected.
+  checkSuiteMode(options.suite, options.mode);
   if (options.transport === 'stdio') return serveRunOverStdio(options);
   const broker = new EpisodeBroker();
   let nameClient: (name: string) => void = () => {};

@@ -12,6 +12,9 @@ import { ConfigError } from '../../core/errors.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import { openResultsStore } from '../../store/index.ts';
+import type { ResultsStore } from '../../store/index.ts';
+import type { Suite } from '../../suites/spec.ts';
+import { checkSuiteMode } from '../../runner/episode-mode.ts';
 import type { CliIo } from '../cli-io.ts';
 import { once, parseMilliseconds, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
@@ -39,42 +42,60 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         throw new ConfigError('config.invalid', 'no suite given', { fix: "name one: 'toolforge serve funcgen' (see 'toolforge suites'), or serve a tasks file with --tasks <file>" });
       }
       const suite = getSuite(suiteId);
-      const seed = flags.seed ?? 0;
-      const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}) : {};
-      // The second read of generated tasks makes the same tasks from the seed: builtin/oracle solved them in the first.
-      const taskStream = (pass: 'check' | 'run'): Iterable<Task> | AsyncIterable<Task> => (tasksPath === undefined
-        ? streamGeneratedTasks(suite, { seed, count: flags.count, params: knobs, validate: pass === 'check' })
-        : streamTasksFile(tasksPath, { suiteId: suite.id }));
-      // Every task is read and checked once before the endpoint listens, so a bad line or an unsolvable generated task
-      // is reported before a client connects; the run then reads them again as a stream. Nothing holds them all.
-      const { first, count } = await firstAndCount(taskStream('check'));
-      if (first === undefined) {
-        if (tasksPath !== undefined) throw emptyTasksFile(tasksPath);
-        throw new ConfigError('config.invalid', `suite '${suite.id}' made no tasks to serve`, { fix: 'pass --count <n> >= 1, or --tasks <file>' });
+      // Checked before tasks are made and before the endpoint listens: a client should not connect to a serve that fails.
+      checkSuiteMode(suite, flags.mode);
+      if (flags.stdio && flags.port !== undefined) {
+        throw new ConfigError('config.invalid', '--stdio serves on stdin/stdout, so --port has nothing to set', { fix: 'drop --port to serve over stdio, or drop --stdio to serve over HTTP on that port' });
       }
-      const params = tasksPath === undefined ? knobs : first.params as JsonObject;
-      const tasks = taskStream('run');
-      const interrupt = new AbortController();
-      const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
-      process.once('SIGINT', onInterrupt);
+      if (tasksPath !== undefined && (flags.count !== undefined || flags.set !== undefined)) {
+        throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count and --set have nothing to change', {
+          fix: 'drop --count/--set to serve the file as it is, or drop --tasks to generate new tasks',
+        });
+      }
+      // A bad --db fails now, not after every task was made and checked.
       const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
       try {
-        const summary = await serveRun({
-          transport: flags.stdio ? 'stdio' : 'http',
-          suite, tasks, mode: flags.mode ?? defaultMode(first), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params,
-          signal: interrupt.signal, port: flags.port, ...(flags.clientName !== undefined ? { clientName: flags.clientName } : {}),
-          ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
-          onListening: (url) => io.stderr(`serving ${count * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
-        });
-        const text = flags.json ? `${JSON.stringify(summaryObject(summary))}\n` : `${renderRunTable(summary)}\n`;
-        // Under --stdio, stdout is the MCP channel.
-        if (flags.stdio) io.stderr(text);
-        else io.stdout(text);
+        await serveTasks(suite, tasksPath, flags, store, io);
       } finally {
-        process.removeListener('SIGINT', onInterrupt);
         store.close();
       }
     });
+}
+
+async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: ServeFlags, store: ResultsStore, io: CliIo): Promise<void> {
+  const seed = flags.seed ?? 0;
+  const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}) : {};
+  // The second read of generated tasks makes the same tasks from the seed: builtin/oracle solved them in the first.
+  const taskStream = (pass: 'check' | 'run'): Iterable<Task> | AsyncIterable<Task> => (tasksPath === undefined
+    ? streamGeneratedTasks(suite, { seed, count: flags.count, params: knobs, validate: pass === 'check' })
+    : streamTasksFile(tasksPath, { suiteId: suite.id }));
+  // Every task is read and checked once before the endpoint listens, so a bad line or an unsolvable generated task
+  // is reported before a client connects; the run then reads them again as a stream. Nothing holds them all.
+  const { first, count } = await firstAndCount(taskStream('check'));
+  if (first === undefined) {
+    if (tasksPath !== undefined) throw emptyTasksFile(tasksPath);
+    throw new ConfigError('config.invalid', `suite '${suite.id}' made no tasks to serve`, { fix: 'pass --count <n> >= 1, or --tasks <file>' });
+  }
+  const params = tasksPath === undefined ? knobs : first.params as JsonObject;
+  const tasks = taskStream('run');
+  const interrupt = new AbortController();
+  const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
+  process.once('SIGINT', onInterrupt);
+  try {
+    const summary = await serveRun({
+      transport: flags.stdio ? 'stdio' : 'http',
+      suite, tasks, mode: flags.mode ?? defaultMode(first), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params,
+      signal: interrupt.signal, port: flags.port, ...(flags.clientName !== undefined ? { clientName: flags.clientName } : {}),
+      ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
+      onListening: (url) => io.stderr(`serving ${count * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
+    });
+    const text = flags.json ? `${JSON.stringify(summaryObject(summary))}\n` : `${renderRunTable(summary)}\n`;
+    // Under --stdio, stdout is the MCP channel.
+    if (flags.stdio) io.stderr(text);
+    else io.stdout(text);
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
 }
 
 /** The first task and how many there are, read past once. */
