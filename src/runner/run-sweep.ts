@@ -13,10 +13,11 @@ import type { GenerationSettings } from '../models/spec.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { createRunId } from '../store/run-id.ts';
-import { resolveKnobs } from '../suites/knob.ts';
+import { exampleKnobValues, resolveKnobs } from '../suites/knob.ts';
 import type { Suite } from '../suites/spec.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
+import { checkSuiteMode } from './episode-mode.ts';
 import { runEvaluation } from './run-evaluation.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
@@ -67,6 +68,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const points = gridPoints(suite, options.grid, options.fixed ?? {});
   if (options.models.length === 0) throw new ConfigError('config.invalid', 'a sweep needs at least one model', { fix: 'pass --model <ref> (repeatable)' });
   if (new Set(options.models).size !== options.models.length) throw new ConfigError('config.invalid', 'a model is given twice', { fix: 'pass each --model once' });
+  // Before the first point: a mode the suite lacks would fail every point.
+  checkSuiteMode(suite, options.mode);
   // Every model reference must resolve (and find its API key) before the first run is recorded.
   for (const model of options.models) resolveModelSource(suite, model, { baseUrl: options.baseUrl, env: options.env });
   const group = options.group ?? createRunId(`sweep-${suite.id}`, new Date(), randomBytes(2).toString('hex'));
@@ -124,7 +127,9 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
 export function gridPoints(suite: Suite, grid: Readonly<Record<string, readonly string[]>>, fixed: Readonly<Record<string, string>>): Record<string, string>[] {
   const names = Object.keys(grid);
   if (names.length === 0) {
-    throw new ConfigError('config.invalid', 'a sweep needs at least one --grid', { fix: `pass --grid <knob>=<v1>,<v2>,..., e.g. --grid ${suite.knobs[0]?.name ?? 'knob'}=1,2 (see 'toolforge suites')` });
+    // A difficulty knob makes the example: a data path (a string knob) is not one a user sweeps.
+    const example = suite.knobs.find((knob) => knob.type !== 'string') ?? suite.knobs[0];
+    throw new ConfigError('config.invalid', 'a sweep needs at least one --grid', { fix: `pass --grid <knob>=<v1>,<v2>,...${example ? `, e.g. --grid ${example.name}=${exampleKnobValues(example).join(',')}` : ''} (see 'toolforge suites')` });
   }
   for (const name of names) {
     const values = grid[name];

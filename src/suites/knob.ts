@@ -70,3 +70,21 @@ function parseKnobValue(suiteId: string, knob: Knob, value: string | JsonValue, 
       return text;
   }
 }
+
+/** Two values a knob accepts, for a fix's example (`--grid core=10,20`): its default and one more in range. */
+export function exampleKnobValues(knob: Knob): string[] {
+  switch (knob.type) {
+    case 'integer':
+    case 'number': {
+      const doubled = knob.default === 0 ? 1 : knob.default * 2;
+      const other = knob.max === undefined || doubled <= knob.max ? doubled : Math.max(knob.min ?? -Infinity, knob.default - 1);
+      return other === knob.default ? [String(knob.default)] : [String(knob.default), String(other)];
+    }
+    case 'boolean':
+      return ['false', 'true'];
+    case 'enum':
+      return knob.values.slice(0, 2);
+    case 'string':
+      return [knob.default ?? '<value>'];
+  }
+}

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/core/errors.ts';
 import { gridPoints, runSweep } from '../../src/runner/run-sweep.ts';
-import { getSuite } from '../../src/suites/registry.ts';
+import { getSuite, listSuites } from '../../src/suites/registry.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 
 const funcgen = getSuite('funcgen');
@@ -29,6 +29,31 @@ describe('runSweep', () => {
     await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'], depth: ['3'] }, models: ['builtin/planner'], count: 1, dbPath: dbPath() }), /no point of the grid is valid/);
     await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'] }, models: ['builtin/nobody'], count: 1, dbPath: dbPath() }), ConfigError);
     await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'] }, models: [], count: 1, dbPath: dbPath() }), /at least one model/);
+    // A mode the suite lacks fails before the first point, with nothing stored.
+    const path = dbPath();
+    const points: unknown[] = [];
+    await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3', '4'] }, models: ['builtin/planner'], mode: 'code', count: 1, dbPath: path, onPoint: (point) => points.push(point) }),
+      (error: Error & { code?: string }) => error.code === 'config.unsupported-mode' && /does not support mode 'code'/.test(error.message));
+    assert.deepEqual(points, []);
+    const store = openResultsStore(path);
+    assert.equal(store.listRuns().length, 0);
+    store.close();
+  });
+
+  test('a sweep without --grid gets an example every suite accepts, on a difficulty knob rather than a data path', () => {
+    for (const suite of listSuites()) {
+      let fix = '';
+      assert.throws(() => gridPoints(suite, {}, {}), (error: ConfigError) => {
+        fix = error.fix ?? '';
+        return /at least one --grid/.test(error.message);
+      });
+      const example = /e\.g\. --grid (\w+)=(\S+) /.exec(fix);
+      assert.ok(example, `${suite.id}: ${fix}`);
+      const [, name, values] = example;
+      assert.notEqual(suite.knobs.find((knob) => knob.name === name)?.type, 'string', `${suite.id}: ${fix}`);
+      // The example is a valid grid: every value resolves (a suite may still refuse a whole point, as for any grid).
+      assert.equal(gridPoints(suite, { [name]: values.split(',') }, {}).length, values.split(',').length, `${suite.id}: ${fix}`);
+    }
   });
 
   test('each point\'s tasks are made once and streamed: every model\'s run of a point has the same tasks; a rejected point is skipped', async () => {
