@@ -328,16 +328,20 @@ describe('task selection and delete', () => {
     assert.match(clash.stderr, /--count cannot change them/);
   });
 
-  test('delete removes runs with their episodes; an unknown id deletes nothing', async () => {
+  test('delete removes runs with their episodes; an unknown id deletes nothing; latest is refused; a run named twice is deleted once', async () => {
     const directory = temporaryDirectory();
     const first = JSON.parse((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', 'r.db', '--json'], { cwd: directory })).stdout);
     const second = JSON.parse((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', 'r.db', '--json'], { cwd: directory })).stdout);
     const refused = await runCli(['delete', first.runId, 'no-such-run', '--db', 'r.db'], { cwd: directory });
     assert.equal(refused.code, 2);
     assert.equal(JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout).length, 2);
-    const deleted = await runCli(['delete', first.runId, '--db', 'r.db'], { cwd: directory });
+    const latest = await runCli(['delete', 'latest', '--db', 'r.db'], { cwd: directory });
+    assert.equal(latest.code, 2);
+    assert.match(latest.stderr, /delete does not take 'latest': name the runs you delete\n {2}fix: list them with 'toolforge runs'/);
+    // A run named twice is deleted once, and the command succeeds (it failed on the second name, after deleting).
+    const deleted = await runCli(['delete', first.runId, first.runId, '--db', 'r.db'], { cwd: directory });
     assert.equal(deleted.code, 0, deleted.stderr);
-    assert.match(deleted.stdout, new RegExp(`deleted run ${first.runId} \\(2 episodes\\)`));
+    assert.equal(deleted.stdout, `deleted run ${first.runId} (2 episodes)\n`);
     const remaining = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string }[];
     assert.deepEqual(remaining.map((run) => run.id), [second.runId]);
   });

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ConfigError } from '../../core/errors.ts';
 import { openResultsStore } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
@@ -10,7 +11,12 @@ export function registerDeleteCommand(program: Command, io: CliIo): void {
     .description('delete runs (their tasks and episodes) from the results database')
     .argument('<runs...>', "run ids as 'toolforge runs' lists them ('latest' is not accepted: name what you delete)")
     .option('--db <file>', 'results database (default .toolforge/results.db)')
-    .action(async (runIds: string[], options: { db?: string }) => {
+    .action(async (given: string[], options: { db?: string }) => {
+      if (given.includes('latest')) {
+        throw new ConfigError('config.invalid', "delete does not take 'latest': name the runs you delete", { fix: "list them with 'toolforge runs' and pass their ids" });
+      }
+      // A run named twice is deleted once.
+      const runIds = [...new Set(given)];
       const path = resolveDatabasePath(options.db, io.cwd);
       // Check every id first (read-only), so a typo in the last id deletes nothing.
       await withStore(openExistingStore(path), (store) => {
