@@ -24,3 +24,13 @@ export function checkOnce(schema: ZodType, value: unknown): ZodError | undefined
   }
   return undefined;
 }
+
+/** Records that `value` passes `schema` without checking it: for the output of `schema.parse`, which passes by construction. */
+export function rememberPassed(schema: ZodType, value: object): void {
+  let schemas = passed.get(value);
+  if (!schemas) {
+    schemas = new WeakSet();
+    passed.set(value, schemas);
+  }
+  schemas.add(schema);
+}

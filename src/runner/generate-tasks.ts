@@ -2,6 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
+import { checkOnce } from '../core/checked-once.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import type { GenerateTasksRequest, Suite } from '../suites/spec.ts';
 import type { ParaphraseCache } from '../transforms/perturb/model-paraphrase.ts';
@@ -47,8 +48,18 @@ export async function generateTasks(suite: Suite, options: GenerateTasksOptions)
   return tasks;
 }
 
-/** The numbers a caller of the library passes are checked here, where the CLI's parsers do not reach. */
-function checkGenerationNumbers(seed: number, count: number | undefined, from: number): void {
+/** What a caller of the library passes is checked here, where the CLI's parsers do not reach. */
+function checkGenerationCall(suite: Suite, options: GenerateTasksOptions): void {
+  if (typeof suite !== 'object' || suite === null || typeof suite.id !== 'string' || !Array.isArray(suite.knobs)) {
+    throw new ConfigError('config.invalid', 'generate: the first argument must be a suite', { fix: "pass getSuite('<id>'), e.g. generateTasks(getSuite('funcgen'), { seed: 0, count: 10, params })" });
+  }
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigError('config.invalid', 'generate: no options given', { fix: `pass { seed, count, params }, e.g. { seed: 0, count: 10, params: resolveKnobs('${suite.id}', suite.knobs, {}) }` });
+  }
+  if (typeof options.params !== 'object' || options.params === null || Array.isArray(options.params)) {
+    throw new ConfigError('config.invalid', 'generate: params must be the knob values, an object', { fix: `pass params: resolveKnobs('${suite.id}', suite.knobs, {}) (its defaults), or with the values you set` });
+  }
+  const { seed, count, from = 0 } = options;
   if (!Number.isSafeInteger(seed)) {
     throw new ConfigError('config.invalid', `generate: seed must be a whole number within ±${Number.MAX_SAFE_INTEGER}, got ${seed}`, { fix: 'pass seed as a whole number, e.g. 7' });
   }
@@ -75,8 +86,8 @@ const uncheckedTasksPerTurn = 64;
  * generated tasks never holds them all. A failing check throws when its batch is reached.
  */
 export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasksOptions): AsyncGenerator<Task> {
+  checkGenerationCall(suite, options);
   const { validate = true, concurrency = 2, transforms = [], paraphraseCache, from = 0, ...request } = options;
-  checkGenerationNumbers(request.seed, request.count, from);
   const resources = {
     ...(request.phrasingModel ? { phrasingModel: request.phrasingModel } : {}), ...(paraphraseCache ? { paraphraseCache } : {}), ...(request.signal ? { signal: request.signal } : {}),
   };
@@ -139,9 +150,10 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
 }
 
 function checkGeneratedTask(suite: Suite, task: Task, seen: Set<string>): void {
-  const parsed = taskSchema.safeParse(task);
-  if (!parsed.success) {
-    throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated an invalid task '${String((task as { id?: unknown }).id)}': ${describeIssue(parsed.error)}`, {
+  // Remembered: the run's own check of each task it is handed (storeTasks) then costs a lookup.
+  const error = checkOnce(taskSchema, task);
+  if (error) {
+    throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated an invalid task '${String((task as { id?: unknown }).id)}': ${describeIssue(error)}`, {
       fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
     });
   }

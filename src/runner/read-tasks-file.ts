@@ -3,6 +3,7 @@ import { parseJsonLines } from '../core/json-lines.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
+import { rememberPassed } from '../core/checked-once.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import { fileProblem } from '../core/file-problem.ts';
 import { shellArgument } from '../core/shell-argument.ts';
@@ -64,6 +65,7 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
     const parsed = taskSchema.safeParse(value);
     if (!parsed.success) throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${describeIssue(parsed.error)}`, { fix });
     const task = parsed.data as Task;
+    rememberPassed(taskSchema, task);
     const expectedSuite = options.suiteId ?? firstSuite;
     if (expectedSuite !== undefined && task.suite.id !== expectedSuite) {
       // Once a line has matched, the file mixes suites, and naming another suite would fail on its first line.

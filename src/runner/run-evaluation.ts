@@ -45,7 +45,7 @@ import type { Sandbox } from '../sandbox/spec.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
-import { checkExpected, createTaskParamsCheck, storeTasks } from './store-tasks.ts';
+import { checkExpected, checkTaskShape, createTaskParamsCheck, storeTasks } from './store-tasks.ts';
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 import { shellCommand } from '../core/shell-argument.ts';
@@ -137,6 +137,7 @@ export const defaultConcurrency = 4;
 export type TaskSource = Iterable<Task> | AsyncIterable<Task>;
 
 export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
+  checkRunOptions(given);
   const options = withWaitBudget(given);
   const { suite } = options;
   const trials = options.trials ?? 1;
@@ -159,6 +160,7 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
   if (first.done) throw noTasksError(suite, options.params);
   // Knobs that cannot work here are refused before a run is recorded; the rest are checked as they are stored.
   const checkParams = createTaskParamsCheck(suite);
+  checkTaskShape(first.value, 0);
   checkParams(first.value);
   return withStore(options, async (store) => {
     const runId = createRunId(suite.id);
@@ -388,6 +390,11 @@ export async function resumeEvaluation(given: ResumeOptions): Promise<RunSummary
 export function openStoredRun(store: ResultsStore, options: ResumeOptions, continuing: { storingTasks?: boolean } = {}): {
   run: StoredRun; suite: Suite; model: ModelSource; baseUrl: string | undefined; concurrency: number;
 } {
+  if (typeof options.runId !== 'string' || options.runId === '') {
+    throw new ConfigError('config.invalid', `options.runId must be the id of a stored run, got ${options.runId === '' ? "''" : String(options.runId)}`, {
+      fix: "pass runId as 'toolforge runs' lists it, or the runId of runEvaluation's summary",
+    });
+  }
   const run = store.getRun(options.runId);
   const suite = options.suite ?? getSuite(run.suite.id);
   if (suite.version !== run.suite.version) {
@@ -504,6 +511,35 @@ function checkMilliseconds(name: string, value: number, flag: string): void {
       fix: `pass ${flag} with 1 <= ms <= ${longestTimerMs}`,
     });
   }
+}
+
+/**
+ * What a library caller passes, checked before anything else reads it: the CLI's flags are checked by its parsers, a
+ * caller's object only here. Each field's problem names the field and what to pass.
+ */
+const modelRefProblem = 'expected a model reference, e.g. builtin/planner or openai/gpt-4.1';
+const seedProblem = 'expected the whole number the tasks were made with (their seed), e.g. 0';
+const runOptionsSchema = z.object({
+  suite: z.custom<Suite>((value) => typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' && Array.isArray((value as { knobs?: unknown }).knobs),
+    'expected a suite: getSuite(\'<id>\')'),
+  tasks: z.custom<TaskSource>((value) => typeof value === 'object' && value !== null && (Symbol.iterator in value || Symbol.asyncIterator in value),
+    'expected the tasks: an array, or an iterable or async iterable of tasks (generateTasks, readTasksFile)'),
+  modelRef: z.string({ error: modelRefProblem }).min(1, modelRefProblem),
+  seed: z.number({ error: seedProblem }).int(seedProblem),
+  params: z.record(z.string(), z.unknown(), 'expected the knob values the tasks were made with: resolveKnobs(suite.id, suite.knobs, {...})'),
+});
+
+function checkRunOptions(options: RunOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigError('config.invalid', 'runEvaluation takes one options object', { fix: 'pass { suite, tasks, modelRef, seed, params, dbPath }' });
+  }
+  // An agent (a process or MCP client under test) names the run itself: modelRef may be its ref.
+  const parsed = runOptionsSchema.safeParse(options.agent && options.modelRef === undefined ? { ...options, modelRef: options.agent.ref } : options);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0];
+  throw new ConfigError('config.invalid', `runEvaluation: options.${formatFieldPath(issue.path)}: ${issue.message}`, {
+    fix: 'pass { suite, tasks, modelRef, seed, params } and dbPath or store, as in the README\'s library example',
+  });
 }
 
 /** What every provider refuses (a negative temperature, top-p past 1) is refused here, once, not as an error per episode. */

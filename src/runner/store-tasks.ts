@@ -7,6 +7,8 @@ import { checkOnce } from '../core/checked-once.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Task } from '../core/task.ts';
+import { taskSchema } from '../core/task.ts';
+import { describeIssue } from '../store/run-jsonl.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { Suite } from '../suites/spec.ts';
 import { formatFieldPath } from '../core/field-path.ts';
@@ -62,6 +64,7 @@ export async function storeTasks(
   };
   for (let step: IteratorResult<Task> = { done: false, value: first }; !step.done; step = await rest.next()) {
     const task = step.value;
+    checkTaskShape(task, read);
     checkTask(suite, task, mode, seen);
     checkParams(task);
     read += 1;
@@ -110,6 +113,19 @@ export function createTaskParamsCheck(suite: Suite): (task: Task) => void {
 function changedWhileRead(ordinal: number, now: string, stored: string): ConfigError {
   return new ConfigError('input.invalid', `the run's tasks changed while it read them: task ${ordinal} is now '${now}', it was '${stored}' when first read`, {
     fix: 'leave the data file unchanged while a run reads it, and start the run again',
+  });
+}
+
+/**
+ * A task handed to a run has the Task shape. Tasks a library caller built by hand are checked in full; tasks made by
+ * a suite or read from a file were checked when made or read, so this costs a lookup (checked-once.ts).
+ */
+export function checkTaskShape(task: unknown, ordinal: number): asserts task is Task {
+  const error = checkOnce(taskSchema, task);
+  if (!error) return;
+  const id = typeof task === 'object' && task !== null && typeof (task as { id?: unknown }).id === 'string' ? ` '${(task as { id: string }).id}'` : '';
+  throw new ConfigError('input.invalid', `task ${ordinal}${id} is not a ToolForge task: ${describeIssue(error)}`, {
+    fix: 'pass tasks as generateTasks makes them or readTasksFile reads them (toolforge generate writes them), unchanged',
   });
 }
 
