@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
 import { repositoryRoot } from '../core/data-location.ts';
@@ -28,6 +28,8 @@ export type ProvenanceInput = {
  * Everything needed to trace a run's numbers back to code, data and configuration. `directory` is
  * the checkout whose git state is recorded (default: this repository).
  */
+const replayPrefix = 'replay/';
+
 export function collectProvenance(input: ProvenanceInput, options: { directory?: string } = {}): Provenance {
   return {
     toolforgeVersion: toolforgeVersion(),
@@ -44,6 +46,7 @@ export function collectProvenance(input: ProvenanceInput, options: { directory?:
     ...(input.transforms && input.transforms.length > 0 ? { transforms: input.transforms } : {}),
     ...(input.keepRaw ? { keepRaw: true } : {}),
     ...(input.rescoredFrom ? { rescoredFrom: input.rescoredFrom } : {}),
+    ...(input.modelRef.startsWith(replayPrefix) ? { modelFile: resolve(input.modelRef.slice(replayPrefix.length)) } : {}),
     ...(input.taskRecipe ? { taskRecipe: input.taskRecipe } : {}),
   };
 }

@@ -7,6 +7,7 @@
  * Every retry is counted per cause on its episode.
  */
 import { z } from 'zod';
+import { existsSync } from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
@@ -413,8 +414,17 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
   checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
   checkExecutionOptions(options);
   const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
-  const model = options.agent ?? cached(resolveModelSource(suite, run.model, { baseUrl, env: options.env, retry: options.retry, budget: options.waitBudget }), baseUrl, options);
+  const model = options.agent ?? cached(resolveModelSource(suite, storedModelReference(run), { baseUrl, env: options.env, retry: options.retry, budget: options.waitBudget }), baseUrl, options);
   return { run, suite, model, baseUrl, concurrency };
+}
+
+/**
+ * The reference a stored run's model is made from again. A replay file is read where it was when the run started,
+ * wherever this process runs (a worker or --resume in another folder); if it is no longer there, from the path as typed.
+ */
+function storedModelReference(run: StoredRun): string {
+  const file = run.provenance.modelFile;
+  return file !== undefined && run.model.startsWith('replay/') && existsSync(file) ? `replay/${file}` : run.model;
 }
 
 /**

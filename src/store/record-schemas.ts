@@ -46,6 +46,7 @@ export const provenanceSchema = z.object({
   transforms: z.array(z.object({ id: z.string(), version: z.string(), knobs: jsonObjectSchema })).optional(),
   keepRaw: z.boolean().optional(),
   rescoredFrom: z.string().optional(),
+  modelFile: z.string().optional(),
   taskRecipe: storedTaskRecipeSchema.optional(),
 });
 

@@ -31,6 +31,11 @@ export type Provenance = {
   /** For a re-scored run: the run whose episodes it re-scored (no model was called). */
   rescoredFrom?: string;
   /**
+   * A replay model's file as an absolute path, when the run started: `--resume` and workers started in another folder
+   * read the same file (the model reference keeps the path as the user typed it).
+   */
+  modelFile?: string;
+  /**
    * How a registered suite makes the run's tasks again (its generator or importer, unchanged): a run stopped before
    * they were all stored is continued by `run --resume` from here. Absent for tasks from a file or transforms.
    */

@@ -7,11 +7,12 @@ import { after, before, describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { connectSynchronousPostgres } from '../../src/store/postgres/synchronous-postgres.ts';
-import { binPath, runCli, temporaryDirectory } from '../e2e/run-cli.ts';
+import { binPath, runCli, spawnCli, temporaryDirectory } from '../e2e/run-cli.ts';
 import { findPostgresBinaries, startPostgresServer } from '../postgres-server.ts';
 import type { PostgresServer } from '../postgres-server.ts';
 
@@ -151,6 +152,35 @@ describe('team run input errors', () => {
     const resume = await runCli(['run', '--resume', 'latest', '--workers-only', '--db', join(cwd, 'a.db')], { cwd, env });
     assert.equal(resume.code, 2);
     assert.match(resume.stderr, /--workers-only/);
+  });
+
+  test('a replay run queued in one folder is run by a worker, and resumed, from another: the file is read where it was', async () => {
+    const home = temporaryDirectory();
+    const elsewhere = temporaryDirectory();
+    const env = { ...process.env, NO_COLOR: '1' };
+    assert.equal((await runCli(['generate', 'funcgen', '--count', '4', '--seed', '3', '--out', 'tasks.jsonl'], { cwd: home, env })).code, 0);
+    const taskIds = readFileSync(join(home, 'tasks.jsonl'), 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+    writeFileSync(join(home, 'outputs.jsonl'), taskIds.map((taskId) => JSON.stringify({ taskId, output: 'no idea' })).join('\n'));
+    const database = join(home, 'team.db');
+    const flags = ['--tasks', 'tasks.jsonl', '--model', 'replay/outputs.jsonl', '--db', database];
+    for (const command of ['worker', 'resume'] as const) {
+      // Real processes: a replay path is read from the process's own folder.
+      const queued = await spawnCli(['run', ...flags, '--workers-only', '--json'], { cwd: home, env });
+      assert.equal(queued.code, 0, queued.stderr);
+      const { runId } = JSON.parse(queued.stdout) as { runId: string };
+      const args = command === 'worker' ? ['worker', '--run', runId, '--db', database, '--json'] : ['run', '--resume', runId, '--db', database, '--json'];
+      const ran = await spawnCli(args, { cwd: elsewhere, env });
+      assert.equal(ran.code, 0, `${command}: ${ran.stderr}`);
+      const store = openResultsStore(database, { readOnly: true });
+      try {
+        assert.equal(store.getRun(runId).model, 'replay/outputs.jsonl', 'the model keeps the name it was given');
+        assert.equal(store.getRun(runId).provenance.modelFile, join(home, 'outputs.jsonl'));
+        assert.equal(store.countOutcomes(runId).scored, 4, command);
+        assert.equal(store.getRun(runId).status, 'finished');
+      } finally {
+        store.close();
+      }
+    }
   });
 
   test('workers share a SQLite file on one machine too: a queued run finished by two in-process workers equals a plain run', async () => {
