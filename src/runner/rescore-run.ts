@@ -10,6 +10,7 @@ import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError, errorMessage, ProviderError, ToolForgeError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { createHelperModelSources } from '../models/helper-models.ts';
+import type { EpisodeRequestHooks } from '../models/spec.ts';
 import type { RequestRetryPolicy, RetryWaitBudget } from '../models/request-retry.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
@@ -78,10 +79,14 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
         if (!episodeTask) throw new ConfigError('store.invalid', `run '${old.id}' has an episode of task '${episode.taskId}' it does not list`, { fix: 'the results file is damaged; re-import the run' });
         const rescored: EpisodeRecord = { ...episode, runId };
         if (episode.status === 'scored' && episode.termination !== null) {
+          // The scorer's own requests (the judge) retried now are counted on the episode, beside its run's retries.
+          const retries: Record<string, number> = { ...episode.retries };
+          const requests: EpisodeRequestHooks = { pauseClock: () => () => {}, onRetry: (retry) => { retries[retry.cause] = (retries[retry.cause] ?? 0) + 1; } };
           try {
             rescored.score = await scoreEpisode(suite, episodeTask, episode.mode, {
               messages: episode.messages, finalState: episode.finalState, termination: episode.termination, calls: episode.calls,
-            }, options.signal, helperModels.forEpisode({ task: episodeTask, trial: episode.trial, mode: episode.mode }));
+            }, options.signal, helperModels.forEpisode({ task: episodeTask, trial: episode.trial, mode: episode.mode, requests }));
+            if (Object.keys(retries).length > 0) rescored.retries = retries;
           } catch (error) {
             // The episodes re-scored so far are kept: the catch below writes the group still buffered.
             store.setRunStatus(runId, 'failed');

@@ -407,6 +407,9 @@ describe('toolbench helper models (simulator, judge) fail like any provider and 
         assert.equal(rescored.passed, 1);
         assert.deepEqual(waits, [3000], "the judge's 429 was retried after its Retry-After");
         assert.equal(server.requests.length, 3);
+        // The judge's retry is counted on the rescored episode and in the rescored run's summary.
+        assert.deepEqual(rescored.retries, { 'provider.rate-limited': 1 });
+        assert.deepEqual(other.listEpisodes(rescored.runId).map((episode) => episode.retries), [{ 'provider.rate-limited': 1 }]);
 
         server.reply(unavailable, unavailable);
         other.deleteRun(run.runId);
