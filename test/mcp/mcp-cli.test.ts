@@ -84,7 +84,7 @@ describe('CLI: toolforge serve and run --agent-command', () => {
     assert.match(nothing.stderr, /no suite given\n {2}fix: name one: 'toolforge serve funcgen'/);
   });
 
-  test('serve refuses what cannot work before it listens: a mode the suite lacks, --port with --stdio, --count or --set with --tasks, a bad --db', async () => {
+  test('serve refuses what cannot work before it listens: a mode the suite lacks, --port with --stdio, --count, --seed or --set with --tasks, a bad --db', async () => {
     const directory = temporaryDirectory();
     const { tasksPath } = await funcgenFiles(directory);
     writeFileSync(join(directory, 'not-a-database.db'), 'plain text, not SQLite '.repeat(50));
@@ -92,8 +92,9 @@ describe('CLI: toolforge serve and run --agent-command', () => {
       [['serve', 'funcgen', '--mode', 'code'], /suite 'funcgen' does not support mode 'code'\n {2}fix: use --mode calls\|react/],
       [['serve', '--tasks', tasksPath, '--mode', 'sequence'], /does not support mode 'sequence'/],
       [['serve', 'funcgen', '--stdio', '--port', '5000'], /--stdio serves on stdin\/stdout, so --port has nothing to set\n {2}fix: drop --port/],
-      [['serve', '--tasks', tasksPath, '--count', '3'], /--tasks reads fixed tasks, so --count and --set have nothing to change/],
+      [['serve', '--tasks', tasksPath, '--count', '3'], /--tasks reads fixed tasks, so --count, --seed and --set have nothing to change/],
       [['serve', '--tasks', tasksPath, '--set', 'core=4'], /--tasks reads fixed tasks/],
+      [['serve', '--tasks', tasksPath, '--seed', '4'], /--tasks reads fixed tasks, so --count, --seed and --set have nothing to change/],
       [['serve', 'funcgen', '--db', 'not-a-database.db'], /not-a-database\.db is not a ToolForge results database/],
     ];
     for (const [args, expected] of cases) {

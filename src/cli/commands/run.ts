@@ -248,6 +248,12 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
         fix: 'drop --count/--set/--phrasing-model to run the file as it is, or drop --tasks to generate new tasks',
       });
     }
+    // The seed makes tasks and seeds transforms; tasks read from a file carry their own seeds.
+    if (flags.tasks && flags.seed !== undefined && transforms.length === 0) {
+      throw new ConfigError('config.invalid', '--tasks reads fixed tasks (each carries the seed it was made with), so --seed has nothing to change', {
+        fix: 'drop --seed to run the file as it is; --seed seeds a --transform of the file, or drop --tasks to generate new tasks from the seed',
+      });
+    }
     if (flags.phrasingBaseUrl !== undefined && !paraphrasing) {
       throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --phrasing-base-url has nothing to change', { fix: 'drop --phrasing-base-url' });
     }

@@ -47,9 +47,9 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       if (flags.stdio && flags.port !== undefined) {
         throw new ConfigError('config.invalid', '--stdio serves on stdin/stdout, so --port has nothing to set', { fix: 'drop --port to serve over stdio, or drop --stdio to serve over HTTP on that port' });
       }
-      if (tasksPath !== undefined && (flags.count !== undefined || flags.set !== undefined)) {
-        throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count and --set have nothing to change', {
-          fix: 'drop --count/--set to serve the file as it is, or drop --tasks to generate new tasks',
+      if (tasksPath !== undefined && (flags.count !== undefined || flags.set !== undefined || flags.seed !== undefined)) {
+        throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count, --seed and --set have nothing to change', {
+          fix: 'drop --count/--seed/--set to serve the file as it is, or drop --tasks to generate new tasks',
         });
       }
       // A bad --db fails now, not after every task was made and checked.
