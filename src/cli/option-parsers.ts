@@ -14,7 +14,7 @@ export function parseNonNegativeInteger(value: string): number {
   return Number(value);
 }
 
-/** A timeout, time limit or lease in ms: at least `least`, and short enough for a Node timer (about 24.8 days). */
+/** A timeout, time limit or lease in ms: at least 1, and short enough for a Node timer (about 24.8 days). */
 export function parseMilliseconds(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > longestTimerMs) {
     throw new InvalidArgumentError(`expected milliseconds from 1 to ${longestTimerMs} (24.8 days), e.g. 60000`);

@@ -424,7 +424,13 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
  */
 function storedModelReference(run: StoredRun): string {
   const file = run.provenance.modelFile;
-  return file !== undefined && run.model.startsWith('replay/') && existsSync(file) ? `replay/${file}` : run.model;
+  if (file === undefined || !run.model.startsWith('replay/')) return run.model;
+  if (existsSync(file)) return `replay/${file}`;
+  const typed = run.model.slice('replay/'.length);
+  if (existsSync(typed)) return run.model;
+  throw new ConfigError('input.unreadable', `run '${run.id}' replays ${file}, which is gone (and there is no ${typed} here either)`, {
+    fix: `put the outputs file back at ${file}, or run this command from a folder holding ${typed}`,
+  });
 }
 
 /**

@@ -80,7 +80,7 @@ function describeOpenFailure(path: string, error: unknown, readOnly: boolean): C
       cause: error,
     });
   }
-  return invalidStore(path, errorMessage(error), error);
+  return invalidStore(path, errorMessage(error), { cause: error });
 }
 
 /**

@@ -4,19 +4,18 @@
  * and missing migrations are applied in one transaction (two processes opening a new database do not race).
  */
 import { ConfigError } from '../core/errors.ts';
-import type { SqlConnection } from './sql-connection.ts';
+import type { SqlConnection, SqlDialect } from './sql-connection.ts';
 import { latestSchemaVersion, migrationStatements, migrations } from './store-migrations.ts';
 
 /** A lock id only ToolForge takes (PostgreSQL advisory locks are per database). */
 const postgresMigrationLock = 7_415_002;
 
-export function invalidStore(location: string, reason: string, cause?: unknown): ConfigError {
-  const postgres = /^postgres(ql)?:\/\//i.test(location);
+export function invalidStore(location: string, reason: string, options: { cause?: unknown; dialect?: SqlDialect } = {}): ConfigError {
   return new ConfigError('store.invalid', `${location} is not a ToolForge results database: ${reason}`, {
-    fix: postgres
+    fix: options.dialect === 'postgres'
       ? 'pass --db postgres://<host>/<other database>: ToolForge sets up an empty database on first use'
       : `pass --db <other path> to use (or create) another results file, or move ${location} aside`,
-    cause,
+    cause: options.cause,
   });
 }
 
@@ -43,7 +42,7 @@ function refuseNewer(connection: SqlConnection, current: number): void {
 export function checkSchema(connection: SqlConnection): 'current' | 'older' {
   const tables = listTables(connection);
   if (!tables.includes('schema_version')) {
-    throw invalidStore(connection.location, tables.length > 0 ? `it holds other tables (${tables.slice(0, 5).join(', ')})` : 'it is empty');
+    throw invalidStore(connection.location, tables.length > 0 ? `it holds other tables (${tables.slice(0, 5).join(', ')})` : 'it is empty', { dialect: connection.dialect });
   }
   const current = currentVersion(connection);
   refuseNewer(connection, current);
@@ -55,7 +54,7 @@ export function migrateSchema(connection: SqlConnection): void {
     if (connection.dialect === 'postgres') connection.get(`SELECT pg_advisory_xact_lock(${postgresMigrationLock})`);
     const tables = listTables(connection);
     if (!tables.includes('schema_version')) {
-      if (tables.length > 0) throw invalidStore(connection.location, `it holds other tables (${tables.slice(0, 5).join(', ')})`);
+      if (tables.length > 0) throw invalidStore(connection.location, `it holds other tables (${tables.slice(0, 5).join(', ')})`, { dialect: connection.dialect });
       connection.run('CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
     }
     const current = currentVersion(connection);

@@ -6,7 +6,6 @@ import Database from 'better-sqlite3';
 import { ConfigError } from '../../src/core/errors.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { migrationStatements, migrations } from '../../src/store/store-migrations.ts';
-import { invalidStore } from '../../src/store/store-schema.ts';
 import { createRunId } from '../../src/store/run-id.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { sampleEpisode, sampleRun, temporaryDirectory } from './test-helpers.ts';
@@ -130,15 +129,6 @@ describe('results store', () => {
     }
     assert.deepEqual(store.listRuns(), []);
     store.close();
-  });
-
-  test('a foreign PostgreSQL database gets a fix in its own terms: another database, not another file', () => {
-    const error = invalidStore('postgres://tester:***@127.0.0.1:5432/shop', 'it holds other tables (customers)');
-    assert.equal(error.code, 'store.invalid');
-    assert.match(error.message, /postgres:\/\/tester:\*\*\*@127\.0\.0\.1:5432\/shop is not a ToolForge results database: it holds other tables \(customers\)/);
-    assert.match(error.fix ?? '', /--db postgres:\/\/<host>\/<other database>/);
-    assert.doesNotMatch(error.fix ?? '', /other path|move .* aside/);
-    assert.match(invalidStore('/tmp/shop.db', 'it is a directory').fix ?? '', /--db <other path>.*move \/tmp\/shop\.db aside/);
   });
 
   test('a corrupt file, a foreign database and a directory are refused with store.invalid naming the fix', () => {

@@ -1,4 +1,6 @@
-import { after, before, describe } from 'node:test';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError } from '../../src/core/errors.ts';
 import { join } from 'node:path';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import type { ResultsStore } from '../../src/store/results-store.ts';
@@ -36,5 +38,18 @@ describe('results store conformance: PostgreSQL', { skip: 'missing' in binaries 
     const store = openResultsStore(server.url.replace(/\/postgres$/, `/case_${count}`));
     opened.push(store);
     return store;
+  });
+
+  test('a database holding other tables is refused, and the fix points at another database, not another file', () => {
+    const admin = connectSynchronousPostgres(server.url);
+    admin.query('CREATE DATABASE shop');
+    admin.close();
+    const shopUrl = server.url.replace(/\/postgres$/, '/shop');
+    const shop = connectSynchronousPostgres(shopUrl);
+    shop.query('CREATE TABLE customers (id integer PRIMARY KEY)');
+    shop.close();
+    assert.throws(() => openResultsStore(shopUrl), (error: unknown) => error instanceof ConfigError && error.code === 'store.invalid'
+      && /is not a ToolForge results database: it holds other tables \(customers\)/.test(error.message)
+      && /--db postgres:\/\/<host>\/<other database>/.test(error.fix ?? '') && !/other path|aside/.test(error.fix ?? ''));
   });
 });

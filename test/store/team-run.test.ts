@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openResultsStore } from '../../src/store/results-store.ts';
@@ -181,6 +181,13 @@ describe('team run input errors', () => {
         store.close();
       }
     }
+    // The file gone from where it was, and not in this folder either: the error names both places.
+    const queued = await spawnCli(['run', ...flags, '--workers-only', '--json'], { cwd: home, env });
+    const { runId } = JSON.parse(queued.stdout) as { runId: string };
+    renameSync(join(home, 'outputs.jsonl'), join(home, 'moved.jsonl'));
+    const gone = await spawnCli(['worker', '--run', runId, '--db', database], { cwd: elsewhere, env });
+    assert.equal(gone.code, 2, gone.stderr);
+    assert.match(gone.stderr, new RegExp(`replays ${join(home, 'outputs.jsonl').replace(/[.]/g, '\\.')}, which is gone \\(and there is no outputs\\.jsonl here either\\)\n {2}fix: put the outputs file back`));
   });
 
   test('workers share a SQLite file on one machine too: a queued run finished by two in-process workers equals a plain run', async () => {
