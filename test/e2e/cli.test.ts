@@ -163,6 +163,13 @@ describe('toolforge run', () => {
     assert.deepEqual(parseSummary(resumed.stdout), summary);
     const withSuite = await runCli(['run', 'funcgen', '--resume', summary.runId, '--db', 'my.db', '--json'], { cwd: directory });
     assert.deepEqual(parseSummary(withSuite.stdout), summary);
+    // Another suite's name, with the run named as typed or as 'latest': the error names the run's own suite.
+    for (const reference of [summary.runId, 'latest']) {
+      const wrongSuite = await runCli(['run', 'webapi', '--resume', reference, '--db', 'my.db'], { cwd: directory });
+      assert.equal(wrongSuite.code, 2, wrongSuite.stderr);
+      assert.match(wrongSuite.stderr, new RegExp(`run '${summary.runId}' is a funcgen run, not webapi`));
+      assert.match(wrongSuite.stderr, new RegExp(`fix: use 'toolforge run --resume ${summary.runId}'`));
+    }
   });
 });
 

@@ -195,6 +195,12 @@ function databaseFlag(flags: Pick<RunFlags, 'db'>): string {
   return flags.db ? ` --db ${shellArgument(redactUrlPasswords(flags.db))}` : '';
 }
 
+/** The command that continues a run: an external agent's run needs its agent command again. */
+function resumeCommand(runId: string, flags: Pick<RunFlags, 'db' | 'agentCommand'>): string {
+  const agent = flags.agentCommand === undefined ? '' : ` --agent-command ${shellArgument(flags.agentCommand)}`;
+  return `toolforge run --resume ${runId}${agent}${databaseFlag(flags)}`;
+}
+
 /** `run --workers-only`: what was queued, and the command that runs it. */
 function printQueuedRun(summary: RunSummary, flags: RunFlags, io: CliIo): void {
   const database = databaseFlag(flags);
@@ -367,8 +373,8 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
   const runId = await withStore(openExistingStore(dbPath), (store) => {
     const run = store.getRun(resolveRunId(store, runReference));
     if (suiteId !== undefined && suiteId !== run.suite.id) {
-      throw new ConfigError('config.invalid', `run '${runId}' is a ${run.suite.id} run, not ${suiteId}`, {
-        fix: `use 'toolforge run --resume ${runId}' (or 'toolforge run ${run.suite.id} --resume ${runId}')`,
+      throw new ConfigError('config.invalid', `run '${run.id}' is a ${run.suite.id} run, not ${suiteId}`, {
+        fix: `use 'toolforge run --resume ${run.id}' (or 'toolforge run ${run.suite.id} --resume ${run.id}')`,
       });
     }
     return run.id;
@@ -465,8 +471,7 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
 
 /** A run that stopped on an error keeps its finished episodes: say how to continue it. */
 function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
-  const database = databaseFlag(flags);
-  io.stderr(`run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: toolforge run --resume ${runId}${database}\n`);
+  io.stderr(`run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: ${resumeCommand(runId, flags)}\n`);
 }
 
 /** The flags for how requests are retried and episodes timed (run, worker). */
@@ -518,8 +523,8 @@ function printSummary(summary: RunResult, flags: RunFlags, io: CliIo): void {
     summary.paired ? `\n${titledTransformPairs([summary.paired])}\n` : '',
     summary.status === 'cancelled' ? 'interrupted: finished episodes are stored.\n' : '',
     summary.tasksIncomplete === 'start-again' ? `it stopped while its tasks were still being stored, so it cannot be continued: start it again with the same command (and delete this one with 'toolforge delete ${summary.runId}${database}')\n`
-      : summary.tasksIncomplete === 'resumable' ? `it stopped while its tasks were still being stored (${summary.tasks} so far); store the rest and run the missing episodes with: toolforge run --resume ${summary.runId}${database}\n`
-      : unfinished > 0 ? `${unfinished} episodes not scored; finish them with: toolforge run --resume ${summary.runId}${database}\n` : '',
+      : summary.tasksIncomplete === 'resumable' ? `it stopped while its tasks were still being stored (${summary.tasks} so far); store the rest and run the missing episodes with: ${resumeCommand(summary.runId, flags)}\n`
+      : unfinished > 0 ? `${unfinished} episodes not scored; finish them with: ${resumeCommand(summary.runId, flags)}\n` : '',
     `\nstored in ${redactUrlPasswords(resolveDatabasePath(flags.db, io.cwd))}; full report: toolforge report ${summary.runId} --format html --out report.html${database}\n`,
   ].join(''));
 }
