@@ -51,7 +51,7 @@ export function createAgentCommandSource(options: AgentCommandOptions): AgentSou
         if (code === 0) episode.endWithoutAnswer();
         else {
           episode.fail(new ToolForgeError('agent.disconnected', `task '${episode.task.id}': the agent command exited with ${code === null ? `signal ${exitSignal}` : `code ${code}`} before submitting an answer${stderr ? `; its stderr ends: ${stderr.trim()}` : ''}`, {
-            fix: 'fix the agent; the episode is not scored, and `toolforge resume <run-id> --agent-command ...` reruns it',
+            fix: 'fix the agent; the episode is not scored, and `toolforge run --resume <run-id> --agent-command <cmd>` reruns it',
           }));
         }
         resolve();

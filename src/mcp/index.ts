@@ -6,5 +6,5 @@ export { createMcpAgentSource, mcpProvider } from './mcp-agent.ts';
 export type { AttachEpisode } from './mcp-agent.ts';
 export { McpEpisode, runProgramTool, submitAnswerTool } from './mcp-episode.ts';
 export { serveEpisodesOverHttp } from './mcp-http-endpoint.ts';
-export { modelName, serveRun } from './serve-run.ts';
-export type { ServeRunOptions } from './serve-run.ts';
+export { modelName, serveResume, serveRun } from './serve-run.ts';
+export type { ServeResumeOptions, ServeRunOptions, ServingOptions } from './serve-run.ts';

@@ -43,7 +43,7 @@ export function createMcpAgentSource(name: string, attach: AttachEpisode): Agent
           resume(0);
         }
         const onTimeout = (): void => episode.fail(new ToolForgeError('agent.timeout', `task '${task.id}': ${ref} did not submit an answer within ${context.limits.timeLimitMs} ms`, {
-          fix: 'raise the limit with --episode-timeout <ms>; the episode is rerun by `toolforge resume`',
+          fix: 'raise the limit with --episode-timeout <ms>; the episode is not scored, and resuming the run reruns it',
         }));
         const onCancel = (): void => episode.fail(new ToolForgeError('agent.disconnected', 'the run was cancelled'));
         clock.signal.addEventListener('abort', onTimeout, { once: true });

@@ -28,7 +28,7 @@ export async function serveEpisodesOverHttp(broker: EpisodeBroker, options: {
 } = {}): Promise<McpHttpEndpoint> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; episode: McpEpisode }>();
   const disconnect = (episode: McpEpisode, why: string): void => episode.fail(new ToolForgeError('agent.disconnected',
-    `task '${episode.task.id}': the MCP client ${why} before submitting an answer`, { fix: 'the episode is not scored; `toolforge resume <run-id>` reruns it' }));
+    `task '${episode.task.id}': the MCP client ${why} before submitting an answer`, { fix: 'the episode is not scored; resuming the run reruns it (`toolforge serve --resume <run-id>` for a served run)' }));
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const sessionId = request.headers['mcp-session-id'];

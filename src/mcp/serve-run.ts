@@ -7,18 +7,21 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ToolForgeError } from '../core/errors.ts';
-import type { RunOptions } from '../runner/run-evaluation.ts';
-import { runEvaluation } from '../runner/run-evaluation.ts';
+import type { AgentSource } from '../agents/spec.ts';
+import { ConfigError, ToolForgeError } from '../core/errors.ts';
+import { isExternalAgentRun } from '../runner/external-agent-run.ts';
+import type { ResumeOptions, RunOptions } from '../runner/run-evaluation.ts';
+import { openStoredRun, resumeEvaluation, runEvaluation, withStore } from '../runner/run-evaluation.ts';
 import { checkSuiteMode } from '../runner/episode-mode.ts';
 import type { RunSummary } from '../runner/summarize-run.ts';
 import { EpisodeBroker } from './episode-broker.ts';
 import { createEpisodeMcpServer, requestOf } from './episode-mcp-server.ts';
 import type { McpEpisode } from './mcp-episode.ts';
-import { createMcpAgentSource } from './mcp-agent.ts';
+import { createMcpAgentSource, mcpProvider } from './mcp-agent.ts';
 import { serveEpisodesOverHttp } from './mcp-http-endpoint.ts';
 
-export type ServeRunOptions = Omit<RunOptions, 'modelRef' | 'agent'> & {
+/** How the episodes are served: the transport, and where. */
+export type ServingOptions = {
   /** 'http' (default): streamable HTTP, one session per episode. 'stdio': one client on stdin/stdout, the episodes in turn. */
   transport?: 'http' | 'stdio';
   /** stdio: default process.stdin / process.stdout. */
@@ -29,12 +32,43 @@ export type ServeRunOptions = Omit<RunOptions, 'modelRef' | 'agent'> & {
   clientName?: string;
   /** Told the endpoint's URL once it listens. */
   onListening?(url: string): void;
+  signal?: AbortSignal;
 };
+
+export type ServeRunOptions = Omit<RunOptions, 'modelRef' | 'agent'> & ServingOptions;
+
+/** Continue a served run: its missing and infrastructure-error episodes, served again to its client. */
+export type ServeResumeOptions = Omit<ResumeOptions, 'agent'> & Omit<ServingOptions, 'clientName'>;
+
+/** Runs the served episodes once the client's agent is known; `concurrency` is set when the transport fixes it. */
+type Evaluate = (agent: AgentSource, overrides: { concurrency?: number }) => Promise<RunSummary>;
 
 export async function serveRun(options: ServeRunOptions): Promise<RunSummary> {
   // Before the endpoint listens: runEvaluation checks too, but only once a client has connected.
   checkSuiteMode(options.suite, options.mode);
-  if (options.transport === 'stdio') return serveRunOverStdio(options);
+  return serveEpisodes(options, (agent, overrides) => runEvaluation({ ...options, ...overrides, modelRef: agent.ref, agent }));
+}
+
+/**
+ * `toolforge serve --resume`: the run keeps its model (`mcp/<name>`), so the client it is served to is named after it.
+ * The run is checked before the endpoint listens (an external agent's run, of this suite version, with its tasks).
+ */
+export async function serveResume(options: ServeResumeOptions): Promise<RunSummary> {
+  return withStore(options, async (store) => {
+    const run = store.getRun(options.runId);
+    if (!isExternalAgentRun(run)) {
+      throw new ConfigError('config.invalid', `run '${run.id}' evaluated ${run.model}, not an external agent: serve --resume continues runs of MCP clients`, {
+        fix: `continue it with 'toolforge run --resume ${run.id}'`,
+      });
+    }
+    const clientName = run.model.slice(`${mcpProvider}/`.length);
+    openStoredRun(store, { ...options, store, agent: createMcpAgentSource(clientName, () => Promise.reject(new Error('not served'))) });
+    return serveEpisodes({ ...options, clientName }, (agent, overrides) => resumeEvaluation({ ...options, ...overrides, store, agent }));
+  });
+}
+
+async function serveEpisodes(options: ServingOptions, evaluate: Evaluate): Promise<RunSummary> {
+  if (options.transport === 'stdio') return serveOverStdio(options, evaluate);
   const broker = new EpisodeBroker();
   let nameClient: (name: string) => void = () => {};
   const clientName = new Promise<string>((resolve) => { nameClient = resolve; });
@@ -47,7 +81,7 @@ export async function serveRun(options: ServeRunOptions): Promise<RunSummary> {
       await broker.offer(episode, signal);
       return { detach: async () => {} };
     });
-    return await runEvaluation({ ...options, modelRef: agent.ref, agent });
+    return await evaluate(agent, {});
   } finally {
     broker.close();
     await endpoint.close();
@@ -59,7 +93,7 @@ export async function serveRun(options: ServeRunOptions): Promise<RunSummary> {
  * the answer that ends an episode names the next task, and the client is told tools/list_changed. When
  * the client goes away, the open episode and every later one are infrastructure errors (rerun on resume).
  */
-async function serveRunOverStdio(options: ServeRunOptions): Promise<RunSummary> {
+async function serveOverStdio(options: ServingOptions, evaluate: Evaluate): Promise<RunSummary> {
   const broker = new EpisodeBroker();
   let current: McpEpisode | undefined;
   let closed = false;
@@ -110,7 +144,7 @@ async function serveRunOverStdio(options: ServeRunOptions): Promise<RunSummary> 
       return { detach: async () => {} };
     });
     void claimNext();
-    return await runEvaluation({ ...options, concurrency: 1, modelRef: agent.ref, agent });
+    return await evaluate(agent, { concurrency: 1 });
   } finally {
     input.off('end', onInputEnd);
     input.off('close', onInputEnd);

@@ -50,6 +50,7 @@ import { checkExpected, checkTaskShape, createTaskParamsCheck, storeTasks } from
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 import { shellCommand } from '../core/shell-argument.ts';
+import { checkRunAgent } from './external-agent-run.ts';
 import { formatFieldPath } from '../core/field-path.ts';
 
 export type ExecutionOptions = {
@@ -414,6 +415,7 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
   checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
   checkExecutionOptions(options);
   const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
+  checkRunAgent(run, options.agent);
   const model = options.agent ?? cached(resolveModelSource(suite, storedModelReference(run), { baseUrl, env: options.env, retry: options.retry, budget: options.waitBudget }), baseUrl, options);
   return { run, suite, model, baseUrl, concurrency };
 }

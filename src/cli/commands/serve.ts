@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { JsonObject } from '../../core/json.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Task } from '../../core/task.ts';
-import { serveRun } from '../../mcp/index.ts';
+import { serveResume, serveRun } from '../../mcp/index.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
 import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
@@ -16,26 +16,36 @@ import type { ResultsStore } from '../../store/index.ts';
 import type { Suite } from '../../suites/spec.ts';
 import { checkSuiteMode } from '../../runner/episode-mode.ts';
 import type { CliIo } from '../cli-io.ts';
+import { openExistingStoreForWriting } from '../open-store.ts';
+import { recordedArguments } from '../recorded-arguments.ts';
+import { resolveRunId } from './resolve-run-id.ts';
+import type { RunSummary } from '../../runner/summarize-run.ts';
+import { redactUrlPasswords } from '../../core/redact-credentials.ts';
+import { shellArgument } from '../../core/shell-argument.ts';
 import { once, parseMilliseconds, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions } from '../run-task-options.ts';
 
 type ServeFlags = RunTaskFlags & {
-  port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean;
+  port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean; resume?: string;
 };
 
-export function registerServeCommand(program: Command, io: CliIo): void {
+/** `argv` is recorded with each served run as provenance. */
+export function registerServeCommand(program: Command, io: CliIo, argv: readonly string[] = []): void {
   const command = program
     .command('serve')
     .description('serve the episodes of a run over MCP (streamable HTTP on 127.0.0.1): one session per episode; scored and stored like any run (model mcp/<client name>)')
-    .argument('[suite]', "suite id (see 'toolforge suites'); optional with --tasks (the file's tasks name it)");
+    .argument('[suite]', "suite id (see 'toolforge suites'); optional with --resume, and with --tasks (the file's tasks name it)");
   addRunTaskOptions(command, { modeDefault: 'calls when a task has it, else code, else its first mode', concurrency: 'episodes open to clients at once (default 1)' })
     .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', once('--port', parsePort))
     .option('--stdio', 'serve one client on stdin/stdout instead (the episodes in turn; the summary goes to stderr)')
     .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", once('--client-name', parseText))
     .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", once('--episode-timeout', parseMilliseconds))
+    .option('--resume <run>', "serve a stored served run's missing and infrastructure-error episodes again ('latest' for the newest)", once('--resume', parseText))
     .option('--json', 'print one JSON summary object on stdout at the end')
     .action(async (suiteArgument: string | undefined, flags: ServeFlags) => {
+      const cliArgs = recordedArguments(argv);
+      if (flags.resume !== undefined) return resumeServedRun(suiteArgument, flags.resume, flags, cliArgs, io);
       const tasksPath = flags.tasks === undefined ? undefined : resolve(io.cwd, flags.tasks);
       const suiteId = suiteArgument ?? (tasksPath === undefined ? undefined : tasksFileSuite(tasksPath));
       if (suiteId === undefined) {
@@ -55,14 +65,14 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       // A bad --db fails now, not after every task was made and checked.
       const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
       try {
-        await serveTasks(suite, tasksPath, flags, store, io);
+        await serveTasks(suite, tasksPath, flags, store, cliArgs, io);
       } finally {
         store.close();
       }
     });
 }
 
-async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: ServeFlags, store: ResultsStore, io: CliIo): Promise<void> {
+async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: ServeFlags, store: ResultsStore, cliArgs: string[], io: CliIo): Promise<void> {
   const seed = flags.seed ?? 0;
   const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}) : {};
   // The second read of generated tasks makes the same tasks from the seed: builtin/oracle solved them in the first.
@@ -84,18 +94,63 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
   try {
     const summary = await serveRun({
       transport: flags.stdio ? 'stdio' : 'http',
-      suite, tasks, mode: flags.mode ?? defaultMode(first), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params,
+      suite, tasks, mode: flags.mode ?? defaultMode(first), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params, cliArgs,
       signal: interrupt.signal, port: flags.port, ...(flags.clientName !== undefined ? { clientName: flags.clientName } : {}),
       ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
       onListening: (url) => io.stderr(`serving ${count * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
     });
-    const text = flags.json ? `${JSON.stringify(summaryObject(summary))}\n` : `${renderRunTable(summary)}\n`;
-    // Under --stdio, stdout is the MCP channel.
-    if (flags.stdio) io.stderr(text);
-    else io.stdout(text);
+    printSummary(summary, flags, io);
   } finally {
     process.removeListener('SIGINT', onInterrupt);
   }
+}
+
+/** `serve --resume`: the run's own tasks, mode, trials and client; only how it is served may change. */
+async function resumeServedRun(suiteArgument: string | undefined, runReference: string, flags: ServeFlags, cliArgs: string[], io: CliIo): Promise<void> {
+  const fixed = (['tasks', 'seed', 'count', 'set', 'mode', 'trials', 'clientName'] as const).filter((name) => flags[name] !== undefined);
+  if (fixed.length > 0) {
+    const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
+    throw new ConfigError('config.invalid', `--resume serves run '${runReference}' again with its own tasks, mode, trials and client; ${names} cannot change them`, {
+      fix: `drop ${names}, or serve a new run without --resume`,
+    });
+  }
+  if (flags.stdio && flags.port !== undefined) {
+    throw new ConfigError('config.invalid', '--stdio serves on stdin/stdout, so --port has nothing to set', { fix: 'drop --port to serve over stdio, or drop --stdio to serve over HTTP on that port' });
+  }
+  const store = openExistingStoreForWriting(resolveDatabasePath(flags.db, io.cwd));
+  const interrupt = new AbortController();
+  const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
+  process.once('SIGINT', onInterrupt);
+  try {
+    const run = store.getRun(resolveRunId(store, runReference));
+    if (suiteArgument !== undefined && suiteArgument !== run.suite.id) {
+      throw new ConfigError('config.invalid', `run '${run.id}' is a ${run.suite.id} run, not ${suiteArgument}`, {
+        fix: `use 'toolforge serve --resume ${run.id}'`,
+      });
+    }
+    const unfinished = run.taskCount * run.trials - store.countEpisodes(run.id).scored;
+    const summary = await serveResume({
+      runId: run.id, store, cliArgs, signal: interrupt.signal, transport: flags.stdio ? 'stdio' : 'http', port: flags.port,
+      ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+      ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
+      onListening: (url) => io.stderr(`serving the ${unfinished} unfinished episodes of run ${run.id} (${run.model}) over MCP at ${url} (one session per episode)\n`),
+    });
+    printSummary(summary, flags, io);
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    store.close();
+  }
+}
+
+/** The summary, and how to serve the episodes a client left unfinished. Under --stdio, stdout is the MCP channel. */
+function printSummary(summary: RunSummary, flags: ServeFlags, io: CliIo): void {
+  const unfinished = summary.infrastructureErrors + summary.missingEpisodes;
+  const database = flags.db ? ` --db ${shellArgument(redactUrlPasswords(flags.db))}` : '';
+  const text = flags.json
+    ? `${JSON.stringify(summaryObject(summary))}\n`
+    : `${renderRunTable(summary)}\n${unfinished > 0 ? `${unfinished} episodes not scored; serve them again with: toolforge serve --resume ${summary.runId}${database}\n` : ''}`;
+  if (flags.stdio) io.stderr(text);
+  else io.stdout(text);
 }
 
 /** The first task and how many there are, read past once. */
