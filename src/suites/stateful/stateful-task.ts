@@ -45,7 +45,7 @@ export function readStatefulExpected(task: Task): StatefulExpected {
   const parsed = statefulExpectedSchema.safeParse(task.expected);
   if (!parsed.success) {
     throw new ToolForgeError('input.invalid', `task '${task.id}': expected is not a stateful ground truth: ${parsed.error.issues[0]?.message ?? ''}`, {
-      fix: 'regenerate the task with `toolforge generate --suite stateful`',
+      fix: 'regenerate the task with `toolforge generate stateful`',
     });
   }
   return parsed.data as unknown as StatefulExpected;
