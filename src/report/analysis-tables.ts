@@ -32,7 +32,7 @@ export function leaderboardTable(board: Leaderboard): ReportTable {
     rows: board.rows.map((row) => [row.model, ...board.suites.map((suite) => {
       const cell = row.cells[suite];
       return cell === null || cell.scored === 0 ? '-' : `${formatPercent(cell.passRate)} ${formatInterval(cell.passRateCI95)} n=${cell.scored}`;
-    }), formatPercent(row.meanPassRate)]),
+    }), row.meanPassRate === null ? '-' : formatPercent(row.meanPassRate)]),
   };
 }
 

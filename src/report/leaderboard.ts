@@ -5,8 +5,11 @@ export type LeaderboardCell = { runs: number; scored: number; passed: number; pa
 
 export type Leaderboard = {
   suites: string[];
-  /** Best first: models covering more suites, then by mean pass rate over their suites, then by name. */
-  rows: { model: string; meanPassRate: number; cells: Record<string, LeaderboardCell | null> }[];
+  /**
+   * Best first: models covering more suites, then by mean pass rate over their suites, then by name. The mean is over
+   * the suites with scored episodes; null when there are none (every episode an infrastructure error), not 0.
+   */
+  rows: { model: string; meanPassRate: number | null; cells: Record<string, LeaderboardCell | null> }[];
 };
 
 /**
@@ -25,9 +28,9 @@ export function leaderboard(reports: readonly RunReport[]): Leaderboard {
       cells[suite] = runs.length === 0 ? null : { runs: runs.length, scored, passed, passRate: scored === 0 ? 0 : passed / scored, passRateCI95: wilsonInterval(passed, scored) };
     }
     const covered = Object.values(cells).filter((cell): cell is LeaderboardCell => cell !== null && cell.scored > 0);
-    const meanPassRate = covered.length === 0 ? 0 : covered.reduce((sum, cell) => sum + cell.passRate, 0) / covered.length;
+    const meanPassRate = covered.length === 0 ? null : covered.reduce((sum, cell) => sum + cell.passRate, 0) / covered.length;
     return { model, meanPassRate, cells, covered: covered.length };
   });
-  rows.sort((left, right) => right.covered - left.covered || right.meanPassRate - left.meanPassRate || (left.model < right.model ? -1 : 1));
+  rows.sort((left, right) => right.covered - left.covered || (right.meanPassRate ?? 0) - (left.meanPassRate ?? 0) || (left.model < right.model ? -1 : 1));
   return { suites, rows: rows.map(({ model, meanPassRate, cells }) => ({ model, meanPassRate, cells })) };
 }

@@ -4,6 +4,7 @@ import type { EpisodeRecord } from '../../src/core/episode.ts';
 import type { Score } from '../../src/core/score.ts';
 import { difficultyCurves } from '../../src/report/difficulty-curves.ts';
 import { leaderboard } from '../../src/report/leaderboard.ts';
+import { leaderboardTable } from '../../src/report/analysis-tables.ts';
 import { defaultPrices, priceOf } from '../../src/report/model-prices.ts';
 import { runCosts } from '../../src/report/run-costs.ts';
 import type { RunReport } from '../../src/report/run-report.ts';
@@ -77,6 +78,13 @@ describe('leaderboard, costs and prices', () => {
       ['model/b', 3, 3, 1, 0.5],
       ['model/a', 4, 2, null, 0.5],
     ]);
+  });
+
+  test('a model with no scored episode (all infrastructure errors) has no mean, shown as -, and ranks after those with one', () => {
+    const down = report('d', 'model/down', 'funcgen', [], {});
+    const board = leaderboard([down, runB5]);
+    assert.deepEqual(board.rows.map((row) => [row.model, row.cells.funcgen?.scored, row.meanPassRate]), [['model/b', 3, 1], ['model/down', 0, null]]);
+    assert.deepEqual(leaderboardTable(board).rows.map((row) => [row[0], row[1], row[2]]), [['model/b', '100.0% [43.9%, 100.0%] n=3', '100.0%'], ['model/down', '-', '-']]);
   });
 
   test('tokens over every episode, cost at the model price, latency percentiles over scored episodes', () => {
