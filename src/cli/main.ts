@@ -46,7 +46,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerRunCommand(program, io, argv, outcome);
   registerReportCommand(program, io);
   registerRescoreCommand(program, io, argv);
-  registerSweepCommand(program, io, argv);
+  registerSweepCommand(program, io, argv, outcome);
   registerRunsCommand(program, io);
   registerExportCommand(program, io);
   registerImportCommand(program, io);

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
+import { createRetryWaitBudget } from '../models/request-retry.ts';
 import type { GenerationSettings } from '../models/spec.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import type { ResultsStore } from '../store/results-store.ts';
@@ -18,7 +19,9 @@ import type { Suite } from '../suites/spec.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import { checkSuiteMode } from './episode-mode.ts';
+import type { ExecutionOptions } from './run-evaluation.ts';
 import { runEvaluation } from './run-evaluation.ts';
+import { defaultRetryPolicy } from './retry-policy.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import type { SweepMembership } from './sweep-membership.ts';
@@ -52,7 +55,7 @@ export type SweepOptions = {
   /** Reported before each point's runs. */
   onPoint?: (event: { point: Record<string, string>; index: number; points: number }) => void;
   cliArgs?: string[];
-};
+} & Pick<ExecutionOptions, 'retry' | 'episodeTimeoutMs' | 'stopAfterInfrastructureErrors' | 'waitBudget'>;
 
 export type SweepResult = {
   group: string;
@@ -76,6 +79,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const grid = Object.fromEntries(Object.entries(options.grid).map(([name, values]) => [name, values.map((value) => resolveKnobs(suite.id, suite.knobs, { [name]: value })[name] as number | string | boolean)]));
   const store = options.store ?? openResultsStore(options.dbPath ?? defaultResultsPath);
   const result: SweepResult = { group, runs: [], skipped: [], cancelled: false };
+  // One retry wait budget (--max-retry-wait) for the whole sweep, unless the caller shares one of its own.
+  const waitBudget = options.waitBudget ?? createRetryWaitBudget({ ...defaultRetryPolicy, ...options.retry });
   try {
     for (const [index, point] of points.entries()) {
       if (options.signal?.aborted) break;
@@ -96,6 +101,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
             suite, tasks, modelRef: model, baseUrl: options.baseUrl, mode: options.mode, trials: options.trials, concurrency: options.concurrency,
             settings: options.settings, seed: options.seed ?? 0, params: { ...params, [sweepParamsKey]: membership }, cliArgs: options.cliArgs,
             store, env: options.env, signal: options.signal, onProgress: options.onProgress,
+            retry: options.retry, episodeTimeoutMs: options.episodeTimeoutMs, stopAfterInfrastructureErrors: options.stopAfterInfrastructureErrors, waitBudget,
           });
         } catch (error) {
           // A combination the suite rejects (a knob constraint, refused before a run is recorded) is a hole in the

@@ -142,6 +142,29 @@ describe('exit codes for CI', () => {
     assert.match(twice.stderr, /--model was given twice/);
     assert.equal(existsSync(join(directory, '.toolforge')), false, 'nothing was created');
   });
+
+  test('a flag that only means something beside another is refused without it, before anything is stored', async () => {
+    const directory = temporaryDirectory();
+    writeFileSync(join(directory, 'outputs.jsonl'), '{"taskId": "funcgen/0/0", "output": "x"}\n');
+    writeFileSync(join(directory, 'set.yaml'), 'models:\n  - ref: builtin/planner\nsuites:\n  - id: funcgen\n');
+    for (const [args, message, fix] of [
+      [['run', 'funcgen', '--model', 'builtin/planner', '--fail-under-lower'], /--fail-under-lower compares .* with --fail-under, which is not given/, /fix: add --fail-under <rate>/],
+      [['run', '--config', 'set.yaml', '--fail-under-lower'], /--fail-under-lower compares/, /fix: add --fail-under/],
+      [['run', 'funcgen', '--model', 'builtin/planner', '--phrasing-base-url', 'http://127.0.0.1:9/v1'], /--phrasing-base-url is the endpoint of the --phrasing-model, which is not given/, /fix: add --phrasing-model <ref>/],
+      [['generate', 'nestful', '--base-url', 'http://127.0.0.1:9/v1'], /--base-url is the endpoint of the --phrasing-model, which is not given/, /fix: add --phrasing-model <ref>, or drop --base-url/],
+      [['generate', 'nestful', '--phrasing-base-url', 'http://127.0.0.1:9/v1'], /--phrasing-base-url is the endpoint/, /drop --phrasing-base-url/],
+      [['run', 'funcgen', '--model', 'builtin/planner', '--base-url', 'http://127.0.0.1:9/v1'], /--base-url is the endpoint of a provider's model; builtin\/planner runs in this process/, /fix: drop --base-url/],
+      [['run', 'funcgen', '--model', 'replay/outputs.jsonl', '--base-url', 'http://127.0.0.1:9/v1'], /replay\/outputs\.jsonl reads stored outputs and calls none/, /fix: drop --base-url/],
+      [['run', 'funcgen', '--model', 'builtin/oracle', '--allow-missing'], /--allow-missing scores the tasks a replay file has no output for; builtin\/oracle is not a replay model/, /fix: drop --allow-missing/],
+      [['run', 'funcgen', '--agent-command', 'sleep 1', '--base-url', 'http://127.0.0.1:9/v1'], /--agent-command runs its own agent, so --base-url has nothing to change/, /fix: drop --base-url/],
+    ] as const) {
+      const result = await runCli([...args], { cwd: directory });
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, message, args.join(' '));
+      assert.match(result.stderr, fix, args.join(' '));
+    }
+    assert.equal(existsSync(join(directory, '.toolforge')), false, 'nothing was created');
+  });
 });
 
 describe('runs, resume, import, count', () => {

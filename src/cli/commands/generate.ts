@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ConfigError } from '../../core/errors.ts';
 import { dirname } from 'node:path';
 import type { Task } from '../../core/task.ts';
 import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
@@ -36,6 +37,10 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
     .action(async (suiteId: string, flags: GenerateFlags) => {
       const suite = getSuite(suiteId);
       const params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
+      if (flags.phrasingModel === undefined && (flags.phrasingBaseUrl ?? flags.baseUrl) !== undefined) {
+        const flag = flags.phrasingBaseUrl !== undefined ? '--phrasing-base-url' : '--base-url';
+        throw new ConfigError('config.invalid', `${flag} is the endpoint of the --phrasing-model, which is not given`, { fix: `add --phrasing-model <ref>, or drop ${flag}` });
+      }
       const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl ?? flags.baseUrl, io, executionFlags(flags).retry);
       const transforms = (flags.transform ?? []).map(parseTransformRequest);
       // Paraphrases are kept where run keeps them by default (.toolforge/), so generate and run share them.

@@ -47,6 +47,7 @@ import { pairTransformRuns, titledTransformPairs } from '../../report/transform-
 import { redactUrlPasswords } from '../../core/redact-credentials.ts';
 import { shellArgument } from '../../core/shell-argument.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
+import { reportGroupOutcome } from '../group-outcome.ts';
 
 type RunFlags = RunTaskFlags & {
   model?: string;
@@ -118,6 +119,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
       const cliArgs = recordedArguments(argv);
+      checkFlagsNeedingOthers(flags);
       if (flags.config !== undefined) {
         outcome.exitCode = await runConfig(suiteId, flags, io, cliArgs);
         return;
@@ -170,7 +172,11 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
     const runIds = result.runs.map((run) => run.runId);
     io.stderr(`eval set ${result.group}: ${runIds.length} runs${result.cancelled ? ' (interrupted: run the same --config again to continue)' : ''}; report it again with: toolforge report --sweep ${shellArgument(result.group)}\n`);
     if (runIds.length > 0) io.stdout(renderStoredReport(store, runIds, flags.json ? 'json' : 'table', { runDetails: false }));
-    return result.cancelled ? runExitCodes.interrupted : 0;
+    if (result.cancelled) return runExitCodes.interrupted;
+    return reportGroupOutcome(store, runIds, {
+      finish: () => `toolforge run --config ${shellArgument(flags.config as string)}${databaseFlag(flags)} (the same file continues the eval set)`,
+      gate: { failUnder: flags.failUnder, failUnderLower: flags.failUnderLower },
+    }, io);
   } finally {
     interrupt.dispose();
     progress.stop();
@@ -234,7 +240,11 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   }
   // Before generating: a wrong mode should not wait for the tasks.
   checkSuiteMode(suite, flags.mode);
-  if (!agent && flags.model) checkModel(suite, flags.model, flags.baseUrl, io);
+  if (!agent && flags.model) checkModel(suite, flags.model, flags, io);
+  if (agent && (flags.baseUrl !== undefined || flags.allowMissing)) {
+    const flag = flags.baseUrl !== undefined ? '--base-url' : '--allow-missing';
+    throw new ConfigError('config.invalid', `--agent-command runs its own agent, so ${flag} has nothing to change`, { fix: `drop ${flag}` });
+  }
   const seed = flags.seed ?? rerun?.seed ?? 0;
   const transforms = (flags.transform ?? []).map(parseTransformRequest);
   if (flags.baseline && transforms.length === 0) {
@@ -440,10 +450,38 @@ function agentOf(flags: RunFlags, io: CliIo): AgentSource | undefined {
   return createAgentCommandSource({ command: flags.agentCommand, name: modelName(program), env: io.env, cwd: io.cwd });
 }
 
-/** Fails on a bad model reference or a missing API key before any task is generated. */
-function checkModel(suite: Suite, ref: string, baseUrl: string | undefined, io: CliIo): void {
-  if (parseModelReference(ref).provider === 'builtin') resolveModelSource(suite, ref);
-  else createModelSource(ref, { baseUrl, env: io.env });
+/** A flag that only means something beside another one is refused without it, rather than ignored. */
+function checkFlagsNeedingOthers(flags: RunFlags): void {
+  if (flags.failUnderLower && flags.failUnder === undefined) {
+    throw new ConfigError('config.invalid', '--fail-under-lower compares the pass rate\'s 95% lower bound with --fail-under, which is not given', {
+      fix: 'add --fail-under <rate> (e.g. --fail-under 0.8), or drop --fail-under-lower',
+    });
+  }
+  if (flags.phrasingBaseUrl !== undefined && flags.phrasingModel === undefined) {
+    throw new ConfigError('config.invalid', '--phrasing-base-url is the endpoint of the --phrasing-model, which is not given', {
+      fix: 'add --phrasing-model <ref>, or drop --phrasing-base-url',
+    });
+  }
+}
+
+/**
+ * Fails on a bad model reference or a missing API key before any task is generated; and on flags that only a
+ * provider's model (--base-url) or a replay model (--allow-missing) uses, given with another.
+ */
+function checkModel(suite: Suite, ref: string, flags: Pick<RunFlags, 'baseUrl' | 'allowMissing'>, io: CliIo): void {
+  const { provider } = parseModelReference(ref);
+  if (flags.baseUrl !== undefined && (provider === 'builtin' || provider === 'replay')) {
+    throw new ConfigError('config.invalid', `--base-url is the endpoint of a provider's model; ${ref} ${provider === 'builtin' ? 'runs in this process' : 'reads stored outputs'} and calls none`, {
+      fix: 'drop --base-url, or pass a provider model, e.g. --model openai-compatible/<model> --base-url <url>',
+    });
+  }
+  if (flags.allowMissing && provider !== 'replay') {
+    throw new ConfigError('config.invalid', `--allow-missing scores the tasks a replay file has no output for; ${ref} is not a replay model`, {
+      fix: 'drop --allow-missing, or pass --model replay/<outputs.jsonl>',
+    });
+  }
+  if (provider === 'builtin') resolveModelSource(suite, ref);
+  else createModelSource(ref, { baseUrl: flags.baseUrl, env: io.env });
 }
 
 /** Infrastructure errors are not scored, but the user needs their causes (a bad key, a down server) to fix them. */
@@ -501,7 +539,7 @@ export function executionFlags(flags: Pick<RunFlags, 'maxRetries' | 'maxRetryWai
   };
 }
 
-function settingsOf(flags: RunFlags): GenerationSettings {
+export function settingsOf(flags: Pick<RunFlags, 'temperature' | 'maxOutputTokens' | 'strictTools'>): GenerationSettings {
   const settings: GenerationSettings = {};
   if (flags.temperature !== undefined) settings.temperature = flags.temperature;
   if (flags.maxOutputTokens !== undefined) settings.maxOutputTokens = flags.maxOutputTokens;

@@ -8,13 +8,16 @@ import { runSweep } from '../../runner/run-sweep.ts';
 import { getSuite } from '../../suites/registry.ts';
 import { openResultsStore } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
-import { collectSetting, once, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectSetting, once, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 import { writeOutputFile } from '../write-output-file.ts';
 import type { ReportFormat } from './report.ts';
 import { renderStoredReport } from './report.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
 import { shellArgument } from '../../core/shell-argument.ts';
+import { reportGroupOutcome } from '../group-outcome.ts';
+import type { RunOutcome } from './run.ts';
+import { addExecutionOptions, executionFlags, runExitCodes, settingsOf } from './run.ts';
 
 type SweepFlags = {
   grid?: Record<string, string[]>;
@@ -26,14 +29,21 @@ type SweepFlags = {
   concurrency?: number;
   mode?: Mode;
   baseUrl?: string;
+  temperature?: number;
+  maxOutputTokens?: number;
+  maxRetries?: number;
+  maxRetryWait?: number;
+  requestTimeout?: number;
+  episodeTimeout?: number;
+  stopAfterErrors?: number;
   db?: string;
   format: ReportFormat;
   prices?: string;
   out?: string;
 };
 
-export function registerSweepCommand(program: Command, io: CliIo, argv: readonly string[]): void {
-  program
+export function registerSweepCommand(program: Command, io: CliIo, argv: readonly string[], outcome: RunOutcome = { exitCode: 0 }): void {
+  const command = program
     .command('sweep')
     .description('run the cross product of knob values (a difficulty grid) with one or more models as one group of runs, then report accuracy along each knob')
     .argument('<suite>', "suite id (see 'toolforge suites')")
@@ -46,6 +56,9 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
     .option('--concurrency <n>', 'episodes in flight (default 4)', once('--concurrency', parsePositiveInteger))
     .addOption(new Option('--mode <mode>', "interaction mode (default: each task's first mode)").choices(modes))
     .option('--base-url <url>', 'the endpoint of the --model(s)', once('--base-url', parseHttpUrl))
+    .option('--temperature <t>', 'sampling temperature', once('--temperature', parseTemperature))
+    .option('--max-output-tokens <n>', 'output token cap per model call', once('--max-output-tokens', parsePositiveInteger));
+  addExecutionOptions(command, 'the whole sweep')
     .option('--db <file>', 'results database (default .toolforge/results.db)', once('--db', parseText))
     .addOption(new Option('--format <format>', 'report format').choices(['table', 'json', 'html']).default('table'))
     .option('--prices <file>', 'JSON model prices for the report (see report --help)')
@@ -62,16 +75,25 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
         const result = await runSweep({
           suite, grid: flags.grid ?? {}, models: flags.model ?? [], fixed: flags.set, seed: flags.seed, count: flags.count, trials: flags.trials,
           concurrency: flags.concurrency, mode: flags.mode, baseUrl: flags.baseUrl, store, env: io.env, signal: controller.signal, cliArgs: recordedArguments(argv),
+          settings: settingsOf(flags), ...executionFlags(flags),
           onProgress: progress.listener,
           onPoint: ({ point, index, points }) => io.stderr(`point ${index + 1}/${points}: ${Object.entries(point).map(([name, value]) => `${name}=${value}`).join(' ')}\n`),
         });
         progress.stop();
         for (const skipped of result.skipped) io.stderr(`skipped ${Object.entries(skipped.point).map(([name, value]) => `${name}=${value}`).join(' ')}: ${skipped.reason}\n`);
         io.stderr(`sweep ${result.group}: ${result.runs.length} runs${result.cancelled ? ' (interrupted: the report covers the runs so far)' : ''} (report it again with: toolforge report --sweep ${shellArgument(result.group)})\n`);
-        if (result.runs.length === 0) return;
-        const output = renderStoredReport(store, result.runs.map((run) => run.summary.runId), flags.format, { prices, runDetails: false });
+        if (result.runs.length === 0) {
+          if (result.cancelled) outcome.exitCode = runExitCodes.interrupted;
+          return;
+        }
+        const runIds = result.runs.map((run) => run.summary.runId);
+        const output = renderStoredReport(store, runIds, flags.format, { prices, runDetails: false });
         if (flags.out) io.stderr(`wrote ${flags.format} report to ${await writeOutputFile(io.cwd, flags.out, output)}\n`);
         else io.stdout(output);
+        const database = flags.db ? ` --db ${shellArgument(flags.db)}` : '';
+        outcome.exitCode = result.cancelled
+          ? runExitCodes.interrupted
+          : reportGroupOutcome(store, runIds, { finish: (runId) => `toolforge run --resume ${runId}${database}` }, io);
       } finally {
         process.removeListener('SIGINT', onInterrupt);
         progress.stop();

@@ -1,0 +1,61 @@
+/**
+ * How a group of runs (an eval set, a sweep) ended, told the way a single run's end is: the runs with episodes not
+ * scored, their most frequent cause and how to finish them; a run that scored nothing makes the exit code 3, and an
+ * eval set's `--fail-under` gates every run (exit code 4), so CI never takes a group with a dead model for a result.
+ */
+import { formatPercent } from '../report/format-figure.ts';
+import type { ResultsStore } from '../store/index.ts';
+import { summarizeRun } from '../runner/summarize-run.ts';
+import type { CliIo } from './cli-io.ts';
+
+export const groupExitCodes = { nothingScored: 3, belowThreshold: 4 } as const;
+
+export type GroupGate = { failUnder?: number; failUnderLower?: boolean };
+
+/** Writes what needs the user's attention to stderr and returns the group's exit code (0 when nothing does). */
+export function reportGroupOutcome(store: ResultsStore, runIds: readonly string[], how: { finish: (runId: string) => string; gate?: GroupGate }, io: CliIo): number {
+  let nothingScored = 0;
+  const below: string[] = [];
+  for (const runId of runIds) {
+    const run = store.getRun(runId);
+    const summary = summarizeRun(store, runId);
+    const unscored = summary.infrastructureErrors + summary.missingEpisodes;
+    const label = `run ${runId} (${run.model} on ${run.suite.id})`;
+    if (unscored > 0) {
+      const cause = mostFrequentCause(store, runId);
+      io.stderr(`${label}: ${unscored} of ${run.taskCount * run.trials} episodes not scored${cause ? ` (${cause})` : ''}; finish them with: ${how.finish(runId)}\n`);
+    }
+    if (summary.episodes === 0) {
+      nothingScored += 1;
+      continue;
+    }
+    const gate = how.gate;
+    if (gate?.failUnder === undefined) continue;
+    const measured = gate.failUnderLower ? summary.passRateCI95[0] : summary.passRate;
+    if (measured < gate.failUnder) below.push(`${label}: ${gate.failUnderLower ? "the pass rate's 95% lower bound" : 'the pass rate'} ${formatPercent(measured)}`);
+  }
+  if (nothingScored > 0) {
+    io.stderr(`no episode scored in ${nothingScored} of ${runIds.length} runs: they have no pass rate to report (exit code ${groupExitCodes.nothingScored})\n`);
+    return groupExitCodes.nothingScored;
+  }
+  if (below.length > 0 && how.gate?.failUnder !== undefined) {
+    io.stderr(`--fail-under: ${below.length} of ${runIds.length} runs are below ${formatPercent(how.gate.failUnder)} (exit code ${groupExitCodes.belowThreshold}):\n${below.map((line) => `  ${line}\n`).join('')}`);
+    return groupExitCodes.belowThreshold;
+  }
+  return 0;
+}
+
+/** The first line of the most frequent infrastructure error message, numbers aside ('after 574 ms' = 'after 745 ms'). */
+function mostFrequentCause(store: ResultsStore, runId: string): string | undefined {
+  const counts = new Map<string, { text: string; count: number }>();
+  for (const episode of store.iterateEpisodes(runId, { status: 'infrastructure-error' })) {
+    const text = (episode.error?.message ?? 'unknown error').split('\n')[0];
+    const key = text.replace(/\d+(\.\d+)?/g, '#');
+    const cause = counts.get(key) ?? { text, count: 0 };
+    cause.count += 1;
+    counts.set(key, cause);
+  }
+  let best: { text: string; count: number } | undefined;
+  for (const cause of counts.values()) if (best === undefined || cause.count > best.count) best = cause;
+  return best?.text;
+}
