@@ -1,5 +1,6 @@
 import { readLinesSync, withLinesRead } from '../core/read-lines.ts';
 import { parseJsonLines } from '../core/json-lines.ts';
+import { otherFileKind } from '../core/file-kind.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
@@ -63,7 +64,11 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
   });
   for (const { lineNumber, value } of parsedLines) {
     const parsed = taskSchema.safeParse(value);
-    if (!parsed.success) throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${describeIssue(parsed.error)}`, { fix });
+    if (!parsed.success) {
+      const other = lineOfId.size === 0 ? otherFileKind(path, value, 'tasks', 'a tasks file') : undefined;
+      if (other) throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${other.problem}`, { fix: other.fix });
+      throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${describeIssue(parsed.error)}`, { fix });
+    }
     const task = parsed.data as Task;
     rememberPassed(taskSchema, task);
     const expectedSuite = options.suiteId ?? firstSuite;

@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import type { EpisodeRecord } from '../core/episode.ts';
+import { otherFileKind } from '../core/file-kind.ts';
 import { ConfigError } from '../core/errors.ts';
 import { parseJsonLines } from '../core/json-lines.ts';
 import { canonicalJson } from '../core/json.ts';
@@ -60,7 +61,11 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
   })();
   for (const { lineNumber, value } of parseJsonLines(counted, (lineNumber, message) => fail(lineNumber, `not valid JSON (${message})`))) {
     const parsed = exportLineSchema.safeParse(value);
-    if (!parsed.success) fail(lineNumber, describeIssue(parsed.error));
+    if (!parsed.success) {
+      const other = run === undefined ? otherFileKind(source, value, 'export', 'a run export') : undefined;
+      if (other) fail(lineNumber, other.problem, other.fix);
+      fail(lineNumber, describeIssue(parsed.error));
+    }
     const entry = parsed.data!;
     if (entry.type === 'run') {
       if (run) fail(lineNumber, 'a second run header; an export holds exactly one run');

@@ -121,3 +121,33 @@ test('the commands a run prints to paste work in a shell when the database path 
   assert.equal(pasted.status, 0, `${printed}\n${pasted.stderr}`);
   assert.match(readFileSync(join(directory, 'report.html'), 'utf8'), /funcgen/);
 });
+
+test('a file of another kind (tasks, export, outputs, NESTFUL data) where one kind belongs is named for what it is, with the command that takes it', async () => {
+  const directory = temporaryDirectory();
+  const { data, replay } = writeNestfulData(directory, 2);
+  assert.equal((await runCli(['generate', 'funcgen', '--count', '2', '--out', 'tasks.jsonl'], { cwd: directory })).code, 0);
+  const run = await runCli(['run', '--tasks', 'tasks.jsonl', '--model', 'builtin/oracle', '--db', 'r.db', '--json'], { cwd: directory });
+  assert.equal((await runCli(['export', JSON.parse(run.stdout).runId, '--db', 'r.db', '--out', 'my export.jsonl'], { cwd: directory })).code, 0);
+  const tasks = join(directory, 'tasks.jsonl');
+  const exported = join(directory, 'my export.jsonl');
+  for (const [args, message, fix] of [
+    [['run', '--tasks', exported, '--model', 'builtin/oracle'], /my export\.jsonl:1: this is a run export \(as `toolforge export` writes it\), not a tasks file/, /fix: add the run to a results database with `toolforge import '[^']+my export\.jsonl'`/],
+    [['run', '--tasks', replay, '--model', 'builtin/oracle'], /:1: this is a file of model outputs to replay, not a tasks file/, /fix: score them with `toolforge run <suite> --model replay\//],
+    [['run', '--tasks', data, '--model', 'builtin/oracle'], /:1: this is a NESTFUL data file, not a tasks file/, /fix: run its samples with `toolforge run nestful --set data=\S+ --model <ref>`/],
+    [['import', tasks, '--db', 'other.db'], /tasks\.jsonl:1: this is a tasks file \(as `toolforge generate` writes it\), not a run export/, /fix: run its tasks with `toolforge run --tasks \S+tasks\.jsonl --model <ref>`/],
+    [['import', replay, '--db', 'other.db'], /:1: this is a file of model outputs to replay, not a run export/, /fix: score them/],
+    [['run', 'funcgen', '--count', '1', '--model', `replay/${tasks}`], /replay file \S+tasks\.jsonl line 1: this is a tasks file/, /fix: run its tasks with `toolforge run --tasks/],
+    [['run', 'funcgen', '--count', '1', '--model', `replay/${exported}`], /line 1: this is a run export/, /fix: add the run to a results database with `toolforge import/],
+  ] as const) {
+    const result = await runCli([...args], { cwd: directory });
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, message, args.join(' '));
+    assert.match(result.stderr, fix, args.join(' '));
+  }
+  // A tasks file whose second line is damaged still names the field: only a first line that is another kind is named so.
+  const lines = readFileSync(tasks, 'utf8').trim().split('\n');
+  writeFileSync(join(directory, 'damaged.jsonl'), `${lines[0]}\n${JSON.stringify({ taskId: 'x', output: 'y' })}\n`);
+  const damaged = await runCli(['run', '--tasks', 'damaged.jsonl', '--model', 'builtin/oracle'], { cwd: directory });
+  assert.equal(damaged.code, 2);
+  assert.match(damaged.stderr, /damaged\.jsonl:2: field 'schemaVersion'/);
+});

@@ -9,6 +9,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
+import { otherFileKind } from '../../core/file-kind.ts';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import { checkNotCompressed, utf8ByteOrderMark } from '../../core/read-text-file.ts';
 import { fileProblem } from '../../core/file-problem.ts';
@@ -72,7 +73,7 @@ export function indexReplayFile(path: string): ReplayFileIndex {
   for (const { lineNumber, offset, bytes } of fileLines(path)) {
     const text = bytes.toString('utf8');
     if (text.trim() === '') continue;
-    const line = parseLine(path, lineNumber, text);
+    const line = parseLine(path, lineNumber, text, lineNumbers.length === 0);
     const trial = line.trial ?? everyTrial;
     const previous = entriesByTaskId.get(line.taskId);
     const repeated = previous === undefined ? undefined
@@ -124,7 +125,7 @@ export function indexReplayFile(path: string): ReplayFileIndex {
   };
 }
 
-function parseLine(path: string, lineNumber: number, text: string): ReplayLine {
+function parseLine(path: string, lineNumber: number, text: string, isFirst: boolean): ReplayLine {
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
@@ -132,7 +133,11 @@ function parseLine(path: string, lineNumber: number, text: string): ReplayLine {
     throw lineError(path, lineNumber, `is not valid JSON (${errorMessage(error)})`);
   }
   const parsed = replayLineSchema.safeParse(value);
-  if (!parsed.success) throw lineError(path, lineNumber, describeLineIssue(value, parsed.error));
+  if (!parsed.success) {
+    const other = isFirst ? otherFileKind(path, value, 'replay', 'model outputs to replay') : undefined;
+    if (other) throw new ConfigError('input.invalid', `replay file ${path} line ${lineNumber}: ${other.problem}`, { fix: other.fix });
+    throw lineError(path, lineNumber, describeLineIssue(value, parsed.error));
+  }
   return parsed.data;
 }
 

@@ -1,0 +1,40 @@
+/**
+ * The JSONL files a user hands ToolForge look alike: tasks (`generate`), a run export (`export`), model outputs to
+ * replay, NESTFUL data. Passing one where another belongs would fail on a field deep in the first line; recognising
+ * the first line instead says what the file is and the command that takes it.
+ */
+import { shellArgument } from './shell-argument.ts';
+
+export type FileKind = 'tasks' | 'export' | 'replay' | 'nestful-data';
+
+/** The kind of file a parsed line belongs to, when it is clearly one of them. */
+export function lineKind(value: unknown): FileKind | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  if (record.type === 'run' && typeof record.run === 'object') return 'export';
+  if ((record.type === 'task' || record.type === 'episode') && (typeof record.task === 'object' || typeof record.episode === 'object')) return 'export';
+  if (typeof record.taskId === 'string' && ('turns' in record || 'output' in record)) return 'replay';
+  if (typeof record.id === 'string' && typeof record.suite === 'object' && Array.isArray(record.prompt)) return 'tasks';
+  if ('sample_id' in record && 'tools' in record && 'output' in record) return 'nestful-data';
+  return undefined;
+}
+
+const described: Record<FileKind, { what: string; use: (path: string) => string }> = {
+  tasks: { what: 'a tasks file (as `toolforge generate` writes it)', use: (path) => `run its tasks with \`toolforge run --tasks ${path} --model <ref>\`` },
+  export: { what: 'a run export (as `toolforge export` writes it)', use: (path) => `add the run to a results database with \`toolforge import ${path}\`` },
+  replay: {
+    what: 'a file of model outputs to replay',
+    use: (path) => `score them with \`toolforge run <suite> --model replay/${path}\` (with --tasks <file> when they answer a tasks file)`,
+  },
+  'nestful-data': { what: 'a NESTFUL data file', use: (path) => `run its samples with \`toolforge run nestful --set data=${path} --model <ref>\`` },
+};
+
+/**
+ * When the first line of `path` shows it is another kind of file than `expected`, what it is and where it goes
+ * (`{ problem, fix }` for a ConfigError); otherwise undefined, and the reader reports the field as usual.
+ */
+export function otherFileKind(path: string, firstLine: unknown, expected: FileKind, expectedWhat: string): { problem: string; fix: string } | undefined {
+  const kind = lineKind(firstLine);
+  if (kind === undefined || kind === expected) return undefined;
+  return { problem: `this is ${described[kind].what}, not ${expectedWhat}`, fix: described[kind].use(shellArgument(path)) };
+}
