@@ -6,9 +6,9 @@ export type JsonLine = { lineNumber: number; value: unknown };
 /**
  * The non-blank lines of `text` parsed as JSON, in order, with their 1-based line numbers. Lazy: a
  * caller that rejects line 1 reports it before line 2 is parsed. A line that is not JSON goes to
- * `notJson(lineNumber, parserMessage)`, which throws the caller's error.
+ * `notJson(lineNumber, parserMessage, line)`, which throws the caller's error.
  */
-export function* parseJsonLines(text: string | Iterable<string>, notJson: (lineNumber: number, message: string) => never): Generator<JsonLine> {
+export function* parseJsonLines(text: string | Iterable<string>, notJson: (lineNumber: number, message: string, line: string) => never): Generator<JsonLine> {
   // Text, or its lines as they are read (readLinesSync: a large file is never held whole).
   const lines = typeof text === 'string' ? text.split('\n') : text;
   let index = -1;
@@ -19,7 +19,7 @@ export function* parseJsonLines(text: string | Iterable<string>, notJson: (lineN
     try {
       value = JSON.parse(raw) as unknown;
     } catch (error) {
-      notJson(index + 1, errorMessage(error));
+      notJson(index + 1, errorMessage(error), raw);
     }
     yield { lineNumber: index + 1, value };
   }

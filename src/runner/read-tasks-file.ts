@@ -1,6 +1,6 @@
 import { readLinesSync, withLinesRead } from '../core/read-lines.ts';
 import { parseJsonLines } from '../core/json-lines.ts';
-import { otherFileKind } from '../core/file-kind.ts';
+import { jsonDocumentInsteadOfLines, otherFileKind } from '../core/file-kind.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
@@ -59,13 +59,15 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
       cause: error,
     });
   }
-  const parsedLines = parseJsonLines(lines, (lineNumber, message) => {
+  const parsedLines = parseJsonLines(lines, (lineNumber, message, line) => {
+    const document = lineOfId.size === 0 ? jsonDocumentInsteadOfLines(path, { text: line }, 'tasks', 'a tasks file') : undefined;
+    if (document) throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${document.problem}`, { fix: document.fix });
     throw new ConfigError('input.invalid', `${path}:${lineNumber}: not valid JSON (${message})`, { fix });
   });
   for (const { lineNumber, value } of parsedLines) {
     const parsed = taskSchema.safeParse(value);
     if (!parsed.success) {
-      const other = lineOfId.size === 0 ? otherFileKind(path, value, 'tasks', 'a tasks file') : undefined;
+      const other = lineOfId.size === 0 ? otherFileKind(path, value, 'tasks', 'a tasks file') ?? jsonDocumentInsteadOfLines(path, { value }, 'tasks', 'a tasks file') : undefined;
       if (other) throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${other.problem}`, { fix: other.fix });
       throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${describeIssue(parsed.error)}`, { fix });
     }

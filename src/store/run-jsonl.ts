@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type { EpisodeRecord } from '../core/episode.ts';
-import { otherFileKind } from '../core/file-kind.ts';
+import { jsonDocumentInsteadOfLines, otherFileKind } from '../core/file-kind.ts';
 import { ConfigError } from '../core/errors.ts';
 import { parseJsonLines } from '../core/json-lines.ts';
 import { canonicalJson } from '../core/json.ts';
@@ -59,10 +59,13 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
       yield line;
     }
   })();
-  for (const { lineNumber, value } of parseJsonLines(counted, (lineNumber, message) => fail(lineNumber, `not valid JSON (${message})`))) {
+  for (const { lineNumber, value } of parseJsonLines(counted, (lineNumber, message, line) => {
+    const document = run === undefined ? jsonDocumentInsteadOfLines(source, { text: line }, 'export', 'a run export') : undefined;
+    return document ? fail(lineNumber, document.problem, document.fix) : fail(lineNumber, `not valid JSON (${message})`);
+  })) {
     const parsed = exportLineSchema.safeParse(value);
     if (!parsed.success) {
-      const other = run === undefined ? otherFileKind(source, value, 'export', 'a run export') : undefined;
+      const other = run === undefined ? otherFileKind(source, value, 'export', 'a run export') ?? jsonDocumentInsteadOfLines(source, { value }, 'export', 'a run export') : undefined;
       if (other) fail(lineNumber, other.problem, other.fix);
       fail(lineNumber, describeIssue(parsed.error));
     }

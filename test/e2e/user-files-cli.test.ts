@@ -144,6 +144,25 @@ test('a file of another kind (tasks, export, outputs, NESTFUL data) where one ki
     assert.match(result.stderr, message, args.join(' '));
     assert.match(result.stderr, fix, args.join(' '));
   }
+  // JSON documents where JSON Lines belong: a list of tasks (pretty or on one line), a data set's file, one object.
+  const taskObjects = readFileSync(tasks, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  writeFileSync(join(directory, 'pretty.json'), JSON.stringify(taskObjects, null, 2));
+  writeFileSync(join(directory, 'inline.json'), JSON.stringify(taskObjects));
+  writeFileSync(join(directory, 'per-api.json'), JSON.stringify({ api: 'asana', samples: [{ task: 'List the projects', config: { url: 'https://x/y', method: 'get' } }] }, null, 2));
+  writeFileSync(join(directory, 'object.json'), JSON.stringify({ name: 'x' }, null, 2));
+  for (const [args, message, fix] of [
+    [['run', '--tasks', 'pretty.json', '--model', 'builtin/oracle'], /pretty\.json:1: this is one JSON list, not JSON Lines \(a tasks file holds one object per line\)/, /jq -c "\.\[\]"/],
+    [['run', '--tasks', 'inline.json', '--model', 'builtin/oracle'], /inline\.json:1: this is one JSON list, not JSON Lines/, /jq -c "\.\[\]"/],
+    [['import', 'pretty.json', '--db', 'other.db'], /pretty\.json:1: this is one JSON list, not JSON Lines \(a run export holds/, /jq -c/],
+    [['run', 'funcgen', '--count', '1', '--model', `replay/${join(directory, 'pretty.json')}`], /line 1: this is one JSON list, not JSON Lines \(a file of model outputs to replay holds/, /jq -c/],
+    [['run', '--tasks', 'per-api.json', '--model', 'builtin/oracle'], /per-api\.json:1: this is a WAPIIBench task file, not a tasks file/, /fix: run its tasks with `toolforge run webapi --set data=\S+per-api\.json --model <ref>`/],
+    [['run', '--tasks', 'object.json', '--model', 'builtin/oracle'], /object\.json:1: this is one JSON document, not JSON Lines/, /jq -c \. file\.json/],
+  ] as const) {
+    const result = await runCli([...args], { cwd: directory });
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, message, args.join(' '));
+    assert.match(result.stderr, fix, args.join(' '));
+  }
   // A tasks file whose second line is damaged still names the field: only a first line that is another kind is named so.
   const lines = readFileSync(tasks, 'utf8').trim().split('\n');
   writeFileSync(join(directory, 'damaged.jsonl'), `${lines[0]}\n${JSON.stringify({ taskId: 'x', output: 'y' })}\n`);

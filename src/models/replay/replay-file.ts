@@ -9,7 +9,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
-import { otherFileKind } from '../../core/file-kind.ts';
+import { jsonDocumentInsteadOfLines, otherFileKind } from '../../core/file-kind.ts';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import { checkNotCompressed, utf8ByteOrderMark } from '../../core/read-text-file.ts';
 import { fileProblem } from '../../core/file-problem.ts';
@@ -130,11 +130,13 @@ function parseLine(path: string, lineNumber: number, text: string, isFirst: bool
   try {
     value = JSON.parse(text) as unknown;
   } catch (error) {
+    const document = isFirst ? jsonDocumentInsteadOfLines(path, { text }, 'replay', 'a file of model outputs to replay') : undefined;
+    if (document) throw new ConfigError('input.invalid', `replay file ${path} line ${lineNumber}: ${document.problem}`, { fix: document.fix });
     throw lineError(path, lineNumber, `is not valid JSON (${errorMessage(error)})`);
   }
   const parsed = replayLineSchema.safeParse(value);
   if (!parsed.success) {
-    const other = isFirst ? otherFileKind(path, value, 'replay', 'model outputs to replay') : undefined;
+    const other = isFirst ? otherFileKind(path, value, 'replay', 'a file of model outputs to replay') ?? jsonDocumentInsteadOfLines(path, { value }, 'replay', 'a file of model outputs to replay') : undefined;
     if (other) throw new ConfigError('input.invalid', `replay file ${path} line ${lineNumber}: ${other.problem}`, { fix: other.fix });
     throw lineError(path, lineNumber, describeLineIssue(value, parsed.error));
   }

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { otherFileKind } from '../../core/file-kind.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
@@ -188,6 +189,8 @@ export function* streamNestfulSamples(path: string, from = 0): Generator<Nestful
     if (!isJsonObject(record)) {
       throw new ConfigError('input.invalid', `${where}: a sample must be a JSON object`, { fix: 'one sample object per item' });
     }
+    const other = index === from ? otherFileKind(dataPath, record, 'nestful-data', 'a NESTFUL data file') : undefined;
+    if (other) throw new ConfigError('input.invalid', `${where}: ${other.problem}`, { fix: other.fix });
     // Validate with zod but keep the original objects: they carry the parser's float-literal marks.
     const isV2 = 'sample_id' in record || 'tools' in record || 'gold_answer' in record;
     if (isV2) {

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { otherFileKind } from '../../core/file-kind.ts';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { RequestConfig } from './request-config.ts';
 import { requestConfigSchema } from './request-config.ts';
@@ -87,7 +88,7 @@ export function* streamWapiibenchFile(path: string, location: SpecLocation = {},
         throw new ConfigError('input.invalid', `WAPIIBench file '${path}', item ${position}: not JSON (${errorMessage(error)})`, { fix: listFix });
       }
       const parsed = combinedItemSchema.safeParse(value);
-      if (!parsed.success) throw invalid(path, `item ${position}`, parsed.error);
+      if (!parsed.success) throw invalidOrOtherKind(path, `item ${position}`, parsed.error, position === skip ? value : undefined);
       yield withSpec({ api: parsed.data.api, index: parsed.data.index, task: parsed.data.task, config: parsed.data.config, checks: parsed.data.checks ?? 'OK' });
     }
     return;
@@ -101,7 +102,7 @@ export function* streamWapiibenchFile(path: string, location: SpecLocation = {},
     throw unreadable(path, error);
   }
   const parsed = perApiSchema.safeParse(raw);
-  if (!parsed.success) throw invalid(path, 'file', parsed.error);
+  if (!parsed.success) throw invalidOrOtherKind(path, 'file', parsed.error, raw);
   for (const [index, sample] of parsed.data.samples.entries()) {
     if (index >= skip) yield withSpec({ api: parsed.data.api, index, task: sample.task, config: sample.config, checks: 'OK' });
   }
@@ -111,6 +112,13 @@ function unreadable(path: string, error: unknown): ConfigError {
   return new ConfigError('input.unreadable', `cannot read WAPIIBench file '${path}': ${fileProblem(path, error)}`, {
     fix: '--set data=<a WAPIIBench test_data JSON file>',
   });
+}
+
+/** A first item that is another kind of file's line (a tasks file, NESTFUL data...) is named for what it is. */
+function invalidOrOtherKind(path: string, where: string, error: z.ZodError, first: unknown): ConfigError {
+  const other = first === undefined ? undefined : otherFileKind(path, first, 'wapiibench-data', 'a WAPIIBench task file');
+  if (other) return new ConfigError('input.invalid', `WAPIIBench file '${path}', ${where}: ${other.problem}`, { fix: other.fix });
+  return invalid(path, where, error);
 }
 
 function invalid(path: string, where: string, error: z.ZodError): ConfigError {
