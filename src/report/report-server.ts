@@ -20,6 +20,7 @@ import { renderRunPage } from './viewer/run-page.ts';
 import { renderRunsIndex } from './viewer/runs-index-page.ts';
 import { renderSweepPage } from './viewer/sweep-page.ts';
 import { renderTaskPage } from './viewer/task-page.ts';
+import { runPath } from './viewer/viewer-shell.ts';
 import { parseEpisodeQuery } from './viewer/viewer-query.ts';
 
 export type ReportServer = { url: string; close(): Promise<void> };
@@ -57,7 +58,12 @@ export async function startReportServer(options: { dbPath: string; port?: number
   function route(request: IncomingMessage, response: ServerResponse): void {
     if (request.method !== 'GET') return send(response, 405, 'text/plain; charset=utf-8', 'only GET\n');
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const path = decodeURIComponent(url.pathname);
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      return send(response, 400, 'text/plain; charset=utf-8', `the path ${url.pathname} is not valid percent-encoding\n`);
+    }
     const html = (body: string) => send(response, 200, 'text/html; charset=utf-8', body);
     const allRunIds = (): string[] => store.listRuns().map((run) => run.id).reverse();
     if (path === '/') return html(renderRunsIndex(store.listRuns().map((run) => ({ run, counts: store.countOutcomes(run.id) })), url.searchParams));
@@ -97,9 +103,14 @@ export async function startReportServer(options: { dbPath: string; port?: number
     if (task) {
       const run = store.getRun(task[1]);
       const taskId = task[2];
+      const storedTask = store.findTask(run.id, taskId);
+      const taskEpisodes = store.listTaskEpisodes(run.id, taskId);
+      if (storedTask === undefined && taskEpisodes.length === 0) {
+        return send(response, 404, 'text/plain; charset=utf-8', `no task '${taskId}' in run ${run.id}; its page lists the tasks (${runPath(run.id)})\n`);
+      }
       const query = parseEpisodeQuery(url.searchParams);
       const otherRuns = store.listRuns().filter((other) => other.id !== run.id && store.findTask(other.id, taskId) !== undefined);
-      return html(renderTaskPage(run, taskId, store.findTask(run.id, taskId), store.listTaskEpisodes(run.id, taskId), {
+      return html(renderTaskPage(run, taskId, storedTask, taskEpisodes, {
         query,
         matching: store.listMatchingTaskIds(run.id, query),
         failed: store.listMatchingTaskIds(run.id, { outcome: 'failed' }),
@@ -163,6 +174,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
 }
 
 function send(response: ServerResponse, status: number, contentType: string, body: string): void {
-  response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  // nosniff: an error page that repeats the requested path stays text, whatever the path holds.
+  response.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   response.end(body);
 }

@@ -128,4 +128,17 @@ test('unknown runs and paths are 404, bad filters 400, other methods 405', async
   assert.equal((await fetch(new URL('elsewhere', server.url))).status, 404);
   assert.equal((await fetch(new URL(`api/runs/${runId}/episodes?status=nope`, server.url))).status, 400);
   assert.equal((await fetch(server.url, { method: 'POST' })).status, 405);
+  // A task the run does not hold is not a page (before: 200 with an empty page); a path that is not valid
+  // percent-encoding is the request's fault (before: 500).
+  const unknownTask = await fetch(new URL(`runs/${runId}/tasks/funcgen/9/9`, server.url));
+  assert.equal(unknownTask.status, 404);
+  assert.match(await unknownTask.text(), new RegExp(`no task 'funcgen/9/9' in run ${runId}`));
+  assert.equal((await fetch(new URL(`runs/${runId}/tasks/funcgen/2/0`, server.url))).status, 200);
+  const malformed = await fetch(new URL('runs/%E0%A4%A', server.url));
+  assert.equal(malformed.status, 400);
+  assert.match(await malformed.text(), /not valid percent-encoding/);
+  // Error pages repeat what was asked for: they are text, and say so firmly enough that no browser renders them.
+  const reflected = await fetch(new URL('runs/%3Cscript%3Ealert(1)%3C%2Fscript%3E', server.url));
+  assert.equal(reflected.headers.get('content-type'), 'text/plain; charset=utf-8');
+  assert.equal(reflected.headers.get('x-content-type-options'), 'nosniff');
 });
