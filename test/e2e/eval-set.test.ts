@@ -86,6 +86,9 @@ test('a bad eval set names the field and the fix, before anything runs', async (
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, colour: red}]\n', message: /colour/ },
     { text: 'models: [{ref: builtin/oracle, temperature: -0.5}]\nsuites: [{id: funcgen}]\n', message: /models\[0\]\.temperature/ },
     { text: 'models: [\n', message: /not valid YAML/ },
+    // A misspelt field is named beside the missing one it was meant to be.
+    { text: 'modles: [{ref: builtin/oracle}]\nsuites: [{id: funcgen}]\n', message: /field 'models': .*received undefined \(the object has 'modles' instead: misspelt\?\)/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{idd: funcgen}]\n', message: /field 'suites\[0\]\.id': .*received undefined \(the object has 'idd' instead: misspelt\?\)/ },
     // The endpoint comes from the model's entry in the file: the error says so, not --base-url.
     { text: 'models: [{ref: openai-compatible/local}]\nsuites: [{id: funcgen}]\n', message: /needs a baseUrl in its models entry of the eval set: [^\n]*\n {2}fix: [^\n]*e\.g\. baseUrl: http:\/\/127\.0\.0\.1:8000\/v1/ },
   ];
