@@ -12,8 +12,13 @@ export const groupExitCodes = { nothingScored: 3, belowThreshold: 4 } as const;
 
 export type GroupGate = { failUnder?: number; failUnderLower?: boolean };
 
-/** Writes what needs the user's attention to stderr and returns the group's exit code (0 when nothing does). */
-export function reportGroupOutcome(store: ResultsStore, runIds: readonly string[], how: { finish: (runId: string) => string; gate?: GroupGate }, io: CliIo): number {
+/**
+ * Writes what needs the user's attention to stderr and returns the group's exit code (0 when nothing does). With
+ * `interrupted`, names the unfinished runs only; the caller exits as interrupted.
+ */
+export function reportGroupOutcome(
+  store: ResultsStore, runIds: readonly string[], how: { finish: (runId: string) => string; gate?: GroupGate; interrupted?: boolean }, io: CliIo,
+): number {
   let nothingScored = 0;
   const below: string[] = [];
   for (const runId of runIds) {
@@ -34,6 +39,8 @@ export function reportGroupOutcome(store: ResultsStore, runIds: readonly string[
     const measured = gate.failUnderLower ? summary.passRateCI95[0] : summary.passRate;
     if (measured < gate.failUnder) below.push(`${label}: ${gate.failUnderLower ? "the pass rate's 95% lower bound" : 'the pass rate'} ${formatPercent(measured)}`);
   }
+  // An interrupted group exits as interrupted: only how to finish its runs is worth saying.
+  if (how.interrupted) return 0;
   if (nothingScored > 0) {
     io.stderr(`no episode scored in ${nothingScored} of ${runIds.length} runs: they have no pass rate to report (exit code ${groupExitCodes.nothingScored})\n`);
     return groupExitCodes.nothingScored;

@@ -5,10 +5,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { runCli, temporaryDirectory } from './run-cli.ts';
+import { binPath, runCli, temporaryDirectory } from './run-cli.ts';
 
 /** A port nothing listens on: taken from the system, then released. */
 async function closedPort(): Promise<number> {
@@ -39,6 +40,25 @@ describe('how a group of runs ends', () => {
     const sweep = await runCli(['sweep', 'funcgen', '--grid', 'core=3,4', '--set', 'depth=1', '--count', '2', '--model', 'builtin/random', '--db', 'r.db'], { cwd: directory });
     assert.equal(sweep.code, 0, sweep.stderr);
     assert.doesNotMatch(sweep.stderr, /not scored|exit code/);
+  });
+
+  test('sweep: Ctrl-C exits 130 and names each unfinished run with the command that finishes it', async () => {
+    const directory = temporaryDirectory();
+    const sweep = spawn(process.execPath, [binPath, 'sweep', 'funcgen', '--grid', 'core=3,4', '--set', 'depth=1', '--count', '5000', '--model', 'builtin/planner', '--db', 'r.db'],
+      { cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    sweep.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    const exited = new Promise<number | null>((resolve) => sweep.once('exit', (code) => resolve(code)));
+    for (let waited = 0; !stderr.includes('point 1/2'); waited += 50) {
+      assert.ok(waited < 60_000, stderr);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    sweep.kill('SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /\(interrupted: the report covers the runs so far\)/);
+    assert.match(stderr, /^run (\S+) \(builtin\/planner on funcgen\): \d+ of \d+ episodes not scored; finish them with: toolforge run --resume \1 --db r\.db$/m);
+    assert.doesNotMatch(stderr, /exit code 3/);
   });
 
   test('eval set: --fail-under gates every run (exit 4 naming the runs below), --fail-under-lower its interval; a dead model exits 3', async () => {

@@ -91,9 +91,9 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
         if (flags.out) io.stderr(`wrote ${flags.format} report to ${await writeOutputFile(io.cwd, flags.out, output)}\n`);
         else io.stdout(output);
         const database = flags.db ? ` --db ${shellArgument(flags.db)}` : '';
-        outcome.exitCode = result.cancelled
-          ? runExitCodes.interrupted
-          : reportGroupOutcome(store, runIds, { finish: (runId) => `toolforge run --resume ${runId}${database}` }, io);
+        // Interrupted too, each unfinished run is named with the command that finishes it.
+        const code = reportGroupOutcome(store, runIds, { finish: (runId) => `toolforge run --resume ${runId}${database}`, interrupted: result.cancelled }, io);
+        outcome.exitCode = result.cancelled ? runExitCodes.interrupted : code;
       } finally {
         process.removeListener('SIGINT', onInterrupt);
         progress.stop();
