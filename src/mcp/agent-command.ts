@@ -8,12 +8,14 @@
  * error (`agent.disconnected`); past the time limit it is killed (`agent.timeout`).
  */
 import { spawn } from 'node:child_process';
+import { basename } from 'node:path';
 import { ToolForgeError } from '../core/errors.ts';
 import type { AgentSource } from '../agents/spec.ts';
 import { EpisodeBroker } from './episode-broker.ts';
 import { requestOf } from './episode-mcp-server.ts';
 import { createMcpAgentSource } from './mcp-agent.ts';
 import { serveEpisodesOverHttp } from './mcp-http-endpoint.ts';
+import { modelName } from './model-name.ts';
 
 const stderrTailChars = 2_000;
 
@@ -25,6 +27,29 @@ export type AgentCommandOptions = {
   env?: Record<string, string | undefined>;
   cwd?: string;
 };
+
+/** Programs that run the agent rather than being it: the agent is the script they are given. */
+const launchers = new Set(['python', 'python3', 'node', 'bun', 'deno', 'ruby', 'perl', 'php', 'java', 'bash', 'sh', 'zsh', 'npx', 'uv', 'uvx', 'poetry', 'pipenv', 'tsx', 'exec', 'env', 'time', 'nice', 'run', 'tool']);
+
+/**
+ * The default name of an agent command's model (`mcp/<name>`): the first word that is not an environment
+ * assignment, an option, or a launcher (`OPENAI_API_KEY=x uv run python -u agents/solver.py` -> `solver.py`), as
+ * a model id. Two agents run by the same interpreter get their own names, so reports keep them apart.
+ */
+export function agentCommandName(command: string): string {
+  const words = shellWords(command);
+  const program = words.find((word) => word !== '' && !/^\w+=/.test(word) && !word.startsWith('-') && !launchers.has(basename(word).replace(/\d+(\.\d+)*$/, '')));
+  return modelName(basename(program ?? words[0] ?? 'command'));
+}
+
+/** A command line's words as a POSIX shell splits them (quotes and backslashes), enough to find its program. */
+function shellWords(command: string): string[] {
+  const words: string[] = [];
+  for (const match of command.matchAll(/(?:'[^']*'|"(?:\\.|[^"\\])*"|\\.|[^\s'"\\])+/g)) {
+    words.push(match[0].replace(/'([^']*)'|"((?:\\.|[^"\\])*)"|\\(.)/g, (_, single, double, escaped) => single ?? (double === undefined ? escaped : double.replace(/\\(.)/g, '$1'))));
+  }
+  return words;
+}
 
 export function createAgentCommandSource(options: AgentCommandOptions): AgentSource {
   return createMcpAgentSource(options.name ?? 'command', async (episode, signal) => {

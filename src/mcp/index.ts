@@ -1,4 +1,4 @@
-export { createAgentCommandSource } from './agent-command.ts';
+export { agentCommandName, createAgentCommandSource } from './agent-command.ts';
 export type { AgentCommandOptions } from './agent-command.ts';
 export { EpisodeBroker } from './episode-broker.ts';
 export { createEpisodeMcpServer, episodeResourceUri, promptResourceUri, requestResourceUri } from './episode-mcp-server.ts';
@@ -6,5 +6,6 @@ export { createMcpAgentSource, mcpProvider } from './mcp-agent.ts';
 export type { AttachEpisode } from './mcp-agent.ts';
 export { McpEpisode, runProgramTool, submitAnswerTool } from './mcp-episode.ts';
 export { serveEpisodesOverHttp } from './mcp-http-endpoint.ts';
-export { modelName, serveResume, serveRun } from './serve-run.ts';
+export { modelName } from './model-name.ts';
+export { serveResume, serveRun } from './serve-run.ts';
 export type { ServeResumeOptions, ServeRunOptions, ServingOptions } from './serve-run.ts';

@@ -19,6 +19,7 @@ import { createEpisodeMcpServer, requestOf } from './episode-mcp-server.ts';
 import type { McpEpisode } from './mcp-episode.ts';
 import { createMcpAgentSource, mcpProvider } from './mcp-agent.ts';
 import { serveEpisodesOverHttp } from './mcp-http-endpoint.ts';
+import { modelName } from './model-name.ts';
 
 /** How the episodes are served: the transport, and where. */
 export type ServingOptions = {
@@ -155,10 +156,6 @@ async function serveOverStdio(options: ServingOptions, evaluate: Evaluate): Prom
   }
 }
 
-/** A client name as a model id: `Claude Code` -> `claude-code`. */
-export function modelName(clientName: string): string {
-  return clientName.trim().toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'client';
-}
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { agentCommandName } from '../../src/mcp/index.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { binPath, runCli, temporaryDirectory } from '../e2e/run-cli.ts';
 
@@ -37,6 +38,33 @@ function episodeStates(dbPath: string, runId: string): string[] {
   }
 }
 
+describe('naming an agent command', () => {
+  test('the default name is the script a launcher runs, not the launcher: two python agents stay apart in reports', () => {
+    for (const [command, name] of [
+      ['python agent.py', 'agent.py'],
+      ['python3 -u ./agents/Solver.py --fast', 'solver.py'],
+      ['OPENAI_API_KEY=x uv run python agents/solver.py', 'solver.py'],
+      ['node /tmp/x/fixable-agent.mjs', 'fixable-agent.mjs'],
+      ['"/usr/local/bin/node" "/opt/my agent/run.mjs"', 'run.mjs'],
+      ['npx my-mcp-agent --model gpt', 'my-mcp-agent'],
+      ['./my-agent', 'my-agent'],
+      ['claude -p --mcp-config x.json', 'claude'],
+      ['exit 3', 'exit'],
+      ['bash', 'bash'],
+    ] as const) assert.equal(agentCommandName(command), name, command);
+  });
+
+  test('--agent-name names the model; without --agent-command it is refused', async () => {
+    const directory = temporaryDirectory();
+    const named = await runCli(['run', 'funcgen', '--count', '1', '--agent-command', 'exit 0', '--agent-name', 'My Agent v2', '--db', 'r.db', '--json'], { cwd: directory });
+    assert.equal(named.code, 0, named.stderr);
+    assert.equal((JSON.parse(named.stdout) as { model: string }).model, 'mcp/my-agent-v2');
+    const alone = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--agent-name', 'x'], { cwd: directory });
+    assert.equal(alone.code, 2);
+    assert.match(alone.stderr, /--agent-name names the --agent-command's model, but no --agent-command is given/);
+  });
+});
+
 describe('continuing an external agent run', () => {
   test('run --agent-command: the hint repeats the command; a resume without it, with another model or by a worker is refused; with it, the fixed agent is scored', async () => {
     const directory = temporaryDirectory();
@@ -49,22 +77,22 @@ describe('continuing an external agent run', () => {
 
     const withoutAgent = await runCli(['run', '--resume', runId, '--db', 'r.db'], { cwd: directory });
     assert.equal(withoutAgent.code, 2, withoutAgent.stderr);
-    assert.match(withoutAgent.stderr, new RegExp(`run '${runId}' evaluated an external agent \\(mcp/node\\), which ToolForge cannot call by itself`));
+    assert.match(withoutAgent.stderr, new RegExp(`run '${runId}' evaluated an external agent \\(mcp/fixable-agent.mjs\\), which ToolForge cannot call by itself`));
     assert.match(withoutAgent.stderr, /fix: continue it with its agent: toolforge run --resume \S+ --agent-command 'node [^']+fixable-agent\.mjs'/);
 
-    const otherAgent = await runCli(['run', '--resume', runId, '--db', 'r.db', '--agent-command', 'sleep 1'], { cwd: directory });
+    const otherAgent = await runCli(['run', '--resume', runId, '--db', 'r.db', '--agent-command', 'sleep 1', '--agent-name', 'other'], { cwd: directory });
     assert.equal(otherAgent.code, 2, otherAgent.stderr);
-    assert.match(otherAgent.stderr, new RegExp(`run '${runId}' evaluated mcp/node, not mcp/sleep`));
+    assert.match(otherAgent.stderr, new RegExp(`run '${runId}' evaluated mcp/fixable-agent\\.mjs, not mcp/other`));
 
     const worker = await runCli(['worker', '--run', runId, '--db', 'r.db'], { cwd: directory });
     assert.equal(worker.code, 2, worker.stderr);
-    assert.match(worker.stderr, /evaluated an external agent \(mcp\/node\)/);
+    assert.match(worker.stderr, /evaluated an external agent \(mcp\/fixable-agent\.mjs\)/);
 
     agent.fix();
     const resumed = await runCli(['run', '--resume', runId, '--db', 'r.db', '--agent-command', agent.command, '--json'], { cwd: directory });
     assert.equal(resumed.code, 0, resumed.stderr);
     const summary = JSON.parse(resumed.stdout) as { model: string; episodes: number; infrastructureErrors: number; passRate: number };
-    assert.deepEqual([summary.model, summary.episodes, summary.infrastructureErrors, summary.passRate], ['mcp/node', 2, 0, 0]);
+    assert.deepEqual([summary.model, summary.episodes, summary.infrastructureErrors, summary.passRate], ['mcp/fixable-agent.mjs', 2, 0, 0]);
     assert.deepEqual(episodeStates(join(directory, 'r.db'), runId), ['scored', 'scored']);
   });
 

@@ -38,7 +38,7 @@ import type { TransformResources } from '../../transforms/spec.ts';
 import { openParaphraseCache } from '../paraphrase-cache.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import type { AgentSource } from '../../agents/spec.ts';
-import { createAgentCommandSource, modelName } from '../../mcp/index.ts';
+import { agentCommandName, createAgentCommandSource, modelName } from '../../mcp/index.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions } from '../run-task-options.ts';
@@ -77,6 +77,7 @@ type RunFlags = RunTaskFlags & {
   baseline?: boolean;
   keepRaw?: boolean;
   agentCommand?: string;
+  agentName?: string;
   workersOnly?: boolean;
 };
 
@@ -114,7 +115,8 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--baseline', 'with --transform: also run the untransformed tasks first (a linked baseline run) and print the paired report (flips, McNemar)')
     .option('--keep-raw', 'store every model call\'s raw vendor request and response with its episode')
     .option('--config <file>', 'run an eval set: models x suites x knob grids x modes x transforms from a JSON/YAML file, as one group; the same file again continues it', once('--config', parseText))
-    .option('--agent-command <cmd>', 'evaluate an external agent instead of --model: run this shell command per episode, with TOOLFORGE_MCP_URL (an MCP endpoint serving the episode) in its environment and the request on stdin (model mcp/<command name>)', once('--agent-command', parseText))
+    .option('--agent-command <cmd>', 'evaluate an external agent instead of --model: run this shell command per episode, with TOOLFORGE_MCP_URL (an MCP endpoint serving the episode) in its environment and the request on stdin (model mcp/<name>: see --agent-name)', once('--agent-command', parseText))
+    .option('--agent-name <name>', "the --agent-command's model is mcp/<name> (default: the command's script or program, e.g. solver.py for 'python solver.py')", once('--agent-name', parseText))
     .option('--workers-only', "record the run and queue its episodes without running them: 'toolforge worker --run <id>' processes (any number, any machine sharing the --db) run them")
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
@@ -148,7 +150,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
 
 /** `run --config <file>`: an eval set, reported side by side (models x suites) when it ends. */
 async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo, cliArgs: string[]): Promise<number> {
-  const clashing = (['model', 'agentCommand', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'resume', 'rerunFailed', 'transform', 'taskId', 'limit', 'baseUrl', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'workersOnly'] as const)
+  const clashing = (['model', 'agentCommand', 'agentName', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'resume', 'rerunFailed', 'transform', 'taskId', 'limit', 'baseUrl', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'workersOnly'] as const)
     .filter((name) => flags[name] !== undefined);
   if (suiteId !== undefined || clashing.length > 0) {
     const names = [...(suiteId !== undefined ? [`the suite '${suiteId}'`] : []), ...clashing.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`)].join(', ');
@@ -380,16 +382,16 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
     });
   }
   const dbPath = resolveDatabasePath(flags.db, io.cwd);
-  const runId = await withStore(openExistingStore(dbPath), (store) => {
+  const { runId, model } = await withStore(openExistingStore(dbPath), (store) => {
     const run = store.getRun(resolveRunId(store, runReference));
     if (suiteId !== undefined && suiteId !== run.suite.id) {
       throw new ConfigError('config.invalid', `run '${run.id}' is a ${run.suite.id} run, not ${suiteId}`, {
         fix: `use 'toolforge run --resume ${run.id}' (or 'toolforge run ${run.suite.id} --resume ${run.id}')`,
       });
     }
-    return run.id;
+    return { runId: run.id, model: run.model };
   });
-  const agent = agentOf(flags, io);
+  const agent = agentOf(flags, io, model);
   const progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt();
   let hasStarted = false;
@@ -444,10 +446,16 @@ function runExitCode(summary: RunSummary, flags: RunFlags, io: CliIo): number {
 }
 
 /** `--agent-command`: an external agent process per episode, driven over MCP (src/mcp/agent-command.ts). */
-function agentOf(flags: RunFlags, io: CliIo): AgentSource | undefined {
-  if (flags.agentCommand === undefined) return undefined;
-  const program = flags.agentCommand.trim().split(/\s+/)[0]?.replace(/^.*\//, '') ?? '';
-  return createAgentCommandSource({ command: flags.agentCommand, name: modelName(program), env: io.env, cwd: io.cwd });
+function agentOf(flags: RunFlags, io: CliIo, resumedModel?: string): AgentSource | undefined {
+  if (flags.agentCommand === undefined) {
+    if (flags.agentName !== undefined) {
+      throw new ConfigError('config.invalid', "--agent-name names the --agent-command's model, but no --agent-command is given", { fix: 'add --agent-command <cmd>, or drop --agent-name' });
+    }
+    return undefined;
+  }
+  // A resumed run keeps its model: its agent is named after it, whatever the command's words.
+  const name = flags.agentName ?? (resumedModel?.startsWith('mcp/') ? resumedModel.slice('mcp/'.length) : agentCommandName(flags.agentCommand));
+  return createAgentCommandSource({ command: flags.agentCommand, name: modelName(name), env: io.env, cwd: io.cwd });
 }
 
 /** A flag that only means something beside another one is refused without it, rather than ignored. */
