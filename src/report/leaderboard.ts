@@ -14,15 +14,25 @@ export type Leaderboard = {
 
 /**
  * Models x suites: each cell pools every scored episode of that model on that suite over the
- * report's runs (all grid points of a sweep, all trials), with a Wilson 95% interval.
+ * report's runs (all grid points of a sweep, all trials), with a Wilson 95% interval. A model run in several
+ * modes of one suite has a row per mode.
  */
 export function leaderboard(reports: readonly RunReport[]): Leaderboard {
   const suites = [...new Set(reports.map((report) => report.summary.suite))].sort();
-  const models = [...new Set(reports.map((report) => report.summary.model))];
+  // A model that ran one suite in several modes (calls and react) has a row per mode: pooling them would hide the
+  // difference the runs were made to show. As in the difficulty curves, the row is then 'model (mode)'.
+  const modesOfModelSuite = new Map<string, Set<string>>();
+  for (const { summary } of reports) {
+    const key = `${summary.model}\u0000${summary.suite}`;
+    modesOfModelSuite.set(key, (modesOfModelSuite.get(key) ?? new Set()).add(summary.mode));
+  }
+  const splitByMode = new Set([...modesOfModelSuite].filter(([, modes]) => modes.size > 1).map(([key]) => key.split('\u0000')[0]));
+  const rowOf = (report: RunReport): string => (splitByMode.has(report.summary.model) ? `${report.summary.model} (${report.summary.mode})` : report.summary.model);
+  const models = [...new Set(reports.map(rowOf))];
   const rows = models.map((model) => {
     const cells: Record<string, LeaderboardCell | null> = {};
     for (const suite of suites) {
-      const runs = reports.filter((report) => report.summary.model === model && report.summary.suite === suite);
+      const runs = reports.filter((report) => rowOf(report) === model && report.summary.suite === suite);
       const scored = runs.reduce((sum, report) => sum + report.summary.episodes, 0);
       const passed = runs.reduce((sum, report) => sum + Math.round(report.summary.passRate * report.summary.episodes), 0);
       cells[suite] = runs.length === 0 ? null : { runs: runs.length, scored, passed, passRate: scored === 0 ? 0 : passed / scored, passRateCI95: wilsonInterval(passed, scored) };

@@ -80,6 +80,15 @@ describe('leaderboard, costs and prices', () => {
     ]);
   });
 
+  test('a model run in two modes of one suite has a row per mode (pooled, they would hide the difference)', () => {
+    const react = report('a5r', 'model/a', 'funcgen', [episode('a5r', 'model/a', 't1', wrong), episode('a5r', 'model/a', 't2', wrong)], levels5);
+    react.summary.mode = 'react';
+    const board = leaderboard([runA5, react, runB5]);
+    assert.deepEqual(board.rows.map((row) => [row.model, row.cells.funcgen?.scored, row.meanPassRate]), [
+      ['model/b', 3, 1], ['model/a (calls)', 3, 2 / 3], ['model/a (react)', 2, 0],
+    ]);
+  });
+
   test('a model with no scored episode (all infrastructure errors) has no mean, shown as -, and ranks after those with one', () => {
     const down = report('d', 'model/down', 'funcgen', [], {});
     const board = leaderboard([down, runB5]);
