@@ -1,6 +1,7 @@
 import { wilsonInterval } from '../metrics/wilson-interval.ts';
 import type { DifficultyLevel } from '../suites/difficulty-axis.ts';
 import type { ReportSummary, RunReport } from './run-report.ts';
+import { modelVariantLabeller } from './model-variant.ts';
 
 /** Accuracy of one model (series) at one level of an axis, pooled over every run of the report. */
 export type DifficultyPoint = {
@@ -28,14 +29,14 @@ export type DifficultyCurve = {
 };
 
 /** What the curves read of a run report: its suite, model and mode, its episodes and its tasks' levels. */
-export type DifficultyInput = Pick<RunReport, 'episodes' | 'difficultyAxes' | 'taskLevels'> & { summary: Pick<ReportSummary, 'suite' | 'model' | 'mode'> };
+export type DifficultyInput = Pick<RunReport, 'episodes' | 'difficultyAxes' | 'taskLevels' | 'transforms'> & { summary: Pick<ReportSummary, 'suite' | 'model' | 'mode'> };
 
 /**
  * For every suite in the report and every difficulty axis of it that takes two or more levels across
  * the report's scored episodes (one run's tasks, or the runs of a sweep), the pass rate per model and
  * level with its Wilson 95% interval, and the failure codes behind it. Each episode counts at its
  * task's level, so runs of the same model at different grid points pool into one curve. A series is
- * the model reference, with the mode when one model ran a suite in several modes.
+ * the model reference, with the mode or transforms when one model ran a suite in several (model-variant.ts).
  */
 export function difficultyCurves(reports: readonly DifficultyInput[]): DifficultyCurve[] {
   const suites = [...new Set(reports.map((report) => report.summary.suite))];
@@ -43,9 +44,7 @@ export function difficultyCurves(reports: readonly DifficultyInput[]): Difficult
   for (const suite of suites) {
     const suiteReports = reports.filter((report) => report.summary.suite === suite);
     const axes = suiteReports.find((report) => report.difficultyAxes)?.difficultyAxes ?? [];
-    const modesOfModel = new Map<string, Set<string>>();
-    for (const { summary } of suiteReports) modesOfModel.set(summary.model, (modesOfModel.get(summary.model) ?? new Set()).add(summary.mode));
-    const seriesOf = (report: DifficultyInput): string => ((modesOfModel.get(report.summary.model)?.size ?? 0) > 1 ? `${report.summary.model} (${report.summary.mode})` : report.summary.model);
+    const seriesOf = modelVariantLabeller(suiteReports);
     type Tally = Map<string, { series: string; level: DifficultyLevel; scored: number; passed: number; failures: Record<string, number> }>;
     // One pass over each run's episodes for every axis at once: a stored run's episodes are read from the store per pass.
     const tallies: Tally[] = axes.map(() => new Map());

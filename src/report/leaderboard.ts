@@ -1,4 +1,5 @@
 import { wilsonInterval } from '../metrics/wilson-interval.ts';
+import { modelVariantLabeller } from './model-variant.ts';
 import type { RunReport } from './run-report.ts';
 
 export type LeaderboardCell = { runs: number; scored: number; passed: number; passRate: number; passRateCI95: [number, number] };
@@ -15,19 +16,12 @@ export type Leaderboard = {
 /**
  * Models x suites: each cell pools every scored episode of that model on that suite over the
  * report's runs (all grid points of a sweep, all trials), with a Wilson 95% interval. A model run in several
- * modes of one suite has a row per mode.
+ * modes or transforms of one suite has a row per variant.
  */
 export function leaderboard(reports: readonly RunReport[]): Leaderboard {
   const suites = [...new Set(reports.map((report) => report.summary.suite))].sort();
-  // A model that ran one suite in several modes (calls and react) has a row per mode: pooling them would hide the
-  // difference the runs were made to show. As in the difficulty curves, the row is then 'model (mode)'.
-  const modesOfModelSuite = new Map<string, Set<string>>();
-  for (const { summary } of reports) {
-    const key = `${summary.model}\u0000${summary.suite}`;
-    modesOfModelSuite.set(key, (modesOfModelSuite.get(key) ?? new Set()).add(summary.mode));
-  }
-  const splitByMode = new Set([...modesOfModelSuite].filter(([, modes]) => modes.size > 1).map(([key]) => key.split('\u0000')[0]));
-  const rowOf = (report: RunReport): string => (splitByMode.has(report.summary.model) ? `${report.summary.model} (${report.summary.mode})` : report.summary.model);
+  // A model run in several modes or transforms of one suite has a row per variant (model-variant.ts).
+  const rowOf = modelVariantLabeller(reports);
   const models = [...new Set(reports.map(rowOf))];
   const rows = models.map((model) => {
     const cells: Record<string, LeaderboardCell | null> = {};

@@ -1,3 +1,4 @@
+import { transformsLabel } from './model-variant.ts';
 import { summarizeRun } from '../runner/summarize-run.ts';
 import { sweepMembershipOf } from '../runner/sweep-membership.ts';
 import type { ResultsStore } from '../store/results-store.ts';
@@ -21,6 +22,7 @@ export function loadRunReport(store: ResultsStore, runId: string): RunReport {
     summary, startedAt: summary.createdAt, episodes: storedReportEpisodes(store, runId),
     ...(axes.length > 0 ? { difficultyAxes: axes, taskLevels } : {}),
     ...(sweep ? { sweep } : {}),
+    ...(run.provenance.transforms?.length ? { transforms: transformsLabel(run.provenance.transforms) } : {}),
   };
 }
 

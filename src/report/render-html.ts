@@ -31,10 +31,12 @@ export function renderHtml(reports: readonly RunReport[], options: HtmlOptions =
     body.push('<p>No runs recorded.</p>');
   } else {
     const isSweep = reports.some((report) => report.sweep);
+    const isTransformed = reports.some((report) => report.transforms);
     body.push('<section><h2>Runs</h2>', htmlTable({
       title: '',
-      columns: ['run', 'suite', 'model', 'mode', ...(isSweep ? ['sweep point'] : []), 'started', 'tasks', 'trials', 'episodes', 'infrastructure errors', 'pass rate', '95% CI'],
-      rows: summaries.map((summary, index) => [summary.runId, summary.suite, summary.model, summary.mode, ...(isSweep ? [sweepPointLabel(reports[index].sweep?.point)] : []),
+      columns: ['run', 'suite', 'model', 'mode', ...(isTransformed ? ['transforms'] : []), ...(isSweep ? ['sweep point'] : []), 'started', 'tasks', 'trials', 'episodes', 'infrastructure errors', 'pass rate', '95% CI'],
+      rows: summaries.map((summary, index) => [summary.runId, summary.suite, summary.model, summary.mode, ...(isTransformed ? [reports[index].transforms || '-'] : []),
+        ...(isSweep ? [sweepPointLabel(reports[index].sweep?.point)] : []),
         reports[index].startedAt, summary.tasks, summary.trials, summary.episodes, summary.infrastructureErrors, formatPercent(summary.passRate),
         formatInterval(summary.passRateCI95)]),
     }), '<h3>Pass rate</h3>', `<figure>${passRateChart(summaries)}</figure>`);

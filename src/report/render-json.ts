@@ -23,6 +23,8 @@ export type RunReportJson = ReturnType<typeof summaryObject> & {
   /** Accuracy along each difficulty axis that varies across this run's tasks. */
   difficulty: DifficultyCurve[];
   sweep: SweepMembership | null;
+  /** The run's transforms as one label (`rename-tools + drift:op=all`); null when its tasks are untransformed. */
+  transforms: string | null;
 };
 
 /** Several runs: each run's object, and what spans them. */
@@ -49,6 +51,7 @@ export function runReportJson(report: RunReport, prices?: PriceTable, computed: 
     usage,
     difficulty: computed.difficulty ?? difficultyCurves([report]),
     sweep: report.sweep ?? null,
+    transforms: report.transforms || null,
   };
 }
 

@@ -47,9 +47,11 @@ export function renderTable(
   const sections: string[] = [];
   if (reports.length > 1) {
     const isSweep = reports.some((report) => report.sweep);
+    const isTransformed = reports.some((report) => report.transforms);
     sections.push(`${textTable({
-      columns: ['run', 'suite', 'model', 'mode', ...(isSweep ? ['sweep point'] : []), 'episodes', 'pass rate', '95% CI'],
-      rows: reports.map(({ summary, sweep }) => [summary.runId, summary.suite, summary.model, summary.mode, ...(isSweep ? [sweepPointLabel(sweep?.point)] : []), summary.episodes,
+      columns: ['run', 'suite', 'model', 'mode', ...(isTransformed ? ['transforms'] : []), ...(isSweep ? ['sweep point'] : []), 'episodes', 'pass rate', '95% CI'],
+      rows: reports.map(({ summary, sweep, transforms }) => [summary.runId, summary.suite, summary.model, summary.mode, ...(isTransformed ? [transforms || '-'] : []),
+        ...(isSweep ? [sweepPointLabel(sweep?.point)] : []), summary.episodes,
         summary.episodes === 0 ? '-' : formatPercent(summary.passRate), summary.episodes === 0 ? '-' : formatInterval(summary.passRateCI95)]),
     })}\n`);
     if (analysis.leaderboard) sections.push(`${titledTable(leaderboardTable(analysis.leaderboard))}\n`);

@@ -37,6 +37,8 @@ export type RunReport = {
   taskLevels?: Readonly<Record<string, Readonly<Record<string, DifficultyLevel>>>>;
   /** The sweep the run belongs to, if any. */
   sweep?: SweepMembership;
+  /** The transforms its tasks were derived with, as one label (`rename-tools + drift:op=all`); absent or '' for none. */
+  transforms?: string;
 };
 
 /** The keys `run --json` prints, in this order (the documented machine-readable summary). */

@@ -89,6 +89,16 @@ describe('leaderboard, costs and prices', () => {
     ]);
   });
 
+  test('a model run with and without transforms of one suite has a row per variant; its difficulty series too', () => {
+    const drifted = { ...report('a5d', 'model/a', 'funcgen', [episode('a5d', 'model/a', 't1', wrong), episode('a5d', 'model/a', 't2', wrong)], levels5), transforms: 'drift:op=all' };
+    const board = leaderboard([runA5, drifted, runB5]);
+    assert.deepEqual(board.rows.map((row) => [row.model, row.cells.funcgen?.scored]), [
+      ['model/b', 3], ['model/a (untransformed)', 3], ['model/a (drift:op=all)', 2],
+    ]);
+    const curves = difficultyCurves([runA5, runA10, drifted]);
+    assert.deepEqual(curves.find((curve) => curve.axis === 'core')?.series, ['model/a (drift:op=all)', 'model/a (untransformed)']);
+  });
+
   test('a model with no scored episode (all infrastructure errors) has no mean, shown as -, and ranks after those with one', () => {
     const down = report('d', 'model/down', 'funcgen', [], {});
     const board = leaderboard([down, runB5]);
