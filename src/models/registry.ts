@@ -80,6 +80,12 @@ export function createModelSource(ref: string, options: ModelSourceOptions = {})
     });
   }
   const create = Object.hasOwn(providers, reference.provider) ? providers[reference.provider] : undefined;
+  // mcp/<name> is how runs of external agents are named (runs, report): such an agent is run, not called.
+  if (create === undefined && reference.provider === 'mcp') {
+    throw new ConfigError('config.unknown-model', `'${ref}' names an external agent driven over MCP, which ToolForge cannot call as a model`, {
+      fix: "evaluate the agent with --agent-command '<cmd>' (started per episode) or 'toolforge serve' (its MCP client connects)",
+    });
+  }
   if (create === undefined) {
     throw new ConfigError('config.unknown-model', `unknown model provider '${reference.provider}' in '${ref}'`, {
       fix: `use one of ${modelProviderPrefixes.join(', ')}`,

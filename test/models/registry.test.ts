@@ -34,6 +34,10 @@ describe('model registry', () => {
       /unknown model provider 'mistral'[\s\S]*openai\/, openai-compatible\/, anthropic\/, google\/, replay\/, builtin\//);
   });
 
+  test('mcp/ references (how external agent runs are named) point to --agent-command and serve', () => {
+    assertConfigError(() => createModelSource('mcp/claude', { env: {} }), 'config.unknown-model', /'mcp\/claude' names an external agent[\s\S]*--agent-command[\s\S]*toolforge serve/);
+  });
+
   test('builtin/ references are left to the runner', () => {
     assertConfigError(() => createModelSource('builtin/oracle', { env: {} }), 'config.unknown-model', /resolved through the suite/);
   });
