@@ -11,6 +11,7 @@
 import type { Message } from '../core/message.ts';
 import type { Task } from '../core/task.ts';
 import type { Termination } from '../core/termination.ts';
+import { distinctToolsByName } from '../core/tool.ts';
 import type { Usage } from '../core/usage.ts';
 import { addUsage, emptyUsage } from '../core/usage.ts';
 import type { Agent, AgentContext, AgentOutcome } from './spec.ts';
@@ -27,7 +28,7 @@ async function runToolLoop(task: Task, context: AgentContext): Promise<AgentOutc
   const budget = startEpisodeBudget(limits, context.signal, context.clock);
   const messages: Message[] = [...task.prompt];
   // The tools the model was told about; the environment enforces its own (a transform may differ).
-  const tools = task.tools;
+  const tools = distinctToolsByName(task.tools);
   let usage: Usage = emptyUsage;
   let turns = 0;
   let toolCalls = 0;

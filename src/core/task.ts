@@ -78,7 +78,7 @@ export const taskSchema = z.object({
   suite: z.object({ id: z.string().min(1), version: z.string().min(1) }),
   seed: z.number().int(),
   params: z.record(z.string(), z.unknown()),
-  prompt: z.array(promptMessageSchema),
+  prompt: z.array(promptMessageSchema).min(1),
   query: z.string().optional(),
   tools: z.array(toolSpecSchema),
   docs: z.string().optional(),
@@ -88,4 +88,11 @@ export const taskSchema = z.object({
   limits: limitsSchema,
   stats: z.record(z.string(), z.unknown()),
   origin: z.object({ taskId: z.string().min(1), taskDigest: z.string().min(1), transforms: z.array(transformRecordSchema) }).optional(),
+}).superRefine((task, context) => {
+  // Tool names may repeat (NESTFUL's glaive data lists identical specs twice): calls mode offers each name once.
+  const modes = new Set<string>();
+  task.modes.forEach((mode, index) => {
+    if (modes.has(mode)) context.addIssue({ code: 'custom', path: ['modes', index], message: `'${mode}' is listed twice` });
+    modes.add(mode);
+  });
 });

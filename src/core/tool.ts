@@ -37,6 +37,16 @@ export const toolSpecSchema = z.object({
   inputSchema: z.record(z.string(), z.unknown()),
 });
 
+/**
+ * The tools with each name once, the first kept. Providers and MCP take one function per name, and published data
+ * repeats some (NESTFUL's glaive specs list five tools twice, identically); the prompt text keeps the data's list.
+ */
+export function distinctToolsByName(tools: ToolSpec[]): ToolSpec[] {
+  const names = new Set<string>();
+  const distinct = tools.filter((tool) => !names.has(tool.name) && names.add(tool.name) !== undefined);
+  return distinct.length === tools.length ? tools : distinct;
+}
+
 /** Builds a ToolCall from raw argument text, parsing it and recording (not throwing) a parse failure. */
 export function createToolCall(id: string, name: string, argumentsText: string): ToolCall {
   const text = argumentsText.trim() === '' ? '{}' : argumentsText;

@@ -17,7 +17,7 @@ import type { ProgramRun } from '../core/program-host.ts';
 import { ToolForgeError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import type { Termination } from '../core/termination.ts';
-import { createToolCall } from '../core/tool.ts';
+import { createToolCall, distinctToolsByName } from '../core/tool.ts';
 import type { ToolResult, ToolSpec } from '../core/tool.ts';
 
 export const submitAnswerTool = 'submit_answer';
@@ -59,7 +59,7 @@ export class McpEpisode {
         inputSchema: { type: 'object', properties: { program: { type: 'string' } }, required: ['program'] },
       }];
     }
-    return [...this.task.tools, {
+    return [...distinctToolsByName(this.task.tools), {
       name: submitAnswerTool,
       description: 'Give your final answer and end the episode. Call it once, after the tool calls you need.',
       inputSchema: { type: 'object', properties: { answer: { type: 'string', description: 'your final answer' } }, required: ['answer'] },

@@ -4,6 +4,7 @@ import { jsonDocumentInsteadOfLines, otherFileKind } from '../core/file-kind.ts'
 import { ConfigError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
+import { toolSchemaProblem } from './tool-schema-check.ts';
 import { rememberPassed } from '../core/checked-once.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import { fileProblem } from '../core/file-problem.ts';
@@ -72,6 +73,8 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
       throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${describeIssue(parsed.error)}`, { fix });
     }
     const task = parsed.data as Task;
+    const toolProblem = toolSchemaProblem(task.tools);
+    if (toolProblem !== undefined) throw new ConfigError('input.invalid', `${path}:${lineNumber}: ${toolProblem}`, { fix: 'give each tool a JSON Schema of its arguments: {"type": "object", "properties": {...}, "required": [...]}' });
     rememberPassed(taskSchema, task);
     const expectedSuite = options.suiteId ?? firstSuite;
     if (expectedSuite !== undefined && task.suite.id !== expectedSuite) {

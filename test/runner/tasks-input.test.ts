@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ToolForgeError } from '../../src/core/errors.ts';
+import { distinctToolsByName } from '../../src/core/tool.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { getTransform } from '../../src/transforms/registry.ts';
 import { formatTasksJsonl, readTasksFile } from '../../src/runner/read-tasks-file.ts';
@@ -132,6 +133,13 @@ describe('readTasksFile', () => {
         /mixed-for-run\.jsonl:3: .*earlier tasks belong to suite 'fake-sum'\n {2}fix: .*split it by suite\.id \(line 1 is fake-sum, line 3 is webapi\)/, { suiteId: 'fake-sum' }],
       ['duplicate.jsonl', `${line}\n${line}`, /duplicate\.jsonl:2: task id 'fake-sum-3-0' already appears on line 1/],
       ['empty.jsonl', '\n', /holds no tasks/],
+      ['modes-twice.jsonl', JSON.stringify({ ...task, modes: [...task.modes, task.modes[0]] }), /modes-twice\.jsonl:1: field 'modes\[2\]': 'calls' is listed twice/],
+      ['no-prompt.jsonl', JSON.stringify({ ...task, prompt: [] }), /no-prompt\.jsonl:1: field 'prompt': Too small/],
+      // A tool whose parameters are not a JSON Schema would be refused by the provider on every request.
+      ['schema-type.jsonl', JSON.stringify({ ...task, tools: [{ ...task.tools[0], inputSchema: { ...task.tools[0].inputSchema, type: 'objectt' } }] }),
+        /schema-type\.jsonl:1: field 'tools\[0\]\.inputSchema\.type' \(tool 'add'\): is "objectt", but a tool's parameters are an object/],
+      ['schema-keyword.jsonl', JSON.stringify({ ...task, tools: [{ ...task.tools[0], inputSchema: { type: 'object', properties: { a: { type: 'integer', minimum: 'x' } } } }] }),
+        /schema-keyword\.jsonl:1: field 'tools\[0\]\.inputSchema\.properties\.a\.minimum' \(tool 'add'\): not a JSON Schema: must be number/],
     ];
     for (const [name, text, pattern, options] of cases) {
       const path = join(directory, name);
@@ -139,6 +147,16 @@ describe('readTasksFile', () => {
       await assert.rejects(readTasksFile(path, options), (error: unknown) =>
         error instanceof ConfigError && error.code === 'input.invalid' && pattern.test(error.message) && error.fix !== undefined, name);
     }
+  });
+
+  test('tools may share a name (published data repeats identical specs); calls mode offers each name once', async () => {
+    const [task] = await createFakeSuite().generate({ seed: 3, count: 1, params: {} });
+    const path = join(directory, 'repeated-tool.jsonl');
+    writeFileSync(path, `${JSON.stringify({ ...task, tools: [task.tools[0], task.tools[0]] })}\n`);
+    const [read] = await readTasksFile(path);
+    assert.equal(read.tools.length, 2);
+    assert.deepEqual(distinctToolsByName(read.tools), [task.tools[0]]);
+    assert.equal(distinctToolsByName(task.tools), task.tools, 'a list without repeats is returned as it is');
   });
 
   test('an unreadable file is input.unreadable', async () => {
