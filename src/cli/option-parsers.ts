@@ -72,6 +72,12 @@ export function parseText(value: string): string {
   return value;
 }
 
+/** A model name (`--agent-name`, `--client-name`): it must keep a letter or digit once made a model id. */
+export function parseModelName(value: string): string {
+  if (!/[a-z0-9]/i.test(value)) throw new InvalidArgumentError('expected a name with a letter or digit, e.g. my-agent (it becomes the model mcp/<name>)');
+  return value;
+}
+
 /** An http(s) URL, e.g. for --base-url. */
 export function parseHttpUrl(value: string): string {
   let url: URL;

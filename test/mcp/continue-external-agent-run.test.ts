@@ -62,6 +62,12 @@ describe('naming an agent command', () => {
     const alone = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--agent-name', 'x'], { cwd: directory });
     assert.equal(alone.code, 2);
     assert.match(alone.stderr, /--agent-name names the --agent-command's model, but no --agent-command is given/);
+    // A name that would leave no letter or digit in the model id is refused, for an agent command and a served client.
+    for (const args of [['run', 'funcgen', '--agent-command', 'exit 0', '--agent-name', ''], ['serve', 'funcgen', '--client-name', '!!!']]) {
+      const result = await runCli(args, { cwd: directory });
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, /expected a name with a letter or digit/);
+    }
   });
 });
 

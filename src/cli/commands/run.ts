@@ -21,7 +21,7 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
-import { collectTransform, collectValues, once, parseHttpUrl, parseMilliseconds, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectTransform, collectValues, once, parseHttpUrl, parseMilliseconds, parseModelName, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
 import type { TaskRecipe } from '../../runner/task-import.ts';
@@ -116,7 +116,7 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .option('--keep-raw', 'store every model call\'s raw vendor request and response with its episode')
     .option('--config <file>', 'run an eval set: models x suites x knob grids x modes x transforms from a JSON/YAML file, as one group; the same file again continues it', once('--config', parseText))
     .option('--agent-command <cmd>', 'evaluate an external agent instead of --model: run this shell command per episode, with TOOLFORGE_MCP_URL (an MCP endpoint serving the episode) in its environment and the request on stdin (model mcp/<name>: see --agent-name)', once('--agent-command', parseText))
-    .option('--agent-name <name>', "the --agent-command's model is mcp/<name> (default: the command's script or program, e.g. solver.py for 'python solver.py')", once('--agent-name', parseText))
+    .option('--agent-name <name>', "the --agent-command's model is mcp/<name> (default: the command's script or program, e.g. solver.py for 'python solver.py')", once('--agent-name', parseModelName))
     .option('--workers-only', "record the run and queue its episodes without running them: 'toolforge worker --run <id>' processes (any number, any machine sharing the --db) run them")
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {

@@ -22,7 +22,7 @@ import { resolveRunId } from './resolve-run-id.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
 import { redactUrlPasswords } from '../../core/redact-credentials.ts';
 import { shellArgument } from '../../core/shell-argument.ts';
-import { once, parseMilliseconds, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { once, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions } from '../run-task-options.ts';
 
@@ -39,7 +39,7 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
   addRunTaskOptions(command, { modeDefault: 'calls when a task has it, else code, else its first mode', concurrency: 'episodes open to clients at once (default 1)' })
     .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', once('--port', parsePort))
     .option('--stdio', 'serve one client on stdin/stdout instead (the episodes in turn; the summary goes to stderr)')
-    .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", once('--client-name', parseText))
+    .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", once('--client-name', parseModelName))
     .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", once('--episode-timeout', parseMilliseconds))
     .option('--resume <run>', "serve a stored served run's missing and infrastructure-error episodes again ('latest' for the newest)", once('--resume', parseText))
     .option('--json', 'print one JSON summary object on stdout at the end')
