@@ -7,6 +7,7 @@ import { formatPercent } from '../report/format-figure.ts';
 import type { ResultsStore } from '../store/index.ts';
 import { summarizeRun } from '../runner/summarize-run.ts';
 import type { CliIo } from './cli-io.ts';
+import { infrastructureCauses } from './infrastructure-causes.ts';
 
 export const groupExitCodes = { nothingScored: 3, belowThreshold: 4 } as const;
 
@@ -27,7 +28,7 @@ export function reportGroupOutcome(
     const unscored = summary.infrastructureErrors + summary.missingEpisodes;
     const label = `run ${runId} (${run.model} on ${run.suite.id})`;
     if (unscored > 0) {
-      const cause = mostFrequentCause(store, runId);
+      const cause = infrastructureCauses(store, runId)[0]?.text.split('\n')[0];
       io.stderr(`${label}: ${unscored} of ${run.taskCount * run.trials} episodes not scored${cause ? ` (${cause})` : ''}; finish them with: ${how.finish(runId)}\n`);
     }
     if (summary.episodes === 0) {
@@ -52,17 +53,3 @@ export function reportGroupOutcome(
   return 0;
 }
 
-/** The first line of the most frequent infrastructure error message, numbers aside ('after 574 ms' = 'after 745 ms'). */
-function mostFrequentCause(store: ResultsStore, runId: string): string | undefined {
-  const counts = new Map<string, { text: string; count: number }>();
-  for (const episode of store.iterateEpisodes(runId, { status: 'infrastructure-error' })) {
-    const text = (episode.error?.message ?? 'unknown error').split('\n')[0];
-    const key = text.replace(/\d+(\.\d+)?/g, '#');
-    const cause = counts.get(key) ?? { text, count: 0 };
-    cause.count += 1;
-    counts.set(key, cause);
-  }
-  let best: { text: string; count: number } | undefined;
-  for (const cause of counts.values()) if (best === undefined || cause.count > best.count) best = cause;
-  return best?.text;
-}

@@ -72,6 +72,11 @@ export function parseText(value: string): string {
   return value;
 }
 
+/** The flag of a parsed option's key, as a message names it: `maxOutputTokens` -> `--max-output-tokens`. */
+export function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
 /** A model name (`--agent-name`, `--client-name`): it must keep a letter or digit once made a model id. */
 export function parseModelName(value: string): string {
   if (!/[a-z0-9]/i.test(value)) throw new InvalidArgumentError('expected a name with a letter or digit, e.g. my-agent (it becomes the model mcp/<name>)');

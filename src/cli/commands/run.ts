@@ -21,7 +21,7 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
-import { collectTransform, collectValues, once, parseHttpUrl, parseMilliseconds, parseModelName, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectTransform, collectValues, flagName, once, parseHttpUrl, parseMilliseconds, parseModelName, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
 import type { TaskRecipe } from '../../runner/task-import.ts';
@@ -48,6 +48,8 @@ import { redactUrlPasswords } from '../../core/redact-credentials.ts';
 import { shellArgument } from '../../core/shell-argument.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
 import { reportGroupOutcome } from '../group-outcome.ts';
+import type { InfrastructureCause } from '../infrastructure-causes.ts';
+import { infrastructureCauses } from '../infrastructure-causes.ts';
 
 type RunFlags = RunTaskFlags & {
   model?: string;
@@ -153,7 +155,7 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
   const clashing = (['model', 'agentCommand', 'agentName', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'resume', 'rerunFailed', 'transform', 'taskId', 'limit', 'baseUrl', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'workersOnly'] as const)
     .filter((name) => flags[name] !== undefined);
   if (suiteId !== undefined || clashing.length > 0) {
-    const names = [...(suiteId !== undefined ? [`the suite '${suiteId}'`] : []), ...clashing.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`)].join(', ');
+    const names = [...(suiteId !== undefined ? [`the suite '${suiteId}'`] : []), ...clashing.map((name) => flagName(name))].join(', ');
     throw new ConfigError('config.invalid', `--config names the suites, models and settings itself; ${names} cannot be combined with it`, {
       fix: `put them in the eval set file, or drop --config`,
     });
@@ -199,7 +201,8 @@ function openCache(flags: RunFlags, io: CliIo): { store: ResponseCacheStore; opt
 }
 
 /** ` --db <it>` for the commands printed to paste, the password masked (they end up in logs), or '' for the default. */
-function databaseFlag(flags: Pick<RunFlags, 'db'>): string {
+/** ` --db <file|url>` as a printed command repeats it (a URL's password masked), or '' for the default. */
+export function databaseFlag(flags: { db?: string }): string {
   return flags.db ? ` --db ${shellArgument(redactUrlPasswords(flags.db))}` : '';
 }
 
@@ -353,7 +356,7 @@ function* prependTask(first: Task, rest: Iterator<Task>): Generator<Task> {
 function readFailedTasks(runReference: string, suiteId: string | undefined, flags: RunFlags, io: CliIo): { suiteId: string; seed: number; params: JsonObject; tasks: Task[] } {
   const clashing = (['tasks', 'count', 'set', 'seed', 'phrasingModel'] as const).filter((name) => flags[name] !== undefined);
   if (clashing.length > 0) {
-    const names = clashing.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
+    const names = clashing.map((name) => flagName(name)).join(', ');
     throw new ConfigError('config.invalid', `--rerun-failed runs the stored tasks of run '${runReference}'; ${names} cannot change them`, { fix: `drop ${names}` });
   }
   const store = openExistingStore(resolveDatabasePath(flags.db, io.cwd));
@@ -376,7 +379,7 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
   const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed', 'transform', 'baseline', 'keepRaw', 'workersOnly'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
-    const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
+    const names = fixed.map((name) => flagName(name)).join(', ');
     throw new ConfigError('config.invalid', `--resume continues run '${runReference}' with its own model, tasks and settings; ${names} cannot change them`, {
       fix: `drop ${names}, or start a new run without --resume`,
     });
@@ -495,21 +498,12 @@ function checkModel(suite: Suite, ref: string, flags: Pick<RunFlags, 'baseUrl' |
 /** Infrastructure errors are not scored, but the user needs their causes (a bad key, a down server) to fix them. */
 function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): void {
   const store = openExistingStore(resolveDatabasePath(flags.db, io.cwd));
-  // One cause per message, numbers aside: 'waiting 574 ms more' and 'waiting 745 ms more' are the same cause.
-  const counts = new Map<string, { text: string; count: number; varied: boolean }>();
+  let causes: InfrastructureCause[];
   try {
-    for (const episode of store.iterateEpisodes(runId, { status: 'infrastructure-error' })) {
-      const text = episode.error ? episode.error.message : 'unknown error';
-      const key = text.replace(/\d+(\.\d+)?/g, '#');
-      const cause = counts.get(key) ?? { text, count: 0, varied: false };
-      cause.count += 1;
-      cause.varied ||= text !== cause.text;
-      counts.set(key, cause);
-    }
+    causes = infrastructureCauses(store, runId);
   } finally {
     store.close();
   }
-  const causes = [...counts.values()].sort((left, right) => right.count - left.count);
   const lines = causes.slice(0, 3).map(({ text, count, varied }) => `  ${count} x ${varied ? 'e.g. ' : ''}${text.replaceAll('\n', '\n    ')}`);
   if (causes.length > 3) lines.push(`  ... and ${causes.length - 3} other causes (see 'toolforge report ${runId} --format csv')`);
   io.stderr(`infrastructure errors (not scored, rerun by --resume):\n${lines.join('\n')}\n`);

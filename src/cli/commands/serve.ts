@@ -20,11 +20,10 @@ import { openExistingStoreForWriting } from '../open-store.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
-import { redactUrlPasswords } from '../../core/redact-credentials.ts';
-import { shellArgument } from '../../core/shell-argument.ts';
-import { once, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { flagName, once, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions } from '../run-task-options.ts';
+import { databaseFlag } from './run.ts';
 
 type ServeFlags = RunTaskFlags & {
   port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean; resume?: string;
@@ -45,6 +44,9 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
     .option('--json', 'print one JSON summary object on stdout at the end')
     .action(async (suiteArgument: string | undefined, flags: ServeFlags) => {
       const cliArgs = recordedArguments(argv);
+      if (flags.stdio && flags.port !== undefined) {
+        throw new ConfigError('config.invalid', '--stdio serves on stdin/stdout, so --port has nothing to set', { fix: 'drop --port to serve over stdio, or drop --stdio to serve over HTTP on that port' });
+      }
       if (flags.resume !== undefined) return resumeServedRun(suiteArgument, flags.resume, flags, cliArgs, io);
       const tasksPath = flags.tasks === undefined ? undefined : resolve(io.cwd, flags.tasks);
       const suiteId = suiteArgument ?? (tasksPath === undefined ? undefined : tasksFileSuite(tasksPath));
@@ -54,9 +56,6 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
       const suite = getSuite(suiteId);
       // Checked before tasks are made and before the endpoint listens: a client should not connect to a serve that fails.
       checkSuiteMode(suite, flags.mode);
-      if (flags.stdio && flags.port !== undefined) {
-        throw new ConfigError('config.invalid', '--stdio serves on stdin/stdout, so --port has nothing to set', { fix: 'drop --port to serve over stdio, or drop --stdio to serve over HTTP on that port' });
-      }
       if (tasksPath !== undefined && (flags.count !== undefined || flags.set !== undefined || flags.seed !== undefined)) {
         throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count, --seed and --set have nothing to change', {
           fix: 'drop --count/--seed/--set to serve the file as it is, or drop --tasks to generate new tasks',
@@ -109,13 +108,10 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
 async function resumeServedRun(suiteArgument: string | undefined, runReference: string, flags: ServeFlags, cliArgs: string[], io: CliIo): Promise<void> {
   const fixed = (['tasks', 'seed', 'count', 'set', 'mode', 'trials', 'clientName'] as const).filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
-    const names = fixed.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`).join(', ');
+    const names = fixed.map(flagName).join(', ');
     throw new ConfigError('config.invalid', `--resume serves run '${runReference}' again with its own tasks, mode, trials and client; ${names} cannot change them`, {
       fix: `drop ${names}, or serve a new run without --resume`,
     });
-  }
-  if (flags.stdio && flags.port !== undefined) {
-    throw new ConfigError('config.invalid', '--stdio serves on stdin/stdout, so --port has nothing to set', { fix: 'drop --port to serve over stdio, or drop --stdio to serve over HTTP on that port' });
   }
   const store = openExistingStoreForWriting(resolveDatabasePath(flags.db, io.cwd));
   const interrupt = new AbortController();
@@ -145,10 +141,9 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
 /** The summary, and how to serve the episodes a client left unfinished. Under --stdio, stdout is the MCP channel. */
 function printSummary(summary: RunSummary, flags: ServeFlags, io: CliIo): void {
   const unfinished = summary.infrastructureErrors + summary.missingEpisodes;
-  const database = flags.db ? ` --db ${shellArgument(redactUrlPasswords(flags.db))}` : '';
   const text = flags.json
     ? `${JSON.stringify(summaryObject(summary))}\n`
-    : `${renderRunTable(summary)}\n${unfinished > 0 ? `${unfinished} episodes not scored; serve them again with: toolforge serve --resume ${summary.runId}${database}\n` : ''}`;
+    : `${renderRunTable(summary)}\n${unfinished > 0 ? `${unfinished} episodes not scored; serve them again with: toolforge serve --resume ${summary.runId}${databaseFlag(flags)}\n` : ''}`;
   if (flags.stdio) io.stderr(text);
   else io.stdout(text);
 }

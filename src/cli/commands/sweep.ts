@@ -17,7 +17,7 @@ import { recordedArguments } from '../recorded-arguments.ts';
 import { shellArgument } from '../../core/shell-argument.ts';
 import { reportGroupOutcome } from '../group-outcome.ts';
 import type { RunOutcome } from './run.ts';
-import { addExecutionOptions, executionFlags, runExitCodes, settingsOf } from './run.ts';
+import { addExecutionOptions, databaseFlag, executionFlags, runExitCodes, settingsOf } from './run.ts';
 
 type SweepFlags = {
   grid?: Record<string, string[]>;
@@ -90,9 +90,8 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
         const output = renderStoredReport(store, runIds, flags.format, { prices, runDetails: false });
         if (flags.out) io.stderr(`wrote ${flags.format} report to ${await writeOutputFile(io.cwd, flags.out, output)}\n`);
         else io.stdout(output);
-        const database = flags.db ? ` --db ${shellArgument(flags.db)}` : '';
         // Interrupted too, each unfinished run is named with the command that finishes it.
-        const code = reportGroupOutcome(store, runIds, { finish: (runId) => `toolforge run --resume ${runId}${database}`, interrupted: result.cancelled }, io);
+        const code = reportGroupOutcome(store, runIds, { finish: (runId) => `toolforge run --resume ${runId}${databaseFlag(flags)}`, interrupted: result.cancelled }, io);
         outcome.exitCode = result.cancelled ? runExitCodes.interrupted : code;
       } finally {
         process.removeListener('SIGINT', onInterrupt);
