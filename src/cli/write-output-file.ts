@@ -1,17 +1,23 @@
-import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { ConfigError, errorMessage } from '../core/errors.ts';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { cannotWriteOutput, outputPathProblem } from './output-path.ts';
 
-/** Writes an `--out` file; a bad path is the user's to fix, so it becomes a ConfigError. Returns the absolute path. */
-export async function writeOutputFile(cwd: string, out: string, text: string): Promise<string> {
+/**
+ * Writes an `--out` file whole (a report), beside its path and renamed there, so a failure leaves no half file. A bad
+ * path is the user's to fix, so it becomes a ConfigError; `after` says what is kept (see cannotWriteOutput). Returns
+ * the absolute path.
+ */
+export async function writeOutputFile(cwd: string, out: string, text: string, after?: string): Promise<string> {
   const path = resolve(cwd, out);
+  const problem = outputPathProblem(path);
+  if (problem !== undefined) throw cannotWriteOutput(path, problem, after);
+  const partial = join(dirname(path), `.${basename(path)}.partial-${process.pid}`);
   try {
-    await writeFile(path, text);
+    await writeFile(partial, text);
+    await rename(partial, path);
   } catch (error) {
-    throw new ConfigError('config.invalid', `cannot write --out ${path}: ${errorMessage(error)}`, {
-      fix: 'pass --out with a path in an existing, writable folder (or leave --out out to print to stdout)',
-      cause: error,
-    });
+    await rm(partial, { force: true });
+    throw cannotWriteOutput(path, error, after);
   }
   return path;
 }

@@ -1,7 +1,7 @@
-import { closeSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { ConfigError, errorMessage } from '../core/errors.ts';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { CliIo } from './cli-io.ts';
+import { cannotWriteOutput, checkOutputPath } from './output-path.ts';
 
 /** Lines are written in chunks of about this many characters: few writes, and never the whole output in memory. */
 const chunkCharacters = 1 << 20;
@@ -21,15 +21,14 @@ export async function writeOutputLines(io: CliIo, out: string | undefined, lines
     });
     return { path: undefined, lines: count };
   }
-  const path = resolve(io.cwd, out);
   // Checked first: the rename at the end would fail only after every line was made.
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw cannotWrite(path, 'it is a folder');
+  const path = checkOutputPath(io.cwd, out);
   const partial = join(dirname(path), `.${basename(path)}.partial-${process.pid}`);
   let descriptor: number;
   try {
     descriptor = openSync(partial, 'w');
   } catch (error) {
-    throw cannotWrite(path, (error as NodeJS.ErrnoException).code === 'ENOENT' ? `its folder ${dirname(path)} does not exist` : error);
+    throw cannotWriteOutput(path, error);
   }
   let written = false;
   try {
@@ -37,14 +36,14 @@ export async function writeOutputLines(io: CliIo, out: string | undefined, lines
       try {
         writeSync(descriptor, text);
       } catch (error) {
-        throw cannotWrite(path, error);
+        throw cannotWriteOutput(path, error);
       }
     });
     closeSync(descriptor);
     try {
       renameSync(partial, path);
     } catch (error) {
-      throw cannotWrite(path, error);
+      throw cannotWriteOutput(path, error);
     }
     written = true;
     return { path, lines: count };
@@ -76,11 +75,4 @@ async function writeChunks(lines: Iterable<string> | AsyncIterable<string>, writ
   }
   if (chunk.length > 0) await write(`${chunk.join('\n')}\n`);
   return count;
-}
-
-function cannotWrite(path: string, error: unknown): ConfigError {
-  return new ConfigError('config.invalid', `cannot write --out ${path}: ${typeof error === 'string' ? error : errorMessage(error)}`, {
-    fix: 'pass --out with a path in an existing, writable folder (or leave --out out to print to stdout)',
-    cause: error,
-  });
 }

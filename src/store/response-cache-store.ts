@@ -2,10 +2,10 @@
  * The response cache's storage: its own SQLite file (by default `response-cache.db` beside the results database),
  * so deleting it never touches results and results files stay small.
  */
-import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, errorMessage } from '../core/errors.ts';
+import { prepareFileFolder } from '../core/prepare-file-folder.ts';
 import { defaultResultsPath, isPostgresLocation } from './results-store.ts';
 
 export type ResponseCacheStore = {
@@ -25,8 +25,14 @@ export function responseCachePathFor(resultsPath: string): string {
 
 export function openResponseCache(path: string): ResponseCacheStore {
   let database: Database.Database;
+  const folderProblem = prepareFileFolder(resolve(path));
+  if (folderProblem !== undefined) {
+    throw new ConfigError('store.unwritable', `cannot create the response cache ${path}: ${folderProblem.reason}`, {
+      fix: 'pass --cache-db <path> in a folder you can write to (the default is response-cache.db beside the results database)',
+      cause: folderProblem.cause,
+    });
+  }
   try {
-    mkdirSync(dirname(resolve(path)), { recursive: true });
     database = new Database(path);
     database.pragma('journal_mode = WAL');
     database.pragma('busy_timeout = 5000');

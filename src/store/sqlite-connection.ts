@@ -3,10 +3,11 @@
  * path can be unusable, its schema checked or upgraded, and served as a SqlConnection. Statements are
  * prepared once per SQL text.
  */
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
+import { prepareFileFolder } from '../core/prepare-file-folder.ts';
 import type { OpenStoreOptions, SqlConnection, SqlParameters } from './sql-connection.ts';
 import { checkSchema, invalidStore, migrateSchema } from './store-schema.ts';
 
@@ -83,41 +84,15 @@ function describeOpenFailure(path: string, error: unknown, readOnly: boolean): C
   return invalidStore(path, errorMessage(error), { cause: error });
 }
 
-/**
- * Creates the database's folder one level at a time, so a path that cannot hold a folder (a file on the way, a
- * read-only or virtual file system such as /proc) fails with a clear error instead of mkdir's recursive mode
- * retrying or throwing a bare errno.
- */
+/** The database's folder, made when missing; a path that cannot hold the file is the user's to fix. */
 function prepareDatabaseDirectory(filePath: string): void {
-  const missing: string[] = [];
-  let directory = dirname(filePath);
-  while (!existsSync(directory)) {
-    missing.unshift(directory);
-    const parent = dirname(directory);
-    if (parent === directory) break;
-    directory = parent;
-  }
-  const unusable = (reason: string, cause?: unknown) => new ConfigError('store.unwritable', `cannot create the results database ${filePath}: ${reason}`, {
+  const problem = prepareFileFolder(filePath);
+  if (problem === undefined) return;
+  throw new ConfigError('store.unwritable', `cannot create the results database ${filePath}: ${problem.reason}`, {
     fix: 'pass --db <path> in a folder you can write to (the default is .toolforge/results.db in the current folder)',
-    cause,
+    cause: problem.cause,
   });
-  if (!statSync(directory).isDirectory()) throw unusable(`${directory} is a file, not a folder`);
-  for (const folder of missing) {
-    try {
-      mkdirSync(folder);
-    } catch (error) {
-      throw unusable(`cannot create the folder ${folder} (${(error as { code?: string }).code ?? errorMessage(error)})`, error);
-    }
-  }
-  if (!existsSync(filePath)) {
-    try {
-      accessSync(dirname(filePath), constants.W_OK);
-    } catch (error) {
-      throw unusable(`the folder ${dirname(filePath)} is not writable`, error);
-    }
-  }
 }
-
 
 function sqliteConnection(database: Database.Database, path: string): SqlConnection {
   const prepared = new Map<string, Database.Statement>();

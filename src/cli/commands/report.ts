@@ -15,6 +15,7 @@ import { withTransformPairs } from '../../report/transform-pairs.ts';
 import { sweepMembershipOf } from '../../runner/sweep-membership.ts';
 import type { ResultsStore } from '../../store/results-store.ts';
 import type { CliIo } from '../cli-io.ts';
+import { checkOutputPath } from '../output-path.ts';
 import { writeOutputFile } from '../write-output-file.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
@@ -37,6 +38,8 @@ export function registerReportCommand(program: Command, io: CliIo): void {
         throw new ConfigError('config.invalid', 'give a run or --sweep, not both', { fix: `'toolforge report ${run}' or 'toolforge report --sweep ${options.sweep}'` });
       }
       const prices = options.prices === undefined ? defaultPrices : readPriceFile(resolve(io.cwd, options.prices));
+      // A report of a large database takes a while to make: a path it cannot be written to is said first.
+      if (options.out !== undefined) checkOutputPath(io.cwd, options.out);
       const output = await withStore(openExistingStore(resolveDatabasePath(options.db, io.cwd)), (store) => {
         // listRuns is newest first; reports read oldest first, like a lab notebook.
         const runIds = options.sweep !== undefined

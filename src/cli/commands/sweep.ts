@@ -10,6 +10,7 @@ import { openResultsStore } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { collectSetting, once, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { createProgressDisplay } from '../progress-display.ts';
+import { checkOutputPath } from '../output-path.ts';
 import { writeOutputFile } from '../write-output-file.ts';
 import type { ReportFormat } from './report.ts';
 import { renderStoredReport } from './report.ts';
@@ -66,6 +67,8 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
     .action(async (suiteId: string, flags: SweepFlags) => {
       const suite = getSuite(suiteId);
       const prices = flags.prices === undefined ? defaultPrices : readPriceFile(resolve(io.cwd, flags.prices));
+      // Checked before the first point runs; it is written only once every point has.
+      if (flags.out !== undefined) checkOutputPath(io.cwd, flags.out);
       const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
       const progress = createProgressDisplay(io);
       const controller = new AbortController();
@@ -88,7 +91,10 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
         }
         const runIds = result.runs.map((run) => run.summary.runId);
         const output = renderStoredReport(store, runIds, flags.format, { prices, runDetails: false });
-        if (flags.out) io.stderr(`wrote ${flags.format} report to ${await writeOutputFile(io.cwd, flags.out, output)}\n`);
+        if (flags.out) {
+          const kept = `the sweep's runs are stored: write the report with toolforge report --sweep ${shellArgument(result.group)} --format ${flags.format}${databaseFlag(flags)} --out <file>`;
+          io.stderr(`wrote ${flags.format} report to ${await writeOutputFile(io.cwd, flags.out, output, kept)}\n`);
+        }
         else io.stdout(output);
         // Interrupted too, each unfinished run is named with the command that finishes it.
         const code = reportGroupOutcome(store, runIds, { finish: (runId) => `toolforge run --resume ${runId}${databaseFlag(flags)}`, interrupted: result.cancelled }, io);

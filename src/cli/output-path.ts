@@ -1,0 +1,82 @@
+/**
+ * An `--out` path, checked before the work whose result it receives: a sweep or a large report must not run for an
+ * hour and then find its folder missing. Every `--out` error says what is wrong in words, with the same fix.
+ */
+import { accessSync, constants, statSync, type Stats } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ConfigError, errorMessage } from '../core/errors.ts';
+
+const outputFix = 'pass --out with a path in an existing, writable folder (or leave --out out to print to stdout)';
+
+/** The absolute `--out` path, once it is known that a file can be written there. */
+export function checkOutputPath(cwd: string, out: string): string {
+  const path = resolve(cwd, out);
+  const problem = outputPathProblem(path);
+  if (problem !== undefined) throw cannotWriteOutput(path, problem);
+  return path;
+}
+
+/** Why no file can be written at `path` (absolute), or undefined when one can. */
+export function outputPathProblem(path: string): string | undefined {
+  const stats = statOf(path);
+  if (typeof stats === 'string') return stats;
+  if (stats?.isDirectory()) return 'it is a folder';
+  const folder = dirname(path);
+  const folderStats = statOf(folder);
+  if (typeof folderStats === 'string') return folderStats;
+  if (folderStats === undefined) return `its folder ${folder} does not exist`;
+  if (!folderStats.isDirectory()) return `${folder} is a file, not a folder`;
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    return `its folder ${folder} is not writable`;
+  }
+  return undefined;
+}
+
+/** A path's stats, undefined when nothing is there, or why it cannot be looked at (a file used as a folder). */
+function statOf(path: string): Stats | string | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') {
+      for (let folder = dirname(path); folder !== dirname(folder); folder = dirname(folder)) {
+        if (isFile(folder)) return `${folder} is a file, not a folder`;
+      }
+    }
+    return outputProblem(path, error);
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why `--out` could not be written. `after` says what is kept when the failure comes after the work (a sweep's runs
+ * are stored, and the report can be written again).
+ */
+export function cannotWriteOutput(path: string, problem: unknown, after?: string): ConfigError {
+  const reason = typeof problem === 'string' ? problem : outputProblem(path, problem);
+  return new ConfigError('config.invalid', `cannot write --out ${path}: ${reason}${after === undefined ? '' : `; ${after}`}`, {
+    fix: outputFix,
+    ...(typeof problem === 'string' ? {} : { cause: problem }),
+  });
+}
+
+function outputProblem(path: string, error: unknown): string {
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
+    case 'ENOENT': return `its folder ${dirname(path)} does not exist`;
+    case 'EISDIR': return 'it is a folder';
+    case 'ENOTDIR': return 'a part of its path is a file, not a folder';
+    case 'EACCES':
+    case 'EPERM': return 'permission denied';
+    case 'ENOSPC': return 'the disk is full';
+    case 'EROFS': return 'the file system is read-only';
+    default: return errorMessage(error);
+  }
+}

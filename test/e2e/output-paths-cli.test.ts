@@ -1,0 +1,80 @@
+/**
+ * Paths a command writes to that cannot take a file: every `--out` (report, sweep, export, generate) and the response
+ * cache. Each is named in words before the work starts (a sweep must not run every point and then fail to write its
+ * report), and a file on the way is not a crash.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { keylessEnvironment, runCli, temporaryDirectory } from './run-cli.ts';
+
+const fix = /\n {2}fix: pass --out with a path in an existing, writable folder/;
+
+function runCount(database: string): number {
+  if (!existsSync(database)) return 0;
+  const connection = new Database(database, { readonly: true });
+  try {
+    return (connection.prepare('SELECT count(*) AS count FROM runs').get() as { count: number }).count;
+  } finally {
+    connection.close();
+  }
+}
+
+describe('--out paths that cannot take a file', () => {
+  const directory = temporaryDirectory();
+  writeFileSync(join(directory, 'plain.txt'), 'a file\n');
+  mkdirSync(join(directory, 'folder'));
+
+  const badPaths: { out: string; problem: RegExp }[] = [
+    { out: 'missing/report.html', problem: /its folder .*missing does not exist/ },
+    { out: 'folder', problem: /: it is a folder$/m },
+    { out: 'plain.txt/report.html', problem: /: .*plain\.txt is a file, not a folder$/m },
+    { out: 'plain.txt/deeper/report.html', problem: /: .*plain\.txt is a file, not a folder$/m },
+  ];
+
+  test('a sweep names its --out before it runs a point, and stores no run', async () => {
+    const database = join(directory, 'sweep.db');
+    for (const { out, problem } of badPaths) {
+      const result = await runCli(['sweep', 'funcgen', '--grid', 'core=3,4', '--model', 'builtin/planner', '--count', '1', '--db', database, '--format', 'html', '--out', out], { cwd: directory });
+      assert.equal(result.code, 2, `${out}: ${result.stderr}`);
+      assert.match(result.stderr, problem, out);
+      assert.match(result.stderr, fix, out);
+      assert.doesNotMatch(result.stderr, /point 1\/2/, `${out}: no point runs before the path is checked`);
+      assert.equal(runCount(database), 0, out);
+    }
+  });
+
+  test('report, export and generate name the same problems, and leave no file behind', async () => {
+    const database = join(directory, 'results.db');
+    const run = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '1', '--db', database], { cwd: directory });
+    assert.equal(run.code, 0, run.stderr);
+    // A reader of a WAL database may leave its -shm and -wal files: only files of ours count.
+    const files = (): string[] => readdirSync(directory).filter((name) => !/\.db-(shm|wal)$/.test(name)).sort();
+    const before = files();
+    for (const command of [['report', '--format', 'csv'], ['export', 'latest'], ['generate', 'funcgen', '--count', '1']]) {
+      for (const { out, problem } of badPaths) {
+        const result = await runCli([...command, ...(command[0] === 'generate' ? [] : ['--db', database]), '--out', out], { cwd: directory });
+        assert.equal(result.code, 2, `${command[0]} ${out}: ${result.stderr}`);
+        assert.match(result.stderr, problem, `${command[0]} ${out}`);
+        assert.match(result.stderr, fix, `${command[0]} ${out}`);
+        assert.doesNotMatch(result.stderr, /\n {4}at /, `${command[0]} ${out}: no stack`);
+      }
+    }
+    assert.deepEqual(files(), before);
+    assert.deepEqual(readdirSync(join(directory, 'folder')), []);
+    const written = await runCli(['report', '--format', 'csv', '--db', database, '--out', 'folder/report.csv'], { cwd: directory });
+    assert.equal(written.code, 0, written.stderr);
+    assert.deepEqual(readdirSync(join(directory, 'folder')), ['report.csv'], 'written in place, no partial file left');
+  });
+
+  test('a response cache under a file is named as such, with the --cache-db fix', async () => {
+    const result = await runCli(['run', 'funcgen', '--model', 'openai/gpt-4.1', '--count', '1', '--cache', '--cache-db', 'plain.txt/cache.db', '--db', join(directory, 'cache-run.db')], {
+      cwd: directory, env: { ...keylessEnvironment(), OPENAI_API_KEY: 'test-key' },
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /cannot create the response cache .*plain\.txt\/cache\.db: .*plain\.txt is a file, not a folder/);
+    assert.match(result.stderr, /fix: pass --cache-db <path> in a folder you can write to/);
+  });
+});
