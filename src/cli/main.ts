@@ -17,6 +17,7 @@ import { registerSuitesCommand } from './commands/suites.ts';
 import { registerSweepCommand } from './commands/sweep.ts';
 import { registerViewCommand } from './commands/view.ts';
 import { registerWorkerCommand } from './commands/worker.ts';
+import { refuseRepeatedFlags } from './refuse-repeated-flags.ts';
 import { toolforgeVersion } from './toolforge-version.ts';
 import { limitHeapGrowth } from '../runner/heap-growth.ts';
 
@@ -68,6 +69,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
     }
   };
   configure(program.commands, 'toolforge');
+  refuseRepeatedFlags(program);
   return program;
 }
 

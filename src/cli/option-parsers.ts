@@ -42,30 +42,37 @@ export function parsePositiveInteger(value: string): number {
   return Number(value);
 }
 
-/** Repeatable `--set name=value`, collected into a record (a later value for a name wins). */
-/** `--transform id[:k=v,...]`, repeatable, applied in the order given. */
-export function collectTransform(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
+/** The parsers of flags meant to be given more than once: every other flag with a value is refused twice. */
+const repeatableParsers = new WeakSet<object>();
+
+/** Marks `parse` as the parser of a flag meant to repeat (see refuse-repeated-flags.ts). */
+export function repeatable<T extends (...args: never[]) => unknown>(parse: T): T {
+  repeatableParsers.add(parse);
+  return parse;
 }
 
-export function collectSetting(value: string, previous: Record<string, string> = {}): Record<string, string> {
+export function isRepeatable(parse: object): boolean {
+  return repeatableParsers.has(parse);
+}
+
+/** `--transform id[:k=v,...]`, repeatable, applied in the order given. */
+export const collectTransform = repeatable((value: string, previous: string[] = []): string[] => [...previous, value]);
+
+/** Repeatable `--set name=value`, collected into a record; a name set twice is refused, as a flag given twice is. */
+export const collectSetting = repeatable((value: string, previous: Record<string, string> = {}): Record<string, string> => {
   const equals = value.indexOf('=');
   if (equals <= 0) throw new InvalidArgumentError(`expected name=value, e.g. --set ${value || 'name'}=<value> (see 'toolforge suites' for each suite's knobs)`);
-  return { ...previous, [value.slice(0, equals).trim()]: value.slice(equals + 1) };
-}
+  const name = value.slice(0, equals).trim();
+  if (Object.hasOwn(previous, name)) {
+    throw new InvalidArgumentError(`--set ${name} was given twice (${previous[name]}, then ${value.slice(equals + 1)}); set it once (the command would silently use only the last)`);
+  }
+  return { ...previous, [name]: value.slice(equals + 1) };
+});
 
 /** A SQLite path is resolved against the working folder; a postgres:// address is kept as given. */
 export function resolveDatabasePath(database: string | undefined, cwd: string): string {
   if (database !== undefined && isPostgresLocation(database)) return database;
   return resolve(cwd, database ?? defaultResultsPath);
-}
-
-/** A flag given once: commander would silently keep the last of `--model a --model b`. */
-export function once<T>(flag: string, parse: (value: string) => T): (value: string, previous: T | undefined) => T {
-  return (value, previous) => {
-    if (previous !== undefined) throw new InvalidArgumentError(`${flag} was given twice; pass it once (the run would silently use only one of them)`);
-    return parse(value);
-  };
 }
 
 export function parseText(value: string): string {
@@ -108,6 +115,4 @@ export function parseRate(value: string): number {
 }
 
 /** A repeatable flag whose values are collected in order (`--task-id a --task-id b`). */
-export function collectValues(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
+export const collectValues = repeatable((value: string, previous: string[] = []): string[] => [...previous, value]);

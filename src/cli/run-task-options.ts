@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Mode } from '../core/mode.ts';
 import { modes } from '../core/mode.ts';
-import { collectSetting, once, parseNonNegativeInteger, parsePositiveInteger, parseText } from './option-parsers.ts';
+import { collectSetting, parseNonNegativeInteger, parsePositiveInteger, parseText } from './option-parsers.ts';
 
 export type RunTaskFlags = {
   tasks?: string;
@@ -25,12 +25,12 @@ export type RunTaskOptionHelp = { modeDefault: string; concurrency: string };
 
 export function addRunTaskOptions(command: Command, help: RunTaskOptionHelp): Command {
   return command
-    .option('--tasks <file>', "use the tasks in this JSONL file (from 'toolforge generate') instead of generating", once('--tasks', parseText))
-    .option('--seed <n>', 'generation seed (default 0)', once('--seed', parseNonNegativeInteger))
-    .option('--count <n>', "how many tasks to generate (default: the suite's default count)", once('--count', parsePositiveInteger))
+    .option('--tasks <file>', "use the tasks in this JSONL file (from 'toolforge generate') instead of generating", parseText)
+    .option('--seed <n>', 'generation seed (default 0)', parseNonNegativeInteger)
+    .option('--count <n>', "how many tasks to generate (default: the suite's default count)", parsePositiveInteger)
     .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)
     .addOption(new Option('--mode <mode>', `interaction mode (default: ${help.modeDefault})`).choices(modes))
-    .option('--trials <n>', 'attempts per task (default 1; pass@k for k <= n)', once('--trials', parsePositiveInteger))
-    .option('--concurrency <n>', help.concurrency, once('--concurrency', parsePositiveInteger))
-    .option('--db <file|url>', 'results database: a SQLite file (default .toolforge/results.db) or postgres://user:password@host:port/database', once('--db', parseText));
+    .option('--trials <n>', 'attempts per task (default 1; pass@k for k <= n)', parsePositiveInteger)
+    .option('--concurrency <n>', help.concurrency, parsePositiveInteger)
+    .option('--db <file|url>', 'results database: a SQLite file (default .toolforge/results.db) or postgres://user:password@host:port/database', parseText);
 }

@@ -21,7 +21,7 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
-import { collectTransform, collectValues, flagName, once, parseHttpUrl, parseMilliseconds, parseModelName, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectTransform, collectValues, flagName, parseHttpUrl, parseMilliseconds, parseModelName, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
 import type { TaskRecipe } from '../../runner/task-import.ts';
@@ -94,31 +94,31 @@ export function registerRunCommand(program: Command, io: CliIo, argv: readonly s
     .command('run')
     .description('generate (or read) tasks, run a model on them, score and store every episode, print a report')
     .argument('[suite]', "suite id (see 'toolforge suites'); optional with --resume, and with --tasks (the file's tasks name it)")
-    .option('--model <ref>', 'builtin/oracle|random|planner, openai/<m>, anthropic/<m>, google/<m>, openai-compatible/<m>, replay/<file.jsonl>', once('--model', parseText));
+    .option('--model <ref>', 'builtin/oracle|random|planner, openai/<m>, anthropic/<m>, google/<m>, openai-compatible/<m>, replay/<file.jsonl>', parseText);
   addRunTaskOptions(command, { modeDefault: "each task's first mode", concurrency: 'episodes in flight (default 4)' })
-    .option('--resume <run>', "finish a stored run ('latest' for the newest): rerun its missing and infrastructure-error episodes", once('--resume', parseText))
-    .option('--base-url <url>', 'the endpoint of the --model (required for openai-compatible/, or to override a provider)', once('--base-url', parseHttpUrl))
-    .option('--temperature <t>', 'sampling temperature', once('--temperature', parseTemperature))
-    .option('--max-output-tokens <n>', 'output token cap per model call', once('--max-output-tokens', parsePositiveInteger));
+    .option('--resume <run>', "finish a stored run ('latest' for the newest): rerun its missing and infrastructure-error episodes", parseText)
+    .option('--base-url <url>', 'the endpoint of the --model (required for openai-compatible/, or to override a provider)', parseHttpUrl)
+    .option('--temperature <t>', 'sampling temperature', parseTemperature)
+    .option('--max-output-tokens <n>', 'output token cap per model call', parsePositiveInteger);
   addExecutionOptions(command, 'the whole run')
     .option('--strict-tools', 'send tools with strict argument decoding where the provider has it (OpenAI `strict: true`, as FuncBenchGen does)')
-    .option('--phrasing-model <ref>', 'a model that rewrites task text: generated tasks with --set phrasing=model, and --transform perturb:paraphrase', once('--phrasing-model', parseText))
-    .option('--phrasing-base-url <url>', 'the endpoint of the --phrasing-model (the --base-url is only for --model)', once('--phrasing-base-url', parseHttpUrl))
+    .option('--phrasing-model <ref>', 'a model that rewrites task text: generated tasks with --set phrasing=model, and --transform perturb:paraphrase', parseText)
+    .option('--phrasing-base-url <url>', 'the endpoint of the --phrasing-model (the --base-url is only for --model)', parseHttpUrl)
     .option('--allow-missing', 'replay: score tasks the file has no output for as failures (default: refuse to start, naming them)')
-    .option('--fail-under <rate>', 'exit with code 4 when the pass rate is below this (0.8 or 80%), for CI', once('--fail-under', parseRate))
+    .option('--fail-under <rate>', 'exit with code 4 when the pass rate is below this (0.8 or 80%), for CI', parseRate)
     .option('--fail-under-lower', "with --fail-under: compare the 95% interval's lower bound instead of the pass rate")
     .option('--task-id <pattern>', "run only tasks whose id matches (repeatable; '*' and '?' globs)", collectValues)
-    .option('--limit <n>', 'run at most this many of the tasks (after --task-id)', once('--limit', parsePositiveInteger))
-    .option('--rerun-failed <run>', "run again the tasks a stored run did not pass in every trial (its tasks, suite and knobs; 'latest' for the newest)", once('--rerun-failed', parseText))
+    .option('--limit <n>', 'run at most this many of the tasks (after --task-id)', parsePositiveInteger)
+    .option('--rerun-failed <run>', "run again the tasks a stored run did not pass in every trial (its tasks, suite and knobs; 'latest' for the newest)", parseText)
     .addOption(new Option('--cache [policy]', "answer repeated model requests from a response cache: 'deterministic' (temperature 0 only, the default) or 'all'")
       .choices(['deterministic', 'all']).preset('deterministic'))
-    .option('--cache-db <file>', 'the response cache file (default: response-cache.db beside the results database)', once('--cache-db', parseText))
+    .option('--cache-db <file>', 'the response cache file (default: response-cache.db beside the results database)', parseText)
     .option('--transform <id[:k=v,...]>', 'derive every task with a transform, repeatable, in order (recorded in provenance and each task\'s origin)', collectTransform)
     .option('--baseline', 'with --transform: also run the untransformed tasks first (a linked baseline run) and print the paired report (flips, McNemar)')
     .option('--keep-raw', 'store every model call\'s raw vendor request and response with its episode')
-    .option('--config <file>', 'run an eval set: models x suites x knob grids x modes x transforms from a JSON/YAML file, as one group; the same file again continues it', once('--config', parseText))
-    .option('--agent-command <cmd>', 'evaluate an external agent instead of --model: run this shell command per episode, with TOOLFORGE_MCP_URL (an MCP endpoint serving the episode) in its environment and the request on stdin (model mcp/<name>: see --agent-name)', once('--agent-command', parseText))
-    .option('--agent-name <name>', "the --agent-command's model is mcp/<name> (default: the command's script or program, e.g. solver.py for 'python solver.py')", once('--agent-name', parseModelName))
+    .option('--config <file>', 'run an eval set: models x suites x knob grids x modes x transforms from a JSON/YAML file, as one group; the same file again continues it', parseText)
+    .option('--agent-command <cmd>', 'evaluate an external agent instead of --model: run this shell command per episode, with TOOLFORGE_MCP_URL (an MCP endpoint serving the episode) in its environment and the request on stdin (model mcp/<name>: see --agent-name)', parseText)
+    .option('--agent-name <name>', "the --agent-command's model is mcp/<name> (default: the command's script or program, e.g. solver.py for 'python solver.py')", parseModelName)
     .option('--workers-only', "record the run and queue its episodes without running them: 'toolforge worker --run <id>' processes (any number, any machine sharing the --db) run them")
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (suiteId: string | undefined, flags: RunFlags) => {
@@ -517,16 +517,16 @@ function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
 /** The flags for how requests are retried and episodes timed (run, worker). */
 export function addExecutionOptions(command: Command, waitScope: string): Command {
   return addRequestRetryOptions(command, waitScope)
-    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", once('--episode-timeout', parseMilliseconds))
-    .option('--stop-after-errors <n>', 'stop once n episodes in a row end in infrastructure errors, to --resume when fixed (default: 20 or twice --concurrency, whichever is more; 0: never)', once('--stop-after-errors', parseNonNegativeInteger));
+    .option('--episode-timeout <ms>', "each episode's time limit, overriding the tasks' (time waiting on a failing provider is not counted)", parseMilliseconds)
+    .option('--stop-after-errors <n>', 'stop once n episodes in a row end in infrastructure errors, to --resume when fixed (default: 20 or twice --concurrency, whichever is more; 0: never)', parseNonNegativeInteger);
 }
 
 /** The flags for how model requests are retried (run, worker, and rescore for a scorer's own model). */
 export function addRequestRetryOptions(command: Command, waitScope: string): Command {
   return command
-    .option('--max-retries <n>', 'retries per model request on 429, 408, 5xx, timeouts, dropped connections, invalid bodies (default 6)', once('--max-retries', parseNonNegativeInteger))
-    .option('--max-retry-wait <ms>', `time ${waitScope} may lose to retried requests, failed attempts included (default 1800000)`, once('--max-retry-wait', parseNonNegativeInteger))
-    .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', once('--request-timeout', parseMilliseconds));
+    .option('--max-retries <n>', 'retries per model request on 429, 408, 5xx, timeouts, dropped connections, invalid bodies (default 6)', parseNonNegativeInteger)
+    .option('--max-retry-wait <ms>', `time ${waitScope} may lose to retried requests, failed attempts included (default 1800000)`, parseNonNegativeInteger)
+    .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', parseMilliseconds);
 }
 
 /** How requests are retried and episodes timed: may differ between a run and its resumption. */

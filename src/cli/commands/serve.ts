@@ -20,7 +20,7 @@ import { openExistingStoreForWriting } from '../open-store.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
-import { flagName, once, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { flagName, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions } from '../run-task-options.ts';
 import { databaseFlag } from './run.ts';
@@ -36,11 +36,11 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
     .description('serve the episodes of a run over MCP (streamable HTTP on 127.0.0.1): one session per episode; scored and stored like any run (model mcp/<client name>)')
     .argument('[suite]', "suite id (see 'toolforge suites'); optional with --resume, and with --tasks (the file's tasks name it)");
   addRunTaskOptions(command, { modeDefault: 'calls when a task has it, else code, else its first mode', concurrency: 'episodes open to clients at once (default 1)' })
-    .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', once('--port', parsePort))
+    .option('--port <n>', 'the port on 127.0.0.1 (default: a free one, printed)', parsePort)
     .option('--stdio', 'serve one client on stdin/stdout instead (the episodes in turn; the summary goes to stderr)')
-    .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", once('--client-name', parseModelName))
-    .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", once('--episode-timeout', parseMilliseconds))
-    .option('--resume <run>', "serve a stored served run's missing and infrastructure-error episodes again ('latest' for the newest)", once('--resume', parseText))
+    .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", parseModelName)
+    .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", parseMilliseconds)
+    .option('--resume <run>', "serve a stored served run's missing and infrastructure-error episodes again ('latest' for the newest)", parseText)
     .option('--json', 'print one JSON summary object on stdout at the end')
     .action(async (suiteArgument: string | undefined, flags: ServeFlags) => {
       const cliArgs = recordedArguments(argv);

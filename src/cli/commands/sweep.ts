@@ -8,7 +8,7 @@ import { runSweep } from '../../runner/run-sweep.ts';
 import { getSuite } from '../../suites/registry.ts';
 import { openResultsStore } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
-import { collectSetting, once, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectSetting, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseTemperature, parseText, repeatable, resolveDatabasePath } from '../option-parsers.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 import { checkOutputPath } from '../output-path.ts';
 import { writeOutputFile } from '../write-output-file.ts';
@@ -51,16 +51,16 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
     .option('--grid <knob=v1,v2,...>', 'a knob and the values to sweep, repeatable (the cross product is run)', collectGrid)
     .option('--model <ref>', 'a model to run at every grid point, repeatable', collectModel)
     .option('--set <name=value>', 'a knob held fixed at every point, repeatable', collectSetting)
-    .option('--seed <n>', 'generation seed (default 0)', once('--seed', parseNonNegativeInteger))
-    .option('--count <n>', "tasks per grid point (default: the suite's default count)", once('--count', parsePositiveInteger))
-    .option('--trials <n>', 'attempts per task (default 1)', once('--trials', parsePositiveInteger))
-    .option('--concurrency <n>', 'episodes in flight (default 4)', once('--concurrency', parsePositiveInteger))
+    .option('--seed <n>', 'generation seed (default 0)', parseNonNegativeInteger)
+    .option('--count <n>', "tasks per grid point (default: the suite's default count)", parsePositiveInteger)
+    .option('--trials <n>', 'attempts per task (default 1)', parsePositiveInteger)
+    .option('--concurrency <n>', 'episodes in flight (default 4)', parsePositiveInteger)
     .addOption(new Option('--mode <mode>', "interaction mode (default: each task's first mode)").choices(modes))
-    .option('--base-url <url>', 'the endpoint of the --model(s)', once('--base-url', parseHttpUrl))
-    .option('--temperature <t>', 'sampling temperature', once('--temperature', parseTemperature))
-    .option('--max-output-tokens <n>', 'output token cap per model call', once('--max-output-tokens', parsePositiveInteger));
+    .option('--base-url <url>', 'the endpoint of the --model(s)', parseHttpUrl)
+    .option('--temperature <t>', 'sampling temperature', parseTemperature)
+    .option('--max-output-tokens <n>', 'output token cap per model call', parsePositiveInteger);
   addExecutionOptions(command, 'the whole sweep')
-    .option('--db <file>', 'results database (default .toolforge/results.db)', once('--db', parseText))
+    .option('--db <file>', 'results database (default .toolforge/results.db)', parseText)
     .addOption(new Option('--format <format>', 'report format').choices(['table', 'json', 'html']).default('table'))
     .option('--prices <file>', 'JSON model prices for the report (see report --help)')
     .option('--out <file>', 'write the report to this file instead of stdout')
@@ -108,15 +108,13 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
 }
 
 /** Repeatable `--grid core=5,10,20`. */
-function collectGrid(value: string, previous: Record<string, string[]> = {}): Record<string, string[]> {
+const collectGrid = repeatable((value: string, previous: Record<string, string[]> = {}): Record<string, string[]> => {
   const equals = value.indexOf('=');
   const name = value.slice(0, equals).trim();
   const values = value.slice(equals + 1).split(',').map((item) => item.trim());
   if (equals <= 0 || values.some((item) => item === '')) throw new InvalidArgumentError('expected knob=v1,v2,..., e.g. --grid core=5,10,20');
   if (Object.hasOwn(previous, name)) throw new InvalidArgumentError(`--grid ${name} was given twice; list all its values once (--grid ${name}=v1,v2,...)`);
   return { ...previous, [name]: values };
-}
+});
 
-function collectModel(value: string, previous: string[] = []): string[] {
-  return [...previous, parseText(value)];
-}
+const collectModel = repeatable((value: string, previous: string[] = []): string[] => [...previous, parseText(value)]);

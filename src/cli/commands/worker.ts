@@ -4,7 +4,7 @@ import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
 import { runWorker } from '../../runner/run-worker.ts';
 import type { CliIo } from '../cli-io.ts';
-import { once, parseHttpUrl, parseMilliseconds, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { parseHttpUrl, parseMilliseconds, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 import { addExecutionOptions, executionFlags, listenForInterrupt, runExitCodes } from './run.ts';
 import type { RunOutcome } from './run.ts';
@@ -29,12 +29,12 @@ export function registerWorkerCommand(program: Command, io: CliIo, argv: readonl
   const command = program
     .command('worker')
     .description("run a stored run's queued episodes alongside other workers sharing the database (a team run: 'run --workers-only' queues one); a killed worker's episodes are claimed by the others when its leases expire")
-    .requiredOption('--run <id>', "the run to work on, as 'run --workers-only' printed it ('latest' is not accepted: teammates may start runs)", once('--run', parseWorkerRun))
-    .option('--db <url|file>', 'the shared results database: postgres://user:password@host:port/database (or a SQLite file on this machine)', once('--db', parseText))
-    .option('--concurrency <n>', "episodes this worker runs at once (default: the run's)", once('--concurrency', parsePositiveInteger))
-    .option('--lease <ms>', 'how long a claimed episode stays this worker\'s without renewal (default 60000)', once('--lease', parseMilliseconds))
-    .option('--worker-id <name>', 'the name on this worker\'s leases (default: host, pid and a random suffix)', once('--worker-id', parseText))
-    .option('--base-url <url>', "the model's endpoint as this machine reaches it (default: the run's)", once('--base-url', parseHttpUrl));
+    .requiredOption('--run <id>', "the run to work on, as 'run --workers-only' printed it ('latest' is not accepted: teammates may start runs)", parseWorkerRun)
+    .option('--db <url|file>', 'the shared results database: postgres://user:password@host:port/database (or a SQLite file on this machine)', parseText)
+    .option('--concurrency <n>', "episodes this worker runs at once (default: the run's)", parsePositiveInteger)
+    .option('--lease <ms>', 'how long a claimed episode stays this worker\'s without renewal (default 60000)', parseMilliseconds)
+    .option('--worker-id <name>', 'the name on this worker\'s leases (default: host, pid and a random suffix)', parseText)
+    .option('--base-url <url>', "the model's endpoint as this machine reaches it (default: the run's)", parseHttpUrl);
   addExecutionOptions(command, 'this worker')
     .option('--json', 'print one JSON summary object on stdout and nothing else')
     .action(async (flags: WorkerFlags) => {
