@@ -57,7 +57,8 @@ export async function startReportServer(options: { dbPath: string; port?: number
 
   function route(request: IncomingMessage, response: ServerResponse): void {
     if (request.method !== 'GET') return send(response, 405, 'text/plain; charset=utf-8', 'only GET\n');
-    const url = new URL(request.url ?? '/', 'http://localhost');
+    // A path that starts with '//' would parse as a host ('//runs' -> http://runs/): extra slashes are dropped.
+    const url = new URL((request.url ?? '/').replace(/^\/+/, '/'), 'http://localhost');
     let path: string;
     try {
       path = decodeURIComponent(url.pathname);

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { mcnemarExactPValue } from '../../src/metrics/mcnemar-test.ts';
+import { startReportServer } from '../../src/report/report-server.ts';
 import { runCli, temporaryDirectory } from './run-cli.ts';
 
 type Paired = {
@@ -57,6 +58,27 @@ describe('CLI: run --transform ... --baseline and the paired report', () => {
     const json = await runCli(['report', drop.runId, '--format', 'json'], { cwd });
     assert.equal(json.code, 0, json.stderr);
     assert.equal(json.stdout.includes('transformPairs'), false, 'a single run has no baseline beside it');
+
+    // The run lists and the viewer tell a transformed run from its baseline.
+    const runs = await runCli(['runs'], { cwd });
+    const listed = runs.stdout.split('\n');
+    assert.match(listed[0], /\bmode\s+transforms\s+status\b/);
+    assert.match(listed.find((line) => line.startsWith(drop.runId)) ?? '', /calls\s+drift:op=endpoint,probability=0\.99\s+finished/);
+    assert.match(listed.find((line) => line.startsWith(drop.baselineRunId)) ?? '', /calls\s+-\s+finished/);
+    const runsJson = JSON.parse((await runCli(['runs', '--json'], { cwd })).stdout) as { id: string; transforms: string | null }[];
+    assert.equal(runsJson.find((run) => run.id === drop.runId)?.transforms, 'drift:op=endpoint,probability=0.99');
+    assert.equal(runsJson.find((run) => run.id === drop.baselineRunId)?.transforms, null);
+    const server = await startReportServer({ dbPath: join(cwd, '.toolforge', 'results.db'), port: 0 });
+    try {
+      const index = await (await fetch(server.url)).text();
+      assert.match(index, /<th><a [^>]*>transforms<\/a><\/th>/);
+      assert.match(index, new RegExp(`${drop.runId}[\\s\\S]*?<td>drift:op=endpoint,probability=0\\.99</td>`));
+      const page = await (await fetch(`${server.url}runs/${drop.runId}`)).text();
+      assert.match(page, /<p>Transforms: <b>drift:op=endpoint,probability=0\.99<\/b>/);
+      assert.doesNotMatch(await (await fetch(`${server.url}runs/${drop.baselineRunId}`)).text(), /<p>Transforms:/);
+    } finally {
+      await server.close();
+    }
   });
 
   test('--baseline without --transform is refused before anything runs', async () => {

@@ -134,6 +134,9 @@ test('unknown runs and paths are 404, bad filters 400, other methods 405', async
   assert.equal(unknownTask.status, 404);
   assert.match(await unknownTask.text(), new RegExp(`no task 'funcgen/9/9' in run ${runId}`));
   assert.equal((await fetch(new URL(`runs/${runId}/tasks/funcgen/2/0`, server.url))).status, 200);
+  // Doubled slashes (a base URL ending in '/' joined with '/...') are the same page; they were a 500 "Invalid URL".
+  assert.equal((await fetch(`${server.url}/`)).status, 200);
+  assert.equal((await fetch(`${server.url}//api/runs/${runId}`)).status, 200);
   const malformed = await fetch(new URL('runs/%E0%A4%A', server.url));
   assert.equal(malformed.status, 400);
   assert.match(await malformed.text(), /not valid percent-encoding/);

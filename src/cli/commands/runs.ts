@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { ConfigError } from '../../core/errors.ts';
 import { textTable } from '../../report/text-table.ts';
 import { formatPercent } from '../../report/format-figure.ts';
+import { transformsLabel } from '../../report/model-variant.ts';
+import { runModeLabel } from '../../report/run-mode-label.ts';
 import type { StoredRun } from '../../store/index.ts';
 import { isPostgresLocation } from '../../store/index.ts';
 import { listSuites } from '../../suites/registry.ts';
@@ -41,6 +43,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         if (flags.json) {
           io.stdout(`${JSON.stringify(rows.map(({ run, counts, passed }) => ({
             id: run.id, createdAt: run.createdAt, suite: run.suite.id, model: run.model, mode: run.mode, status: run.status,
+            transforms: transformsLabel(run.provenance.transforms) || null,
             tasks: run.taskCount, trials: run.trials, episodes: counts, passed, passRate: counts.scored > 0 ? passed / counts.scored : null,
           })), null, 2)}\n`);
           return;
@@ -51,20 +54,16 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
             : `${noMatchMessage(flags, everyRun)}\n`);
           return;
         }
+        // The transforms column is shown when a listed run has any (a drifted run beside its baseline).
+        const transformed = rows.some(({ run }) => (run.provenance.transforms ?? []).length > 0);
         io.stdout(`${textTable({
-          columns: ['run', 'created', 'suite', 'model', 'mode', 'status', 'tasks', 'trials', 'scored', 'pass rate', 'infrastructure errors'],
-          rows: rows.map(({ run, counts, passed }) => [run.id, run.createdAt, run.suite.id, run.model, modeLabel(run), run.status,
+          columns: ['run', 'created', 'suite', 'model', 'mode', ...(transformed ? ['transforms'] : []), 'status', 'tasks', 'trials', 'scored', 'pass rate', 'infrastructure errors'],
+          rows: rows.map(({ run, counts, passed }) => [run.id, run.createdAt, run.suite.id, run.model, runModeLabel(run),
+            ...(transformed ? [transformsLabel(run.provenance.transforms) || '-'] : []), run.status,
             run.taskCount, run.trials, counts.scored, counts.scored > 0 ? formatPercent(passed / counts.scored) : '-', counts['infrastructure-error']]),
         })}\n`);
       });
     });
-}
-
-/** A run without --mode ran each task in its first mode: show which mode that is rather than a placeholder. */
-function modeLabel(run: StoredRun): string {
-  if (run.mode) return run.mode;
-  const suite = listSuites().find((candidate) => candidate.id === run.suite.id);
-  return suite ? `${suite.modes[0]} (default)` : 'task default';
 }
 
 function noMatchMessage(flags: RunsFlags, everyRun: StoredRun[]): string {

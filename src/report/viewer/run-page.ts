@@ -6,6 +6,8 @@ import type { SweepMembership } from '../../runner/sweep-membership.ts';
 import { sweepParamsKey } from '../../runner/sweep-membership.ts';
 import { formatInterval, formatNumber, formatPercent, sweepPointLabel } from '../format-figure.ts';
 import { escapeHtml } from '../render-html.ts';
+import { transformsLabel } from '../model-variant.ts';
+import { runModeLabel } from '../run-mode-label.ts';
 import { episodeQueryString } from './viewer-query.ts';
 import { link, runPath, sweepPath, taskPath, viewerShell } from './viewer-shell.ts';
 
@@ -45,11 +47,14 @@ export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: E
   return viewerShell(`ToolForge run ${run.id}`, [
     `<h1>Run ${escapeHtml(run.id)}</h1>`,
     `<p>Suite <b>${escapeHtml(run.suite.id)}</b> ${escapeHtml(run.suite.version)}, model <b>${escapeHtml(run.model)}</b>, `
-      + `mode <b>${escapeHtml(run.mode ?? 'task default')}</b>, status ${escapeHtml(run.status)}, started ${escapeHtml(run.createdAt)}. `
+      + `mode <b>${escapeHtml(runModeLabel(run))}</b>, status ${escapeHtml(run.status)}, started ${escapeHtml(run.createdAt)}. `
       + `${run.taskCount} tasks × ${run.trials} trials; ${counts.scored} scored, ${counts.passed} passed`
       + (counts.scored > 0 ? ` (<b>${formatPercent(counts.passed / counts.scored)}</b>, 95% CI ${formatInterval(wilsonInterval(counts.passed, counts.scored))})` : '')
       + `, ${counts.infrastructureErrors} infrastructure errors, ${counts.cancelled} cancelled.</p>`,
     `<p>Knobs: ${escapeHtml(JSON.stringify(knobsOnly(run.params)))}. ${link(`${base}/report`, 'Full report of this run')} (suite tables and metrics).</p>`,
+    (run.provenance.transforms ?? []).length > 0
+      ? `<p>Transforms: <b>${escapeHtml(transformsLabel(run.provenance.transforms))}</b> (each task derived from its origin task, in this order).</p>` : '',
+    run.provenance.rescoredFrom ? `<p>Rescored from ${link(runPath(run.provenance.rescoredFrom), run.provenance.rescoredFrom)}.</p>` : '',
     extras.sweep ? `<p>Point ${escapeHtml(sweepPointLabel(extras.sweep.point))} of sweep ${link(sweepPath(extras.sweep.group), extras.sweep.group)} (its difficulty charts).</p>` : '',
     (extras.difficultyAxes ?? []).length > 0
       ? `<p>${link(`${base}/difficulty`, 'Accuracy by difficulty')} along ${escapeHtml((extras.difficultyAxes ?? []).join(', '))}, where this run's tasks vary (reads every task).</p>` : '',

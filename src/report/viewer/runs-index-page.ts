@@ -4,6 +4,8 @@ import type { SweepMembership } from '../../runner/sweep-membership.ts';
 import { sweepMembershipOf } from '../../runner/sweep-membership.ts';
 import type { StoredRun } from '../../store/stored-run.ts';
 import { formatInterval, formatPercent } from '../format-figure.ts';
+import { transformsLabel } from '../model-variant.ts';
+import { runModeLabel } from '../run-mode-label.ts';
 import { escapeHtml } from '../render-html.ts';
 import { link, runPath, sweepPath, viewerShell } from './viewer-shell.ts';
 
@@ -15,7 +17,8 @@ const columns: readonly Column[] = [
   { key: 'run', title: 'run', value: (row) => row.run.id, numeric: false },
   { key: 'suite', title: 'suite', value: (row) => row.run.suite.id, numeric: false },
   { key: 'model', title: 'model', value: (row) => row.run.model, numeric: false },
-  { key: 'mode', title: 'mode', value: (row) => row.run.mode ?? 'task default', numeric: false },
+  { key: 'mode', title: 'mode', value: (row) => runModeLabel(row.run), numeric: false },
+  { key: 'transforms', title: 'transforms', value: (row) => transformsLabel(row.run.provenance.transforms), numeric: false },
   { key: 'status', title: 'status', value: (row) => row.run.status, numeric: false },
   { key: 'started', title: 'started', value: (row) => row.run.createdAt, numeric: false },
   { key: 'tasks', title: 'tasks', value: (row) => row.run.taskCount, numeric: true },
@@ -33,7 +36,7 @@ const columns: readonly Column[] = [
 export function renderRunsIndex(rows: readonly RunsIndexRow[], parameters: URLSearchParams): string {
   const sortKey = parameters.get('sort') ?? 'started';
   const order = parameters.get('order') === 'asc' ? 'asc' : 'desc';
-  const column = columns.find((candidate) => candidate.key === sortKey) ?? columns[5];
+  const column = columns.find((candidate) => candidate.key === sortKey) ?? columns.find((candidate) => candidate.key === 'started')!;
   const sorted = [...rows].sort((left, right) => {
     const a = column.value(left);
     const b = column.value(right);
