@@ -3,6 +3,7 @@ import { ConfigError } from '../core/errors.ts';
 import { readTextFileSync } from '../core/read-text-file.ts';
 import { fileProblem } from '../core/file-problem.ts';
 import { formatFieldPath } from '../core/field-path.ts';
+import { repeatedJsonKey } from '../core/repeated-json-key.ts';
 
 /** USD per million tokens. */
 export type ModelPrice = { input: number; output: number };
@@ -46,13 +47,21 @@ const priceFileSchema = z.record(z.string().min(1), z.object({ input: z.number()
 /** Reads a user price file: `{"<model ref or prefix*>": {"input": <USD/M>, "output": <USD/M>}}`, merged over the defaults. */
 export function readPriceFile(path: string): PriceTable {
   let data: unknown;
+  let text: string;
   try {
-    data = JSON.parse(readTextFileSync(path));
+    text = readTextFileSync(path);
+    data = JSON.parse(text);
   } catch (error) {
     // A readable file that is not text (compressed) says so itself.
     if (error instanceof ConfigError) throw error;
     throw new ConfigError('config.invalid', `cannot read price file '${path}': ${fileProblem(path, error)}`, {
       fix: 'pass a JSON file like {"openai/gpt-4.1": {"input": 2, "output": 8}} (USD per million tokens)',
+    });
+  }
+  const repeated = repeatedJsonKey(text);
+  if (repeated !== undefined) {
+    throw new ConfigError('config.invalid', `price file '${path}' gives '${repeated.key}' twice in one object (line ${repeated.line}, column ${repeated.column}): only the last would be used`, {
+      fix: `give '${repeated.key}' once in that object`,
     });
   }
   const parsed = priceFileSchema.safeParse(data);

@@ -5,6 +5,7 @@
  */
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { repeatedJsonKey } from '../core/repeated-json-key.ts';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import { modeSchema } from '../core/mode.ts';
@@ -69,6 +70,12 @@ export function readEvalSetFile(path: string): { evalSet: EvalSet; text: string 
     throw new ConfigError('input.invalid', `the eval set ${path} is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${errorMessage(error)}`, {
       fix: 'fix the syntax at the position named above',
       cause: error,
+    });
+  }
+  const repeated = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? undefined : repeatedJsonKey(text);
+  if (repeated !== undefined) {
+    throw new ConfigError('input.invalid', `the eval set ${path} gives the key '${repeated.key}' twice in one object (line ${repeated.line}, column ${repeated.column}): only the last would be used`, {
+      fix: `give '${repeated.key}' once in that object`,
     });
   }
   const parsed = evalSetSchema.safeParse(raw);

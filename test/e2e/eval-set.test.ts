@@ -99,6 +99,20 @@ test('a bad eval set names the field and the fix, before anything runs', async (
     assert.match(result.stderr, message, text);
     assert.match(result.stderr, /fix: /, text);
   }
+  // JSON keeps the last of a repeated key silently; YAML's parser refuses it. Both are refused, naming the key.
+  for (const [file, text, message] of [
+    ['bad.json', '{"models": [{"ref": "builtin/oracle"}], "suites": [{"id": "funcgen", "set": {"core": 4,\n "core": 5}}]}', /gives the key 'core' twice in one object \(line 2, column 2\): only the last would be used\n {2}fix: give 'core' once/],
+    ['bad.yaml', 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, count: 2, count: 3}]\n', /not valid YAML: Map keys must be unique/],
+  ] as const) {
+    writeFileSync(join(directory, file), text);
+    const result = await runCli(['run', '--config', file, '--db', 'r.db'], { cwd: directory });
+    assert.equal(result.code, 2, text);
+    assert.match(result.stderr, message, text);
+  }
+  writeFileSync(join(directory, 'prices.json'), '{"builtin/oracle": {"input": 1, "output": 1}, "builtin/oracle": {"input": 2, "output": 2}}');
+  const prices = await runCli(['report', '--prices', 'prices.json', '--db', 'r.db'], { cwd: directory });
+  assert.equal(prices.code, 2, prices.stderr);
+  assert.match(prices.stderr, /price file '.*prices\.json' gives 'builtin\/oracle' twice in one object \(line 1, column 47\)/);
   const combined = await runCli(['run', 'funcgen', '--config', 'bad.yaml', '--model', 'builtin/oracle'], { cwd: directory });
   assert.equal(combined.code, 2);
   assert.match(combined.stderr, /cannot be combined with it/);
