@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'store.unknown-run'
   | 'store.unwritable'
   | 'store.locked'
+  | 'store.run-busy'
   | 'store.unreachable'
   | 'store.postgres'
   | 'provider.rate-limited'

@@ -12,6 +12,7 @@ import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import { isExternalAgentRun } from '../runner/external-agent-run.ts';
 import type { ResumeOptions, RunOptions } from '../runner/run-evaluation.ts';
 import { openStoredRun, resumeEvaluation, runEvaluation, withStore } from '../runner/run-evaluation.ts';
+import { checkRunNotHeld } from '../runner/run-hold.ts';
 import { checkSuiteMode } from '../runner/episode-mode.ts';
 import type { RunSummary } from '../runner/summarize-run.ts';
 import { EpisodeBroker } from './episode-broker.ts';
@@ -64,6 +65,7 @@ export async function serveResume(options: ServeResumeOptions): Promise<RunSumma
     }
     const clientName = run.model.slice(`${mcpProvider}/`.length);
     openStoredRun(store, { ...options, store, agent: createMcpAgentSource(clientName, () => Promise.reject(new Error('not served'))) });
+    checkRunNotHeld(store, run.id, 'served again');
     return serveEpisodes({ ...options, clientName }, (agent, overrides) => resumeEvaluation({ ...options, ...overrides, store, agent }));
   });
 }

@@ -14,6 +14,7 @@ import type { EpisodeRequestHooks } from '../models/spec.ts';
 import type { RequestRetryPolicy, RetryWaitBudget } from '../models/request-retry.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
+import { checkRunNotHeld } from './run-hold.ts';
 import { createRunId } from '../store/run-id.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
@@ -46,6 +47,8 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
   const store = options.store ?? openResultsStore(options.dbPath ?? defaultResultsPath);
   try {
     const old = store.getRun(options.runId);
+    // A run still being run would be copied half-way, and its copy would never end.
+    checkRunNotHeld(store, old.id, 'rescored');
     const suite = options.suite ?? getSuite(old.suite.id);
     const runId = createRunId(suite.id);
     const provenance = collectProvenance({
@@ -104,7 +107,8 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
       throw error;
     }
     commit.close();
-    store.setRunStatus(runId, old.status === 'finished' ? 'finished' : old.status);
+    // A run still 'running' here was killed (a live one is refused above): its copy is an interrupted run, not a live one.
+    store.setRunStatus(runId, old.status === 'running' ? 'cancelled' : old.status);
     return summarizeRun(store, runId, suite);
   } finally {
     if (!options.store) store.close();

@@ -51,6 +51,7 @@ import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 import { shellCommand } from '../core/shell-argument.ts';
 import { checkRunAgent } from './external-agent-run.ts';
+import { withRunHeld } from './run-hold.ts';
 import { formatFieldPath } from '../core/field-path.ts';
 
 export type ExecutionOptions = {
@@ -176,42 +177,45 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
       id: runId, suite: { id: suite.id, version: suite.version }, model: options.modelRef, baseUrl, mode, trials, concurrency,
       seed: options.seed, params: options.params, settings, provenance,
     });
-    // A long stream of a registered suite's own tasks, for a model scored on this machine, is handed to the task import
-    // thread once this many are stored (task-import.ts): the rest are imported while the episodes run.
-    const recipe = options.taskRecipe;
-    let handedOff: TaskRecipe | undefined;
-    const handOff = recipe !== undefined && options.workersOnly !== true && options.agent === undefined && scoresOnThisMachine(model) && canImportOnThread(store, suite);
-    // The tasks stream into the store in batches (checked as they pass); the run then reads them back a page at a
-    // time, so no moment holds them all. A refused task leaves no run behind, as when tasks were checked up front.
-    try {
-      const stored = await storeTasks(store, runId, suite, options.mode, first.value, tasks, { checkParams, ...(handOff ? { handOffAfter: options.importThreadAfter ?? importThreadAfterTasks } : {}) });
-      if (!stored.ended && recipe !== undefined && !options.signal?.aborted) {
-        await tasks.return?.();
-        handedOff = recipe;
-      } else if (options.signal?.aborted) {
-        // Interrupted while its tasks were written: the run stays, marked incomplete; --resume says to start again.
-        store.setRunStatus(runId, 'cancelled');
-        return summarizeRun(store, runId, suite);
-      } else {
-        const missingOutputs = checkOutputCoverage(model, store, runId, suite, stored.written, trials, options);
-        store.completeTasks(runId, missingOutputs.length > 0 ? { ...provenance, missingOutputs } : undefined);
+    // Held by this process from its start: a resume, delete or rescore elsewhere is refused until it ends.
+    return withRunHeld(store, runId, 'started', async () => {
+      // A long stream of a registered suite's own tasks, for a model scored on this machine, is handed to the task import
+      // thread once this many are stored (task-import.ts): the rest are imported while the episodes run.
+      const recipe = options.taskRecipe;
+      let handedOff: TaskRecipe | undefined;
+      const handOff = recipe !== undefined && options.workersOnly !== true && options.agent === undefined && scoresOnThisMachine(model) && canImportOnThread(store, suite);
+      // The tasks stream into the store in batches (checked as they pass); the run then reads them back a page at a
+      // time, so no moment holds them all. A refused task leaves no run behind, as when tasks were checked up front.
+      try {
+        const stored = await storeTasks(store, runId, suite, options.mode, first.value, tasks, { checkParams, ...(handOff ? { handOffAfter: options.importThreadAfter ?? importThreadAfterTasks } : {}) });
+        if (!stored.ended && recipe !== undefined && !options.signal?.aborted) {
+          await tasks.return?.();
+          handedOff = recipe;
+        } else if (options.signal?.aborted) {
+          // Interrupted while its tasks were written: the run stays, marked incomplete; --resume says to start again.
+          store.setRunStatus(runId, 'cancelled');
+          return summarizeRun(store, runId, suite);
+        } else {
+          const missingOutputs = checkOutputCoverage(model, store, runId, suite, stored.written, trials, options);
+          store.completeTasks(runId, missingOutputs.length > 0 ? { ...provenance, missingOutputs } : undefined);
+        }
+      } catch (error) {
+        store.deleteRun(runId);
+        throw error;
       }
-    } catch (error) {
-      store.deleteRun(runId);
-      throw error;
-    }
-    if (handedOff) return continueOnImportThread(store, runId, options, model, handedOff, provenance);
-    const run = store.getRun(runId);
-    if (options.workersOnly) {
-      const queued = store.enqueueEpisodes(runId);
-      options.onProgress?.({ type: 'run-start', runId, plannedEpisodes: queued.pending, alreadyScoredEpisodes: 0, totalEpisodes: run.taskCount * trials });
-    } else {
-      // Tasks the caller passed as an array are already held whole by the caller: the run reads them from it, not
-      // back from the store (a JSON parse of every task, per episode, for the same objects).
-      const heldTasks = Array.isArray(options.tasks) ? options.tasks as readonly Task[] : undefined;
-      await executeRun(store, run, suite, model, { ...options, concurrency, heldTasks });
-    }
-    return summarizeRun(store, runId, suite);
+      if (handedOff) return continueOnImportThread(store, runId, options, model, handedOff, provenance);
+      const run = store.getRun(runId);
+      if (options.workersOnly) {
+        const queued = store.enqueueEpisodes(runId);
+        options.onProgress?.({ type: 'run-start', runId, plannedEpisodes: queued.pending, alreadyScoredEpisodes: 0, totalEpisodes: run.taskCount * trials });
+      } else {
+        // Tasks the caller passed as an array are already held whole by the caller: the run reads them from it, not
+        // back from the store (a JSON parse of every task, per episode, for the same objects).
+        const heldTasks = Array.isArray(options.tasks) ? options.tasks as readonly Task[] : undefined;
+        await executeRun(store, run, suite, model, { ...options, concurrency, heldTasks });
+      }
+      return summarizeRun(store, runId, suite);
+    });
   });
 }
 
@@ -374,12 +378,14 @@ export async function resumeEvaluation(given: ResumeOptions): Promise<RunSummary
   const options = withWaitBudget(given);
   return withStore(options, async (store) => {
     const { run, suite, model, baseUrl, concurrency } = openStoredRun(store, options, { storingTasks: true });
-    store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
-    if (!store.hasAllTasks(run.id) && run.provenance.taskRecipe) {
-      return resumeStoringTasks(store, store.getRun(run.id), suite, model, checkedRecipe(run), { ...options, concurrency });
-    }
-    await executeRun(store, run, suite, model, { ...options, concurrency });
-    return summarizeRun(store, run.id, suite);
+    return withRunHeld(store, run.id, 'resumed', async () => {
+      store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
+      if (!store.hasAllTasks(run.id) && run.provenance.taskRecipe) {
+        return resumeStoringTasks(store, store.getRun(run.id), suite, model, checkedRecipe(run), { ...options, concurrency });
+      }
+      await executeRun(store, run, suite, model, { ...options, concurrency });
+      return summarizeRun(store, run.id, suite);
+    });
   });
 }
 

@@ -18,6 +18,7 @@ import type { RetryPolicy } from './retry-policy.ts';
 import { defaultRetryPolicy } from './retry-policy.ts';
 import { createInfrastructureStop, defaultInfrastructureStopAfter } from './infrastructure-stop.ts';
 import { attemptEpisode, openStoredRun, withStore, withWaitBudget } from './run-evaluation.ts';
+import { checkNoRunHolder } from './run-hold.ts';
 import type { ResumeOptions } from './run-evaluation.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
@@ -48,6 +49,8 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
   const workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   return withStore(options, async (store) => {
     const { run, suite, model, concurrency } = openStoredRun(store, options);
+    // A run that one process is running (not queued for workers) would have its episodes run twice.
+    checkNoRunHolder(store, run.id, 'worked on by a worker');
     const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
     const emit: RunProgressListener = options.onProgress ?? (() => {});
     // This worker's own stop (its infrastructure failing), beside the caller's.

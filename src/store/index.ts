@@ -1,5 +1,5 @@
 export { defaultResultsPath, isPostgresLocation, openResultsStore } from './results-store.ts';
-export type { EpisodeClaim, EpisodeQueueCounts, NewRun, OpenStoreOptions, ResultsStore } from './results-store.ts';
+export type { EpisodeClaim, EpisodeQueueCounts, NewRun, RunHold, OpenStoreOptions, ResultsStore } from './results-store.ts';
 export type { SqlDialect } from './sql-connection.ts';
 export type { Provenance, RunStatus, StoredRun } from './stored-run.ts';
 export { createRunId } from './run-id.ts';

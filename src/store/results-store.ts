@@ -179,8 +179,20 @@ export interface ResultsStore {
   /** Extends every lease the worker holds on the run by `leaseMs` from now. */
   renewLeases(runId: string, workerId: string, leaseMs: number): void;
   queueCounts(runId: string): EpisodeQueueCounts;
+  /**
+   * Takes the run for the process `holder` names until `leaseMs` from now, unless another holds it under a live lease
+   * (renewed by holdRun again); returns the other holder then. `isGone` says whether a holder's process is known to
+   * have ended (a killed run on this machine is free at once, not when its lease runs out).
+   */
+  holdRun(runId: string, holder: string, leaseMs: number, isGone: (holder: string) => boolean): RunHold | undefined;
+  /** Who holds the run under a live lease, if anyone. */
+  runHold(runId: string): RunHold | undefined;
+  releaseRun(runId: string, holder: string): void;
   close(): void;
 }
+
+/** A process's hold on a run: who (host, pid) and until when (ms since the epoch, on the store's clock). */
+export type RunHold = { holder: string; heldUntil: number };
 
 export type { OpenStoreOptions };
 

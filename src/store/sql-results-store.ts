@@ -12,7 +12,7 @@ import type { EpisodeRow, RunRow } from './episode-rows.ts';
 import { episodeFromRow, episodeToRow, outcomeColumns, outcomeFromRow, runFromRow } from './episode-rows.ts';
 import type { EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
 import { episodeQuerySql } from './episode-query.ts';
-import type { EncodedEpisode, EpisodeClaim, EpisodeQueueCounts, NewRun, OrderedEpisodeOutcome, ResultsStore, TaskFacts } from './results-store.ts';
+import type { EncodedEpisode, EpisodeClaim, EpisodeQueueCounts, NewRun, OrderedEpisodeOutcome, ResultsStore, RunHold, TaskFacts } from './results-store.ts';
 import { readRunExport, runExportLines } from './run-jsonl.ts';
 import type { SqlConnection } from './sql-connection.ts';
 import type { Provenance, StoredRun } from './stored-run.ts';
@@ -152,6 +152,10 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
           WHERE run_id = @run_id AND done = 0 AND (lease_expires_at IS NULL OR lease_expires_at < @now)
           ORDER BY ordinal, trial LIMIT 1)
         RETURNING task_id AS "taskId", trial, claims`,
+    runHold: `SELECT holder, held_until AS "heldUntil" FROM runs WHERE id = @id AND holder IS NOT NULL AND held_until >= ${postgres ? postgresNow : '@now'}`,
+    lockRun: 'SELECT id FROM runs WHERE id = @id FOR UPDATE',
+    holdRun: `UPDATE runs SET holder = @holder, held_until = ${postgres ? postgresNow : '@now'} + @lease_ms WHERE id = @id`,
+    releaseRun: 'UPDATE runs SET holder = NULL, held_until = NULL WHERE id = @id AND holder = @holder',
     renew: `UPDATE episode_queue SET lease_expires_at = ${postgres ? postgresNow : '@now'} + @lease_ms
       WHERE run_id = @run_id AND worker = @worker AND done = 0`,
     queueCounts: `SELECT SUM(CASE WHEN done = 1 THEN 1 ELSE 0 END) AS done,
@@ -318,6 +322,10 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
   };
   const pageQuery = (query: EpisodeQuery) => episodeQuerySql(query, outcomeColumns('e'), connection.dialect);
   const now = (): number => Date.now();
+  function runHold(runId: string): RunHold | undefined {
+    const row = connection.get<{ holder: string; heldUntil: number | string }>(sql.runHold, { id: runId, ...(postgres ? {} : { now: now() }) });
+    return row === undefined ? undefined : { holder: row.holder, heldUntil: Number(row.heldUntil) };
+  }
   const queueCounts = (runId: string): EpisodeQueueCounts => {
     const row = connection.get<{ done: number | null; leased: number | null; pending: number | null }>(sql.queueCounts, { run_id: runId, ...(postgres ? {} : { now: now() }) });
     return { pending: row?.pending ?? 0, leased: row?.leased ?? 0, done: row?.done ?? 0 };
@@ -486,6 +494,22 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       connection.run(sql.renew, { run_id: runId, worker: workerId, lease_ms: leaseMs, ...(postgres ? {} : { now: now() }) });
     },
     queueCounts,
+    holdRun(runId, holder, leaseMs, isGone) {
+      getRun(runId);
+      // Read and taken in one transaction: of two processes starting together, one holds the run.
+      return connection.transaction(() => {
+        // SQLite's write transaction is exclusive already; PostgreSQL locks the run's row.
+        if (postgres) connection.get(sql.lockRun, { id: runId });
+        const current = runHold(runId);
+        if (current !== undefined && current.holder !== holder && !isGone(current.holder)) return current;
+        connection.run(sql.holdRun, { id: runId, holder, lease_ms: leaseMs, ...(postgres ? {} : { now: now() }) });
+        return undefined;
+      });
+    },
+    runHold,
+    releaseRun(runId, holder) {
+      connection.run(sql.releaseRun, { id: runId, holder });
+    },
     close() {
       connection.close();
     },

@@ -150,6 +150,13 @@ export const migrations: readonly Migration[] = [
     description: 'leading transcript messages taken from the task prompt',
     statements: ['ALTER TABLE episodes ADD COLUMN prompt_messages INTEGER NOT NULL DEFAULT 0'],
   },
+  {
+    version: 9,
+    // The process running a run holds it under a renewed lease, so a second process cannot resume, delete or rescore
+    // it meanwhile (a resume of a run still running crashed on its tasks and marked the run cancelled).
+    description: 'which process runs a run, and until when its hold lasts',
+    statements: (types) => ['ALTER TABLE runs ADD COLUMN holder TEXT', `ALTER TABLE runs ADD COLUMN held_until ${types.bigint}`],
+  },
 ];
 
 export const latestSchemaVersion = migrations[migrations.length - 1].version;

@@ -310,4 +310,30 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     assert.deepEqual(store.enqueueEpisodes('run-q'), { pending: 1, leased: 0, done: 4 });
     assert.deepEqual(store.claimEpisode('run-q', 'worker-2', 60_000), { taskId: tasks[2].id, trial: 1, claims: 2 });
   }));
+
+  test('a run is held by one process at a time: a live hold is refused, a gone or lapsed holder is replaced, release frees it', () => withStore(async (store, tasks) => {
+    store.createRun(sampleRun('run-h'), tasks);
+    assert.equal(store.runHold('run-h'), undefined);
+    assert.equal(store.holdRun('run-h', 'host-a pid 1', 60_000, () => false), undefined);
+    const held = store.runHold('run-h');
+    assert.equal(held?.holder, 'host-a pid 1');
+    assert.ok(held !== undefined && held.heldUntil > 0);
+    // Another process is refused while the holder lives, and told who holds it; the holder itself renews.
+    assert.deepEqual(store.holdRun('run-h', 'host-b pid 2', 60_000, () => false)?.holder, 'host-a pid 1');
+    assert.equal(store.holdRun('run-h', 'host-a pid 1', 60_000, () => false), undefined);
+    // A holder known to be gone (killed on this machine) is replaced at once.
+    assert.equal(store.holdRun('run-h', 'host-b pid 2', 60_000, (holder) => holder === 'host-a pid 1'), undefined);
+    assert.equal(store.runHold('run-h')?.holder, 'host-b pid 2');
+    // Releasing is the holder's alone.
+    store.releaseRun('run-h', 'host-a pid 1');
+    assert.equal(store.runHold('run-h')?.holder, 'host-b pid 2');
+    store.releaseRun('run-h', 'host-b pid 2');
+    assert.equal(store.runHold('run-h'), undefined);
+    // A lease that is not renewed lapses: the run is free again.
+    assert.equal(store.holdRun('run-h', 'host-c pid 3', 1, () => false), undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(store.runHold('run-h'), undefined);
+    assert.equal(store.holdRun('run-h', 'host-d pid 4', 60_000, () => false), undefined);
+    assert.throws(() => store.holdRun('no-such-run', 'host-a pid 1', 60_000, () => false), /no run 'no-such-run'/);
+  }));
 }

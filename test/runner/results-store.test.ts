@@ -41,7 +41,7 @@ describe('results store', () => {
 
     const raw = new Database(path, { readonly: true });
     assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
-    assert.deepEqual(raw.prepare('SELECT version FROM schema_version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }]);
+    assert.deepEqual(raw.prepare('SELECT version FROM schema_version').all(), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }, { version: 8 }, { version: 9 }]);
     assert.deepEqual(raw.prepare('SELECT passed, value, failure FROM episodes ORDER BY task_id, trial').all(),
       [{ passed: 0, value: 0, failure: 'result.wrong' }, { passed: 1, value: 1, failure: null }, { passed: 1, value: 1, failure: null }]);
     raw.close();

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../core/errors.ts';
+import { checkRunNotHeld } from '../../runner/run-hold.ts';
 import { openResultsStore } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
@@ -18,9 +19,12 @@ export function registerDeleteCommand(program: Command, io: CliIo): void {
       // A run named twice is deleted once.
       const runIds = [...new Set(given)];
       const path = resolveDatabasePath(options.db, io.cwd);
-      // Check every id first (read-only), so a typo in the last id deletes nothing.
+      // Check every id first (read-only), so a typo in the last id, or a run still running, deletes nothing.
       await withStore(openExistingStore(path), (store) => {
-        for (const runId of runIds) store.getRun(runId);
+        for (const runId of runIds) {
+          store.getRun(runId);
+          checkRunNotHeld(store, runId, 'deleted');
+        }
       });
       await withStore(openResultsStore(path), (store) => {
         for (const runId of runIds) {

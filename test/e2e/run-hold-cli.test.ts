@@ -1,0 +1,105 @@
+/**
+ * One process runs a run at a time. While a run is being run, another process's `run --resume`, `delete`, `rescore`
+ * or `worker` of it is refused, naming the holder, and the run ends as its own process ends it. A run whose process
+ * was killed is free at once (its pid is gone) and resumes. Before, a resume of a run still running stored its tasks
+ * again, crashed on them, and marked the run cancelled; a delete removed it from under its process.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { startConversationServer } from '../fakes/conversation-server.ts';
+import { binPath, keylessEnvironment, runCli, temporaryDirectory } from './run-cli.ts';
+
+type RunRow = { id: string; status: string; holder: string | null };
+
+function latestRun(database: string): RunRow | undefined {
+  if (!existsSync(database)) return undefined;
+  try {
+    const connection = new Database(database, { readonly: true });
+    try {
+      return connection.prepare('SELECT id, status, holder FROM runs ORDER BY rowid DESC LIMIT 1').get() as RunRow | undefined;
+    } finally {
+      connection.close();
+    }
+  } catch {
+    // Created or migrated this instant by the run's process.
+    return undefined;
+  }
+}
+
+function scored(database: string, runId: string): number {
+  const connection = new Database(database, { readonly: true });
+  try {
+    return (connection.prepare("SELECT count(*) AS count FROM episodes WHERE run_id = ? AND status = 'scored'").get(runId) as { count: number }).count;
+  } finally {
+    connection.close();
+  }
+}
+
+/** `args` run in their own process, once it is seen holding its run (and `ready` says so too). */
+async function startHeldRun(directory: string, args: string[], ready: () => boolean = () => true): Promise<{ child: ChildProcess; runId: string }> {
+  const child = spawn(process.execPath, [binPath, 'run', ...args, '--db', 'r.db'], { cwd: directory, env: keylessEnvironment(), stdio: 'ignore' });
+  const database = join(directory, 'r.db');
+  for (let waited = 0; ; waited += 10) {
+    const run = latestRun(database);
+    if (run?.holder && ready()) return { child, runId: run.id };
+    if (child.exitCode !== null) throw new Error(`the run ended (exit ${child.exitCode}) before it was seen holding its run`);
+    if (waited > 120_000) {
+      child.kill('SIGKILL');
+      throw new Error('the run was not seen holding its run within 2 minutes');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+test('a run being run is not resumed, deleted, rescored or worked on by another process; it ends as its process ends it', async () => {
+  const directory = temporaryDirectory();
+  // The endpoint does not answer until told: the run holds its run, waiting on its episodes, for as long as this takes.
+  const server = await startConversationServer({ toolTurns: 0 });
+  server.setBehaviour('hang');
+  try {
+    const { child, runId } = await startHeldRun(directory, ['funcgen', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--count', '4'], () => server.requests.length > 0);
+    const holder = new RegExp(`run '${runId}' is being run by another process \\(.* pid ${child.pid}\\), so it cannot be `);
+    for (const [args, doing] of [
+      [['run', '--resume', runId], 'resumed'],
+      [['delete', runId], 'deleted'],
+      [['rescore', runId], 'rescored'],
+      [['worker', '--run', runId], 'worked on by a worker'],
+    ] as const) {
+      const result = await runCli([...args, '--db', 'r.db'], { cwd: directory });
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, holder, args.join(' '));
+      assert.match(result.stderr, new RegExp(`cannot be ${doing} now\\n {2}fix: wait for that run to end, or stop it \\(Ctrl-C\\) first`), args.join(' '));
+    }
+    // Its own process stops it (Ctrl-C): cancelled and let go, so it resumes here and finishes.
+    child.kill('SIGINT');
+    const [code] = await once(child, 'close') as [number];
+    assert.equal(code, 130);
+    const database = join(directory, 'r.db');
+    assert.deepEqual(latestRun(database), { id: runId, status: 'cancelled', holder: null });
+    server.setBehaviour('answer');
+    const resumed = await runCli(['run', '--resume', runId, '--db', 'r.db'], { cwd: directory });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(latestRun(database), { id: runId, status: 'finished', holder: null }, 'the only run, finished and let go');
+    assert.equal(scored(database, runId), 4);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a run whose process was killed is free at once: run --resume finishes it', async () => {
+  const directory = temporaryDirectory();
+  const { child, runId } = await startHeldRun(directory, ['funcgen', '--model', 'builtin/random', '--count', '3000', '--concurrency', '2']);
+  child.kill('SIGKILL');
+  await once(child, 'close');
+  const database = join(directory, 'r.db');
+  assert.equal(latestRun(database)?.holder?.endsWith(`pid ${child.pid}`), true, 'the killed process left its hold behind');
+  const resumed = await runCli(['run', '--resume', runId, '--db', 'r.db'], { cwd: directory });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.deepEqual(latestRun(database), { id: runId, status: 'finished', holder: null });
+  assert.equal(scored(database, runId), 3000);
+});
