@@ -18,6 +18,7 @@ import { renderCompareList, renderComparePage } from './viewer/compare-page.ts';
 import { renderRunDifficultyPage } from './viewer/difficulty-section.ts';
 import { renderRunPage } from './viewer/run-page.ts';
 import { renderRunsIndex } from './viewer/runs-index-page.ts';
+import { shownRunStatus } from '../runner/run-hold.ts';
 import { renderSweepPage } from './viewer/sweep-page.ts';
 import { renderTaskPage } from './viewer/task-page.ts';
 import { runPath } from './viewer/viewer-shell.ts';
@@ -67,7 +68,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
     }
     const html = (body: string) => send(response, 200, 'text/html; charset=utf-8', body);
     const allRunIds = (): string[] => store.listRuns().map((run) => run.id).reverse();
-    if (path === '/') return html(renderRunsIndex(store.listRuns().map((run) => ({ run, counts: store.countOutcomes(run.id) })), url.searchParams));
+    if (path === '/') return html(renderRunsIndex(store.listRuns().map((run) => ({ run, counts: store.countOutcomes(run.id), status: shownRunStatus(store, run) })), url.searchParams));
     if (path === '/report') {
       const runIds = allRunIds();
       return html(renderHtml(runIds.map((id) => loadRunReport(store, id)), { linkTasks: true, comparisons: compareWithFirstRuns(store, runIds) }));
@@ -87,7 +88,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
       const sweepOfRun = sweepMembershipOf(run.params);
       const axes = listSuites().find((suite) => suite.id === run.suite.id)?.difficultyAxes ?? [];
       return html(renderRunPage(run, store.countOutcomes(run.id), query, store.queryEpisodes(run.id, query), {
-        difficultyAxes: axes.map((axis) => axis.name), ...(sweepOfRun ? { sweep: sweepOfRun } : {}),
+        difficultyAxes: axes.map((axis) => axis.name), ...(sweepOfRun ? { sweep: sweepOfRun } : {}), status: shownRunStatus(store, run),
       }));
     }
     const runDifficulty = /^\/runs\/([^/]+)\/difficulty$/.exec(path);

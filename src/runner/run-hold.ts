@@ -9,7 +9,7 @@
  */
 import { hostname } from 'node:os';
 import { ConfigError } from '../core/errors.ts';
-import type { ResultsStore, RunHold } from '../store/index.ts';
+import type { ResultsStore, RunHold, StoredRun } from '../store/index.ts';
 
 /** How long a hold lasts unrenewed: a killed process on another machine keeps its runs this long. */
 export const runHoldLeaseMs = 60_000;
@@ -95,4 +95,19 @@ export async function withRunHeld<T>(store: ResultsStore, runId: string, doing: 
       // A deleted run (refused before it started) has nothing to let go.
     }
   }
+}
+
+/** A run's status as a reader should see it: stored, except a killed run's (see shownRunStatus). */
+export type ShownRunStatus = StoredRun['status'] | 'interrupted';
+
+/**
+ * A run stored as 'running' that no live process holds and no worker is queued for was killed: it is shown as
+ * 'interrupted' (resume it), not as running forever. A team run waiting for its workers is still running.
+ */
+export function shownRunStatus(store: ResultsStore, run: StoredRun): ShownRunStatus {
+  if (run.status !== 'running') return run.status;
+  const hold = store.runHold(run.id);
+  if (hold !== undefined && !holderIsGone(hold.holder)) return 'running';
+  const queue = store.queueCounts(run.id);
+  return queue.pending + queue.leased > 0 ? 'running' : 'interrupted';
 }

@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { startReportServer } from '../../src/report/report-server.ts';
 import { startConversationServer } from '../fakes/conversation-server.ts';
 import { binPath, keylessEnvironment, runCli, temporaryDirectory } from './run-cli.ts';
 
@@ -75,6 +76,8 @@ test('a run being run is not resumed, deleted, rescored or worked on by another 
       assert.match(result.stderr, holder, args.join(' '));
       assert.match(result.stderr, new RegExp(`cannot be ${doing} now\\n {2}fix: wait for that run to end, or stop it \\(Ctrl-C\\) first`), args.join(' '));
     }
+    const listed = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string }[];
+    assert.deepEqual(listed.map((run) => [run.id, run.status]), [[runId, 'running']]);
     // Its own process stops it (Ctrl-C): cancelled and let go, so it resumes here and finishes.
     child.kill('SIGINT');
     const [code] = await once(child, 'close') as [number];
@@ -98,6 +101,20 @@ test('a run whose process was killed is free at once: run --resume finishes it',
   await once(child, 'close');
   const database = join(directory, 'r.db');
   assert.equal(latestRun(database)?.holder?.endsWith(`pid ${child.pid}`), true, 'the killed process left its hold behind');
+  // Stored as running, run by no process: shown as interrupted, with the command that finishes it.
+  const table = await runCli(['runs', '--db', 'r.db'], { cwd: directory });
+  assert.match(table.stdout, new RegExp(`^${runId} .* interrupted `, 'm'));
+  assert.match(table.stdout, new RegExp(`1 interrupted \\(stopped before they ended, no process runs them\\): finish one with toolforge run --resume ${runId} --db <the same file>`));
+  const interrupted = JSON.parse((await runCli(['runs', '--json', '--status', 'interrupted', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string }[];
+  assert.deepEqual(interrupted.map((run) => [run.id, run.status]), [[runId, 'interrupted']]);
+  assert.equal((await runCli(['runs', '--json', '--status', 'running', '--db', 'r.db'], { cwd: directory })).stdout, '[]\n');
+  const server = await startReportServer({ dbPath: database, port: 0 });
+  try {
+    assert.match(await (await fetch(server.url)).text(), new RegExp(`${runId}[\\s\\S]*?<td>interrupted</td>`));
+    assert.match(await (await fetch(`${server.url}runs/${runId}`)).text(), /status interrupted \(no process runs it: finish it with <code>toolforge run --resume /);
+  } finally {
+    await server.close();
+  }
   const resumed = await runCli(['run', '--resume', runId, '--db', 'r.db'], { cwd: directory });
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.deepEqual(latestRun(database), { id: runId, status: 'finished', holder: null });

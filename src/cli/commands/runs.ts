@@ -7,6 +7,7 @@ import { transformsLabel } from '../../report/model-variant.ts';
 import { runModeLabel } from '../../report/run-mode-label.ts';
 import type { StoredRun } from '../../store/index.ts';
 import { isPostgresLocation } from '../../store/index.ts';
+import { shownRunStatus } from '../../runner/run-hold.ts';
 import { listSuites } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
@@ -14,7 +15,8 @@ import { resolveDatabasePath } from '../option-parsers.ts';
 
 type RunsFlags = { db?: string; suite?: string; model?: string; status?: string; json?: boolean };
 
-const runStatuses = ['running', 'finished', 'cancelled', 'failed'];
+// 'interrupted': stored as running, but no process runs it (it was killed): see shownRunStatus.
+const runStatuses = ['running', 'finished', 'cancelled', 'failed', 'interrupted'];
 
 export function registerRunsCommand(program: Command, io: CliIo): void {
   program
@@ -36,13 +38,14 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
       }
       await withStore(openExistingStore(path), (store) => {
         const everyRun = store.listRuns();
-        const runs = everyRun.filter((run) => (flags.suite === undefined || run.suite.id === flags.suite)
-          && (flags.model === undefined || run.model === flags.model)
-          && (flags.status === undefined || run.status === flags.status));
-        const rows = runs.map((run) => ({ run, counts: store.countEpisodes(run.id), passed: store.countPassedEpisodes(run.id) }));
+        const runs = everyRun.map((run) => ({ run, status: shownRunStatus(store, run) }))
+          .filter(({ run, status }) => (flags.suite === undefined || run.suite.id === flags.suite)
+            && (flags.model === undefined || run.model === flags.model)
+            && (flags.status === undefined || status === flags.status));
+        const rows = runs.map(({ run, status }) => ({ run, status, counts: store.countEpisodes(run.id), passed: store.countPassedEpisodes(run.id) }));
         if (flags.json) {
-          io.stdout(`${JSON.stringify(rows.map(({ run, counts, passed }) => ({
-            id: run.id, createdAt: run.createdAt, suite: run.suite.id, model: run.model, mode: run.mode, status: run.status,
+          io.stdout(`${JSON.stringify(rows.map(({ run, status, counts, passed }) => ({
+            id: run.id, createdAt: run.createdAt, suite: run.suite.id, model: run.model, mode: run.mode, status,
             transforms: transformsLabel(run.provenance.transforms) || null,
             tasks: run.taskCount, trials: run.trials, episodes: counts, passed, passRate: counts.scored > 0 ? passed / counts.scored : null,
           })), null, 2)}\n`);
@@ -58,10 +61,14 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         const transformed = rows.some(({ run }) => (run.provenance.transforms ?? []).length > 0);
         io.stdout(`${textTable({
           columns: ['run', 'created', 'suite', 'model', 'mode', ...(transformed ? ['transforms'] : []), 'status', 'tasks', 'trials', 'scored', 'pass rate', 'infrastructure errors'],
-          rows: rows.map(({ run, counts, passed }) => [run.id, run.createdAt, run.suite.id, run.model, runModeLabel(run),
-            ...(transformed ? [transformsLabel(run.provenance.transforms) || '-'] : []), run.status,
+          rows: rows.map(({ run, status, counts, passed }) => [run.id, run.createdAt, run.suite.id, run.model, runModeLabel(run),
+            ...(transformed ? [transformsLabel(run.provenance.transforms) || '-'] : []), status,
             run.taskCount, run.trials, counts.scored, counts.scored > 0 ? formatPercent(passed / counts.scored) : '-', counts['infrastructure-error']]),
         })}\n`);
+        const interrupted = rows.filter((row) => row.status === 'interrupted');
+        if (interrupted.length > 0) {
+          io.stdout(`${interrupted.length} interrupted (stopped before they ended, no process runs them): finish one with toolforge run --resume ${interrupted[0].run.id}${flags.db === undefined ? '' : ' --db <the same file>'}\n`);
+        }
       });
     });
 }

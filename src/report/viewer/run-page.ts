@@ -16,6 +16,8 @@ export type RunPageExtras = {
   /** The names of the suite's difficulty axes (none: no link to the difficulty page). */
   difficultyAxes?: readonly string[];
   sweep?: SweepMembership;
+  /** The status to show, when it is not the stored one (a killed run: 'interrupted'). */
+  status?: string;
 };
 
 /**
@@ -47,7 +49,7 @@ export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: E
   return viewerShell(`ToolForge run ${run.id}`, [
     `<h1>Run ${escapeHtml(run.id)}</h1>`,
     `<p>Suite <b>${escapeHtml(run.suite.id)}</b> ${escapeHtml(run.suite.version)}, model <b>${escapeHtml(run.model)}</b>, `
-      + `mode <b>${escapeHtml(runModeLabel(run))}</b>, status ${escapeHtml(run.status)}, started ${escapeHtml(run.createdAt)}. `
+      + `mode <b>${escapeHtml(runModeLabel(run))}</b>, status ${escapeHtml(extras.status ?? run.status)}${extras.status === 'interrupted' ? ` (no process runs it: finish it with <code>toolforge run --resume ${escapeHtml(run.id)}</code>)` : ''}, started ${escapeHtml(run.createdAt)}. `
       + `${run.taskCount} tasks × ${run.trials} trials; ${counts.scored} scored, ${counts.passed} passed`
       + (counts.scored > 0 ? ` (<b>${formatPercent(counts.passed / counts.scored)}</b>, 95% CI ${formatInterval(wilsonInterval(counts.passed, counts.scored))})` : '')
       + `, ${counts.infrastructureErrors} infrastructure errors, ${counts.cancelled} cancelled.</p>`,

@@ -9,7 +9,8 @@ import { runModeLabel } from '../run-mode-label.ts';
 import { escapeHtml } from '../render-html.ts';
 import { link, runPath, sweepPath, viewerShell } from './viewer-shell.ts';
 
-export type RunsIndexRow = { run: StoredRun; counts: RunOutcomeCounts };
+/** `status`: the run's status as shown (a killed run is 'interrupted', see shownRunStatus). */
+export type RunsIndexRow = { run: StoredRun; counts: RunOutcomeCounts; status: string };
 
 type Column = { key: string; title: string; value: (row: RunsIndexRow) => string | number; numeric: boolean };
 
@@ -19,7 +20,7 @@ const columns: readonly Column[] = [
   { key: 'model', title: 'model', value: (row) => row.run.model, numeric: false },
   { key: 'mode', title: 'mode', value: (row) => runModeLabel(row.run), numeric: false },
   { key: 'transforms', title: 'transforms', value: (row) => transformsLabel(row.run.provenance.transforms), numeric: false },
-  { key: 'status', title: 'status', value: (row) => row.run.status, numeric: false },
+  { key: 'status', title: 'status', value: (row) => row.status, numeric: false },
   { key: 'started', title: 'started', value: (row) => row.run.createdAt, numeric: false },
   { key: 'tasks', title: 'tasks', value: (row) => row.run.taskCount, numeric: true },
   { key: 'trials', title: 'trials', value: (row) => row.run.trials, numeric: true },
@@ -48,11 +49,12 @@ export function renderRunsIndex(rows: readonly RunsIndexRow[], parameters: URLSe
     const arrow = candidate.key === column.key ? (order === 'asc' ? ' ▲' : ' ▼') : '';
     return `<th>${link(`/?sort=${candidate.key}&order=${nextOrder}`, `${candidate.title}${arrow}`)}</th>`;
   }).join('') + '<th>95% CI</th>';
-  const body = sorted.map(({ run, counts }) => {
+  const body = sorted.map((row) => {
+    const { run, counts } = row;
     const cells = columns.map((candidate) => {
       if (candidate.key === 'run') return `<td>${link(runPath(run.id), run.id)}</td>`;
       if (candidate.key === 'passRate') return `<td class="number">${counts.scored === 0 ? '' : formatPercent(passRate(counts))}</td>`;
-      const value = candidate.value({ run, counts });
+      const value = candidate.value(row);
       return `<td${candidate.numeric ? ' class="number"' : ''}>${escapeHtml(String(value))}</td>`;
     });
     const interval = counts.scored === 0 ? '' : formatInterval(wilsonInterval(counts.passed, counts.scored));
