@@ -1,4 +1,5 @@
 import { transformsLabel } from './model-variant.ts';
+import { shownRunStatus } from '../runner/run-hold.ts';
 import { summarizeRun } from '../runner/summarize-run.ts';
 import { sweepMembershipOf } from '../runner/sweep-membership.ts';
 import type { ResultsStore } from '../store/results-store.ts';
@@ -23,6 +24,7 @@ export function loadRunReport(store: ResultsStore, runId: string): RunReport {
     ...(axes.length > 0 ? { difficultyAxes: axes, taskLevels } : {}),
     ...(sweep ? { sweep } : {}),
     ...(run.provenance.transforms?.length ? { transforms: transformsLabel(run.provenance.transforms) } : {}),
+    status: shownRunStatus(store, run),
   };
 }
 

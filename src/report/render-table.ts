@@ -14,7 +14,9 @@ export function renderRunTable(summary: ReportSummary): string {
   sections.push([
     `run ${summary.runId}: suite ${summary.suite}, model ${summary.model}, mode ${summary.mode}`,
     `${summary.tasks} tasks x ${summary.trials} trials = ${summary.episodes} episodes`
-      + ` (${summary.infrastructureErrors} infrastructure errors, not scored)`,
+      + ` (${summary.infrastructureErrors} infrastructure errors, not scored)`
+      // A run stopped before it ended must not read as complete.
+      + ((summary.missingEpisodes ?? 0) > 0 ? `; ${summary.missingEpisodes} not run yet` : ''),
     // With nothing scored there is no rate: "0.0% [0.0%, 100.0%]" would read as a result.
     summary.episodes === 0
       ? 'pass rate: none (no episode scored)'

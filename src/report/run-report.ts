@@ -16,6 +16,8 @@ export type ReportSummary = {
   trials: number;
   episodes: number;
   infrastructureErrors: number;
+  /** Episodes of the run's tasks with no row yet (a run stopped or killed before it ended); absent counts as none. */
+  missingEpisodes?: number;
   passRate: number;
   passRateCI95: readonly [number, number] | number[];
   metrics: Readonly<Record<string, number>>;
@@ -39,6 +41,8 @@ export type RunReport = {
   sweep?: SweepMembership;
   /** The transforms its tasks were derived with, as one label (`rename-tools + drift:op=all`); absent or '' for none. */
   transforms?: string;
+  /** The run's status as `runs` shows it (a killed run is 'interrupted'); absent when not read from a store. */
+  status?: string;
 };
 
 /** The keys `run --json` prints, in this order (the documented machine-readable summary). */

@@ -96,10 +96,19 @@ test('a run being run is not resumed, deleted, rescored or worked on by another 
 
 test('a run whose process was killed is free at once: run --resume finishes it', async () => {
   const directory = temporaryDirectory();
-  const { child, runId } = await startHeldRun(directory, ['funcgen', '--model', 'builtin/random', '--count', '3000', '--concurrency', '2']);
+  // Killed once it has scored an episode: some of its episodes are stored, the rest not run.
+  const database = join(directory, 'r.db');
+  const started = (): boolean => {
+    const run = latestRun(database);
+    try {
+      return run !== undefined && scored(database, run.id) > 0;
+    } catch {
+      return false;
+    }
+  };
+  const { child, runId } = await startHeldRun(directory, ['funcgen', '--model', 'builtin/random', '--count', '3000', '--concurrency', '2'], started);
   child.kill('SIGKILL');
   await once(child, 'close');
-  const database = join(directory, 'r.db');
   assert.equal(latestRun(database)?.holder?.endsWith(`pid ${child.pid}`), true, 'the killed process left its hold behind');
   // Stored as running, run by no process: shown as interrupted, with the command that finishes it.
   const table = await runCli(['runs', '--db', 'r.db'], { cwd: directory });
@@ -108,6 +117,15 @@ test('a run whose process was killed is free at once: run --resume finishes it',
   const interrupted = JSON.parse((await runCli(['runs', '--json', '--status', 'interrupted', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string }[];
   assert.deepEqual(interrupted.map((run) => [run.id, run.status]), [[runId, 'interrupted']]);
   assert.equal((await runCli(['runs', '--json', '--status', 'running', '--db', 'r.db'], { cwd: directory })).stdout, '[]\n');
+  // Its report does not read as complete: how many episodes were not run, and its status.
+  const json = JSON.parse((await runCli(['report', runId, '--format', 'json', '--db', 'r.db'], { cwd: directory })).stdout) as {
+    tasks: number; trials: number; episodes: number; infrastructureErrors: number; status: string; missingEpisodes: number;
+  };
+  assert.equal(json.status, 'interrupted');
+  assert.ok(json.missingEpisodes > 0);
+  assert.equal(json.missingEpisodes, json.tasks * json.trials - json.episodes - json.infrastructureErrors);
+  const report = await runCli(['report', runId, '--db', 'r.db'], { cwd: directory });
+  assert.match(report.stdout, new RegExp(`= ${json.episodes} episodes \\(0 infrastructure errors, not scored\\); ${json.missingEpisodes} not run yet\\n`));
   const server = await startReportServer({ dbPath: database, port: 0 });
   try {
     assert.match(await (await fetch(server.url)).text(), new RegExp(`${runId}[\\s\\S]*?<td>interrupted</td>`));
@@ -119,4 +137,5 @@ test('a run whose process was killed is free at once: run --resume finishes it',
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.deepEqual(latestRun(database), { id: runId, status: 'finished', holder: null });
   assert.equal(scored(database, runId), 3000);
+  assert.doesNotMatch((await runCli(['report', runId, '--db', 'r.db'], { cwd: directory })).stdout, /not run yet/);
 });
