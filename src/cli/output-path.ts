@@ -4,7 +4,8 @@
  */
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ConfigError, errorMessage } from '../core/errors.ts';
+import { ConfigError } from '../core/errors.ts';
+import { fileProblem, isFile } from '../core/file-problem.ts';
 
 const outputFix = 'pass --out with a path in an existing, writable folder (or leave --out out to print to stdout)';
 
@@ -48,14 +49,6 @@ function statOf(path: string): Stats | string | undefined {
   }
 }
 
-function isFile(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isFile() === true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Why `--out` could not be written. `after` says what is kept when the failure comes after the work (a sweep's runs
  * are stored, and the report can be written again).
@@ -68,15 +61,13 @@ export function cannotWriteOutput(path: string, problem: unknown, after?: string
   });
 }
 
+/** A write's errno in words: what differs from a read's (fileProblem) is said here, the rest as a read says it. */
 function outputProblem(path: string, error: unknown): string {
   switch ((error as NodeJS.ErrnoException | undefined)?.code) {
     case 'ENOENT': return `its folder ${dirname(path)} does not exist`;
     case 'EISDIR': return 'it is a folder';
-    case 'ENOTDIR': return 'a part of its path is a file, not a folder';
-    case 'EACCES':
-    case 'EPERM': return 'permission denied';
     case 'ENOSPC': return 'the disk is full';
     case 'EROFS': return 'the file system is read-only';
-    default: return errorMessage(error);
+    default: return fileProblem(path, error);
   }
 }

@@ -38,7 +38,8 @@ function folderContents(path: string): string {
   return ` (it holds ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''})`;
 }
 
-function isFile(path: string): boolean {
+/** Whether a file (not a folder) is at `path`; false when nothing is, or it cannot be looked at. */
+export function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
   } catch {
