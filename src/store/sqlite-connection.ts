@@ -3,8 +3,9 @@
  * path can be unusable, its schema checked or upgraded, and served as a SqlConnection. Statements are
  * prepared once per SQL text.
  */
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import { prepareFileFolder } from '../core/prepare-file-folder.ts';
@@ -33,47 +34,139 @@ export function openSqliteConnection(path: string, options: OpenStoreOptions = {
       prepareDatabaseDirectory(filePath);
     }
   }
+  if (readOnly) return openForReading(filePath);
   let database: Database.Database | undefined;
   try {
-    database = new Database(filePath, readOnly ? { readonly: true, fileMustExist: true } : {});
+    database = new Database(filePath);
     database.pragma('busy_timeout = 5000');
-    if (readOnly) {
-      if (checkSchema(sqliteConnection(database, filePath)) === 'older') {
-        // An older file is upgraded once by a writing open (the upgrade keeps every run), then read as usual.
-        database.close();
-        database = undefined;
-        openSqliteConnection(filePath).close();
-        return openSqliteConnection(filePath, options);
-      }
-    } else {
-      // The first statements read the header: a file that is not SQLite fails here.
-      // A new file gets 64 KB pages: a run stores a few KB to tens of KB per task and episode, which 4 KB pages split
-      // into overflow chains (a 17,102-task NESTFUL run's inserts: 716 ms -> 336 ms). An existing file keeps its size.
-      database.pragma(`page_size = ${newFilePageSize}`);
-      database.pragma('journal_mode = WAL');
-      database.pragma('foreign_keys = ON');
-      // In WAL mode NORMAL survives a killed process (not a power cut) and keeps commits cheap.
-      database.pragma('synchronous = NORMAL');
-      migrateSchema(sqliteConnection(database, filePath));
-    }
+    // The first statements read the header: a file that is not SQLite fails here.
+    // A new file gets 64 KB pages: a run stores a few KB to tens of KB per task and episode, which 4 KB pages split
+    // into overflow chains (a 17,102-task NESTFUL run's inserts: 716 ms -> 336 ms). An existing file keeps its size.
+    database.pragma(`page_size = ${newFilePageSize}`);
+    database.pragma('journal_mode = WAL');
+    database.pragma('foreign_keys = ON');
+    // In WAL mode NORMAL survives a killed process (not a power cut) and keeps commits cheap.
+    database.pragma('synchronous = NORMAL');
+    migrateSchema(sqliteConnection(database, filePath));
   } catch (error) {
     database?.close();
     if (error instanceof ToolForgeError) throw error;
-    throw describeOpenFailure(filePath, error, readOnly);
+    throw describeOpenFailure(filePath, error, false);
   }
   return sqliteConnection(database, filePath);
 }
 
+/**
+ * A read-only open. Two files it cannot read in place are read through an upgraded copy instead, so the
+ * commands that only read work on any file the user can read:
+ * - a file in a folder the user cannot write: a WAL database's reader must create `<file>-shm` beside it;
+ * - a file written by an older ToolForge that the user cannot upgrade in place.
+ */
+function openForReading(filePath: string): SqlConnection {
+  let database: Database.Database | undefined;
+  try {
+    database = new Database(filePath, { readonly: true, fileMustExist: true });
+    database.pragma('busy_timeout = 5000');
+    if (checkSchema(sqliteConnection(database, filePath)) === 'current') return sqliteConnection(database, filePath);
+    // An older file is upgraded once by a writing open (the upgrade keeps every run), then read as usual.
+    database.close();
+    database = undefined;
+    try {
+      openSqliteConnection(filePath).close();
+    } catch (error) {
+      if (error instanceof ConfigError && error.code === 'store.unwritable') return openUpgradedCopy(filePath);
+      throw error;
+    }
+    return openForReading(filePath);
+  } catch (error) {
+    database?.close();
+    if (error instanceof ToolForgeError) throw error;
+    if (cannotCreateReaderFiles(filePath, error)) return openUpgradedCopy(filePath);
+    throw describeOpenFailure(filePath, error, true);
+  }
+}
+
+/** A readable file whose reader could not make its shared-memory file: the folder is not the user's to write. */
+function cannotCreateReaderFiles(filePath: string, error: unknown): boolean {
+  const code = sqliteCode(error);
+  if (!code.startsWith('SQLITE_READONLY') && !code.startsWith('SQLITE_CANTOPEN')) return false;
+  // A -shm file already there means a writer may be at work: a copy could catch it half-way, so say so instead.
+  if (existsSync(`${filePath}-shm`)) return false;
+  try {
+    accessSync(filePath, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Copies the file (and its write-ahead log, when there is one) into a private temporary folder, opens the copy
+ * for writing, so SQLite may replay the log and the schema be upgraded, and removes the copy on close or exit.
+ * Messages name the user's file; nothing is ever written beside it.
+ */
+function openUpgradedCopy(filePath: string): SqlConnection {
+  let folder: string;
+  try {
+    folder = mkdtempSync(join(tmpdir(), 'toolforge-read-'));
+  } catch (error) {
+    throw new ConfigError('store.unwritable', `cannot read ${filePath}: its folder is not writable, and no temporary copy could be made in ${tmpdir()} (${errorMessage(error)})`, {
+      fix: `copy ${filePath} into a folder you can write to and pass --db <the copy>, or set TMPDIR to a writable folder`,
+      cause: error,
+    });
+  }
+  const removeCopy = (): void => rmSync(folder, { recursive: true, force: true });
+  process.once('exit', removeCopy);
+  const copyPath = join(folder, basename(filePath));
+  let database: Database.Database | undefined;
+  try {
+    copyFileSync(filePath, copyPath);
+    if (existsSync(`${filePath}-wal`)) copyFileSync(`${filePath}-wal`, `${copyPath}-wal`);
+    // A copy keeps the file's mode: the user's own copy must be writable for the upgrade.
+    for (const copied of [copyPath, `${copyPath}-wal`]) if (existsSync(copied)) chmodSync(copied, 0o600);
+    database = new Database(copyPath);
+    database.pragma('foreign_keys = ON');
+    migrateSchema(sqliteConnection(database, filePath));
+  } catch (error) {
+    database?.close();
+    removeCopy();
+    process.removeListener('exit', removeCopy);
+    if (error instanceof ToolForgeError) throw error;
+    if (sqliteCode(error) === '' && (error as { code?: unknown }).code !== undefined) {
+      throw new ConfigError('store.unwritable', `cannot read ${filePath}: its folder is not writable, and copying it to ${folder} failed (${errorMessage(error)})`, {
+        fix: `copy ${filePath} into a folder you can write to and pass --db <the copy>, or set TMPDIR to a folder with room`,
+        cause: error,
+      });
+    }
+    throw invalidStore(filePath, errorMessage(error), { cause: error });
+  }
+  const connection = sqliteConnection(database, filePath);
+  return {
+    ...connection,
+    close: () => {
+      connection.close();
+      removeCopy();
+      process.removeListener('exit', removeCopy);
+    },
+  };
+}
+
+function sqliteCode(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : '';
+}
+
 /** SQLite's error codes say why a file could not be used; each gets its own message and fix. */
 function describeOpenFailure(path: string, error: unknown, readOnly: boolean): ConfigError {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+  // better-sqlite3 gives extended codes (SQLITE_READONLY_DIRECTORY, SQLITE_CANTOPEN_ISDIR, ...): match the family.
+  const code = sqliteCode(error);
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new ConfigError('store.locked', `${path} is locked by another process (${errorMessage(error)})`, {
       fix: 'wait for the other toolforge command using it to finish, or pass --db <other path>',
       cause: error,
     });
   }
-  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') {
+  if (['SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_PERM', 'SQLITE_AUTH'].some((family) => code.startsWith(family))) {
     return new ConfigError('store.unwritable', `cannot ${readOnly ? 'open' : 'write to'} ${path} (${errorMessage(error)})`, {
       fix: readOnly
         ? `check the permissions of ${path} and its folder (SQLite also needs to read ${path}-wal and ${path}-shm when they exist)`

@@ -1,0 +1,107 @@
+/**
+ * The commands that only read results (runs, report, export) work on any results file the user can read: one in a
+ * folder the user cannot write (SQLite's WAL reader must create `<file>-shm` beside it), and one written by an older
+ * ToolForge that the user cannot upgrade in place. Both are read through an upgraded private copy that is removed
+ * afterwards; nothing is written beside the file. A command that writes says it cannot, in words.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { latestSchemaVersion, migrationStatements, migrations } from '../../src/store/store-migrations.ts';
+import { keylessEnvironment, runCli, spawnCliUnprivileged, temporaryDirectory, unprivilegedPrefix } from './run-cli.ts';
+
+const unprivileged = unprivilegedPrefix();
+const skip = 'skip' in unprivileged ? unprivileged.skip : false;
+const prefix = 'prefix' in unprivileged ? unprivileged.prefix : [];
+
+/** A results file as the ToolForge before the latest schema change wrote it, with one finished run. */
+function writeOlderDatabase(path: string): void {
+  const old = new Database(path);
+  old.pragma('journal_mode = WAL');
+  old.exec('CREATE TABLE schema_version (version INTEGER NOT NULL, applied_at TEXT NOT NULL)');
+  for (const migration of migrations.filter((candidate) => candidate.version < latestSchemaVersion)) {
+    for (const statement of migrationStatements(migration, 'sqlite')) old.exec(statement);
+    old.prepare('INSERT INTO schema_version VALUES (?, ?)').run(migration.version, '2026-01-01T00:00:00.000Z');
+  }
+  old.prepare(`INSERT INTO runs (id, created_at, suite_id, suite_version, model, base_url, mode, trials, concurrency, seed, params, settings, provenance, status)
+    VALUES ('run-older', '2026-01-01T00:00:00.000Z', 'funcgen', '1', 'builtin/oracle', NULL, NULL, 1, 1, 7, '{}', '{}', '{}', 'finished')`).run();
+  old.close();
+}
+
+function schemaVersion(path: string): number {
+  const connection = new Database(path, { readonly: true });
+  try {
+    return (connection.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number }).version;
+  } finally {
+    connection.close();
+  }
+}
+
+describe('results files the user cannot write', { skip }, () => {
+  const directory = temporaryDirectory();
+  const readOnlyFolder = join(directory, 'read-only');
+  const temporary = join(directory, 'tmp');
+  const environment = { ...keylessEnvironment(), TMPDIR: temporary };
+  let runId = '';
+
+  before(async () => {
+    mkdirSync(readOnlyFolder);
+    mkdirSync(temporary);
+    const result = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', join(readOnlyFolder, 'results.db')], { cwd: directory });
+    assert.equal(result.code, 0, result.stderr);
+    runId = /run (funcgen-\S+):/.exec(result.stdout)?.[1] ?? '';
+    writeOlderDatabase(join(readOnlyFolder, 'older.db'));
+    chmodSync(join(readOnlyFolder, 'older.db'), 0o444);
+    chmodSync(readOnlyFolder, 0o555);
+  });
+  after(() => chmodSync(readOnlyFolder, 0o755));
+
+  test('runs, report and export read a file in a read-only folder, write nothing beside it and leave no copy', async () => {
+    const database = join(readOnlyFolder, 'results.db');
+    const before = readdirSync(readOnlyFolder).sort();
+    const runs = await spawnCliUnprivileged(prefix, ['runs', '--db', database], { cwd: directory, env: environment });
+    assert.equal(runs.code, 0, runs.stderr);
+    assert.match(runs.stdout, new RegExp(`${runId} .* finished +2 +1 +2 +100\\.0%`));
+    const report = await spawnCliUnprivileged(prefix, ['report', runId, '--db', database], { cwd: directory, env: environment });
+    assert.equal(report.code, 0, report.stderr);
+    assert.match(report.stdout, /pass rate 100\.0%/);
+    const exported = await spawnCliUnprivileged(prefix, ['export', runId, '--db', database], { cwd: directory, env: environment });
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.equal(exported.stdout.trim().split('\n').length, 1 + 2 + 2);
+    assert.deepEqual(readdirSync(readOnlyFolder).sort(), before);
+    assert.deepEqual(readdirSync(temporary), []);
+  });
+
+  test('a file from an older ToolForge that cannot be upgraded in place is read through an upgraded copy, and stays as it was', async () => {
+    const database = join(readOnlyFolder, 'older.db');
+    const runs = await spawnCliUnprivileged(prefix, ['runs', '--db', database, '--json'], { cwd: directory, env: environment });
+    assert.equal(runs.code, 0, runs.stderr);
+    assert.deepEqual((JSON.parse(runs.stdout) as { id: string; status: string }[]).map((run) => [run.id, run.status]), [['run-older', 'finished']]);
+    assert.equal(schemaVersion(database), latestSchemaVersion - 1);
+    assert.deepEqual(readdirSync(temporary), []);
+  });
+
+  test('a command that writes is told the file cannot be written, not that it is not a results file', async () => {
+    for (const name of ['results.db', 'older.db']) {
+      const result = await spawnCliUnprivileged(prefix, ['run', 'funcgen', '--model', 'builtin/planner', '--count', '1', '--db', join(readOnlyFolder, name)], { cwd: directory, env: environment });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, new RegExp(`error: cannot write to ${join(readOnlyFolder, name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `));
+      assert.match(result.stderr, /fix: make .* and its folder writable, or pass --db <a writable path>; read-only commands \(runs, report, export, view\) can still read it/);
+      assert.doesNotMatch(result.stderr, /not a ToolForge results database/);
+    }
+  });
+
+  test('a file the user cannot read is named as such', async () => {
+    const folder = join(directory, 'unreadable');
+    mkdirSync(folder);
+    const database = join(folder, 'results.db');
+    assert.equal((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '1', '--db', database], { cwd: directory })).code, 0);
+    chmodSync(database, 0o000);
+    const result = await spawnCliUnprivileged(prefix, ['runs', '--db', database], { cwd: directory, env: environment });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /error: cannot open .*results\.db \(.*\)\n {2}fix: check the permissions of /);
+    assert.deepEqual(readdirSync(temporary), []);
+  });
+});
