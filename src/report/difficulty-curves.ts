@@ -29,14 +29,14 @@ export type DifficultyCurve = {
 };
 
 /** What the curves read of a run report: its suite, model and mode, its episodes and its tasks' levels. */
-export type DifficultyInput = Pick<RunReport, 'episodes' | 'difficultyAxes' | 'taskLevels' | 'transforms'> & { summary: Pick<ReportSummary, 'suite' | 'model' | 'mode'> };
+export type DifficultyInput = Pick<RunReport, 'episodes' | 'difficultyAxes' | 'taskLevels' | 'transforms' | 'modelSettings'> & { summary: Pick<ReportSummary, 'suite' | 'model' | 'mode'> };
 
 /**
  * For every suite in the report and every difficulty axis of it that takes two or more levels across
  * the report's scored episodes (one run's tasks, or the runs of a sweep), the pass rate per model and
  * level with its Wilson 95% interval, and the failure codes behind it. Each episode counts at its
  * task's level, so runs of the same model at different grid points pool into one curve. A series is
- * the model reference, with the mode or transforms when one model ran a suite in several (model-variant.ts).
+ * the model reference, with the mode, transforms or model settings when one model ran a suite with several (model-variant.ts).
  */
 export function difficultyCurves(reports: readonly DifficultyInput[]): DifficultyCurve[] {
   const suites = [...new Set(reports.map((report) => report.summary.suite))];

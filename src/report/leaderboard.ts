@@ -16,11 +16,10 @@ export type Leaderboard = {
 /**
  * Models x suites: each cell pools every scored episode of that model on that suite over the
  * report's runs (all grid points of a sweep, all trials), with a Wilson 95% interval. A model run in several
- * modes or transforms of one suite has a row per variant.
+ * modes, transforms or model settings (endpoint, temperature, ...) of one suite has a row per variant.
  */
 export function leaderboard(reports: readonly RunReport[]): Leaderboard {
   const suites = [...new Set(reports.map((report) => report.summary.suite))].sort();
-  // A model run in several modes or transforms of one suite has a row per variant (model-variant.ts).
   const rowOf = modelVariantLabeller(reports);
   const models = [...new Set(reports.map(rowOf))];
   const rows = models.map((model) => {

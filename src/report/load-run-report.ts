@@ -1,4 +1,4 @@
-import { transformsLabel } from './model-variant.ts';
+import { modelSettingsLabel, transformsLabel } from './model-variant.ts';
 import { shownRunStatus } from '../runner/run-hold.ts';
 import { summarizeRun } from '../runner/summarize-run.ts';
 import { sweepMembershipOf } from '../runner/sweep-membership.ts';
@@ -19,11 +19,13 @@ export function loadRunReport(store: ResultsStore, runId: string): RunReport {
   const run = store.getRun(runId);
   const { axes, taskLevels } = loadTaskLevels(store, runId, run.suite.id);
   const sweep = sweepMembershipOf(run.params);
+  const settingsLabel = modelSettingsLabel(run.baseUrl, run.settings);
   return {
     summary, startedAt: summary.createdAt, episodes: storedReportEpisodes(store, runId),
     ...(axes.length > 0 ? { difficultyAxes: axes, taskLevels } : {}),
     ...(sweep ? { sweep } : {}),
     ...(run.provenance.transforms?.length ? { transforms: transformsLabel(run.provenance.transforms) } : {}),
+    ...(settingsLabel === '' ? {} : { modelSettings: settingsLabel }),
     status: shownRunStatus(store, run),
   };
 }

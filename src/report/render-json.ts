@@ -25,6 +25,8 @@ export type RunReportJson = ReturnType<typeof summaryObject> & {
   sweep: SweepMembership | null;
   /** The run's transforms as one label (`rename-tools + drift:op=all`); null when its tasks are untransformed. */
   transforms: string | null;
+  /** The model's endpoint and generation settings as one label (`base-url=..., temperature=0.7`); null for none. */
+  modelSettings: string | null;
   /** As `runs` shows it: running, finished, cancelled, failed, or interrupted (killed); null when not read from a store. */
   status: string | null;
   /** Episodes of its tasks not run yet (a run stopped before it ended). */
@@ -56,6 +58,7 @@ export function runReportJson(report: RunReport, prices?: PriceTable, computed: 
     difficulty: computed.difficulty ?? difficultyCurves([report]),
     sweep: report.sweep ?? null,
     transforms: report.transforms || null,
+    modelSettings: report.modelSettings || null,
     status: report.status ?? null,
     missingEpisodes: report.summary.missingEpisodes ?? 0,
   };

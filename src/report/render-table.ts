@@ -50,9 +50,12 @@ export function renderTable(
   if (reports.length > 1) {
     const isSweep = reports.some((report) => report.sweep);
     const isTransformed = reports.some((report) => report.transforms);
+    // Runs of one model at two endpoints or temperatures would otherwise be rows alike but for their ids.
+    const isConfigured = new Set(reports.map((report) => report.modelSettings ?? '')).size > 1;
     sections.push(`${textTable({
-      columns: ['run', 'suite', 'model', 'mode', ...(isTransformed ? ['transforms'] : []), ...(isSweep ? ['sweep point'] : []), 'episodes', 'pass rate', '95% CI'],
-      rows: reports.map(({ summary, sweep, transforms }) => [summary.runId, summary.suite, summary.model, summary.mode, ...(isTransformed ? [transforms || '-'] : []),
+      columns: ['run', 'suite', 'model', 'mode', ...(isTransformed ? ['transforms'] : []), ...(isConfigured ? ['model settings'] : []), ...(isSweep ? ['sweep point'] : []), 'episodes', 'pass rate', '95% CI'],
+      rows: reports.map(({ summary, sweep, transforms, modelSettings }) => [summary.runId, summary.suite, summary.model, summary.mode, ...(isTransformed ? [transforms || '-'] : []),
+        ...(isConfigured ? [modelSettings || '-'] : []),
         ...(isSweep ? [sweepPointLabel(sweep?.point)] : []), summary.episodes,
         summary.episodes === 0 ? '-' : formatPercent(summary.passRate), summary.episodes === 0 ? '-' : formatInterval(summary.passRateCI95)]),
     })}\n`);

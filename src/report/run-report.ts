@@ -41,6 +41,8 @@ export type RunReport = {
   sweep?: SweepMembership;
   /** The transforms its tasks were derived with, as one label (`rename-tools + drift:op=all`); absent or '' for none. */
   transforms?: string;
+  /** The model's endpoint and generation settings as one label (`base-url=..., temperature=0.7`); absent or '' for none. */
+  modelSettings?: string;
   /** The run's status as `runs` shows it (a killed run is 'interrupted'); absent when not read from a store. */
   status?: string;
 };

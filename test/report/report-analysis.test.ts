@@ -99,6 +99,21 @@ describe('leaderboard, costs and prices', () => {
     assert.deepEqual(curves.find((curve) => curve.axis === 'core')?.series, ['model/a (drift:op=all)', 'model/a (untransformed)']);
   });
 
+  test('one model reference at two endpoints or two temperatures has a row per configuration; its difficulty series too', () => {
+    const second = { ...report('a5s', 'openai-compatible/qwen3', 'funcgen', [episode('a5s', 'openai-compatible/qwen3', 't1', wrong)], levels5), modelSettings: 'base-url=http://127.0.0.1:8002/v1' };
+    const first = { ...report('a5f', 'openai-compatible/qwen3', 'funcgen', [episode('a5f', 'openai-compatible/qwen3', 't1', pass), episode('a5f', 'openai-compatible/qwen3', 't2', pass)], levels5), modelSettings: 'base-url=http://127.0.0.1:8001/v1' };
+    const board = leaderboard([first, second, runB5]);
+    assert.deepEqual(board.rows.map((row) => [row.model, row.cells.funcgen?.scored, row.meanPassRate]), [
+      ['model/b', 3, 1], ['openai-compatible/qwen3 (base-url=http://127.0.0.1:8001/v1)', 2, 1], ['openai-compatible/qwen3 (base-url=http://127.0.0.1:8002/v1)', 1, 0],
+    ]);
+    // A run at the default settings beside one at another temperature, and one run per configuration in another suite.
+    const warm = { ...runA10, modelSettings: 'temperature=0.7' };
+    assert.deepEqual(leaderboard([runA5, warm]).rows.map((row) => row.model), ['model/a (default settings)', 'model/a (temperature=0.7)']);
+    assert.deepEqual(difficultyCurves([runA5, warm]).find((curve) => curve.axis === 'core')?.series, ['model/a (default settings)', 'model/a (temperature=0.7)']);
+    // The same settings on every run: one row, named by the model alone.
+    assert.deepEqual(leaderboard([{ ...runA5, modelSettings: 'temperature=0' }, { ...runA10, modelSettings: 'temperature=0' }]).rows.map((row) => [row.model, row.cells.funcgen?.scored]), [['model/a', 4]]);
+  });
+
   test('a model with no scored episode (all infrastructure errors) has no mean, shown as -, and ranks after those with one', () => {
     const down = report('d', 'model/down', 'funcgen', [], {});
     const board = leaderboard([down, runB5]);

@@ -1,0 +1,32 @@
+/**
+ * Runs of one model reference made with different endpoints or generation settings are told apart by a report: the
+ * leaderboard has a row per configuration, the runs table a `model settings` column, and the JSON each run's label.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { modelSettingsLabel } from '../../src/report/model-variant.ts';
+import { runCli, temporaryDirectory } from './run-cli.ts';
+
+test('a settings label names the endpoint first, then each setting by name, in a fixed order', () => {
+  assert.equal(modelSettingsLabel(null, {}), '');
+  assert.equal(modelSettingsLabel('http://127.0.0.1:8001/v1', { temperature: 0, stop: ['END', 'STOP'], strictTools: true, maxOutputTokens: 256 }),
+    'base-url=http://127.0.0.1:8001/v1, maxOutputTokens=256, stop=["END","STOP"], strictTools=true, temperature=0');
+});
+
+test('report: one model at two temperatures and at the default is three leaderboard rows, and each run says its settings', async () => {
+  const directory = temporaryDirectory();
+  const database = join(directory, 'results.db');
+  for (const flags of [['--temperature', '0'], ['--temperature', '0.7'], []]) {
+    const result = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--db', database, ...flags], { cwd: directory });
+    assert.equal(result.code, 0, result.stderr);
+  }
+  const json = await runCli(['report', '--db', database, '--format', 'json'], { cwd: directory });
+  assert.equal(json.code, 0, json.stderr);
+  const report = JSON.parse(json.stdout) as { runs: { modelSettings: string | null }[]; leaderboard: { rows: { model: string }[] } };
+  assert.deepEqual(report.runs.map((run) => run.modelSettings).sort(), [null, 'temperature=0', 'temperature=0.7'].sort());
+  assert.deepEqual(report.leaderboard.rows.map((row) => row.model), ['builtin/planner (default settings)', 'builtin/planner (temperature=0)', 'builtin/planner (temperature=0.7)']);
+  const table = await runCli(['report', '--db', database], { cwd: directory });
+  assert.match(table.stdout, /^run +suite +model +mode +model settings +episodes/m);
+  assert.match(table.stdout, / calls +temperature=0\.7 +2 +100\.0%/);
+});
