@@ -21,6 +21,17 @@ describe('toolforge suites', () => {
     assert.match(result.stdout, /built-in models: builtin\/oracle, builtin\/planner, builtin\/random/);
   });
 
+  test('lists every transform with its knobs after the suites, each as --transform accepts it', async () => {
+    const result = await runCli(['suites'], { cwd: temporaryDirectory() });
+    const listing = result.stdout.slice(result.stdout.indexOf('\ntransforms ('));
+    assert.match(listing, /^ {2}identity: changes nothing/m);
+    assert.match(listing, /^ {2}drift: schema drift \(DynamicToolBench\)/m);
+    assert.match(listing, /^ {4}op=all \(endpoint\|rename\|type\|default-flip\|nest\|required-swap\|all\)/m);
+    assert.match(listing, /^ {4}probability=0\.99 \(number in \[0, 1\]\)/m);
+    assert.match(listing, /^ {2}perturb: .*\n {4}kind=distractor \(distractor\|case-mix\|punctuation\|paraphrase\)/m);
+    assert.match(listing, /^ {2}rename-tools: .*\n {4}style=opaque \(opaque\|suffix\)/m);
+  });
+
   test('--json gives the same facts as data', async () => {
     const result = await runCli(['suites', '--json'], { cwd: temporaryDirectory() });
     const funcgen = (JSON.parse(result.stdout) as { id: string; modes: string[]; knobs: { name: string; default: unknown }[]; defaultCount: number }[])

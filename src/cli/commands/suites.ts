@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
 import type { Knob } from '../../suites/knob.ts';
 import { listSuites } from '../../suites/registry.ts';
+import { listTransforms } from '../../transforms/registry.ts';
 import type { CliIo } from '../cli-io.ts';
 
 export function registerSuitesCommand(program: Command, io: CliIo): void {
   program
     .command('suites')
-    .description('list the suites: ids, modes, knobs with their defaults, built-in models')
-    .option('--json', 'print the list as JSON')
+    .description('list the suites: ids, modes, knobs with their defaults, built-in models; then the task transforms (--transform)')
+    .option('--json', 'print the suites as JSON (an array; the transforms are in the text listing)')
     .action((options: { json?: boolean }) => {
       const suites = listSuites();
       if (options.json) {
@@ -34,7 +35,15 @@ export function registerSuitesCommand(program: Command, io: CliIo): void {
         ...suite.knobs.map((knob) => `    ${knob.name}=${describeKnob(knob)}  ${knob.description}`),
         `  difficulty axes (charted by 'report', swept by 'sweep --grid'): ${(suite.difficultyAxes ?? []).map((axis) => (axis.knob ? axis.name : `${axis.name} (task statistic)`)).join(', ') || '(none)'}`,
       ].join('\n'));
-      io.stdout(`${blocks.join('\n\n')}\n`);
+      // The transforms apply to every suite's tasks; without this listing a user meets their ids and knobs only in errors.
+      const transforms = [
+        'transforms (--transform id[:name=value,...] on run and generate, and an eval set\'s transforms; repeatable, applied in order):',
+        ...listTransforms().map((transform) => [
+          `  ${transform.id}: ${transform.description}`,
+          ...transform.knobs.map((knob) => `    ${knob.name}=${describeKnob(knob)}  ${knob.description}`),
+        ].join('\n')),
+      ].join('\n');
+      io.stdout(`${[...blocks, transforms].join('\n\n')}\n`);
     });
 }
 
