@@ -1,6 +1,7 @@
 /**
  * The QuickJS/WASM Sandbox: a pool of worker threads, each hosting one WASM module, running one program at a
- * time in a fresh runtime. The main thread answers host calls (bindings, HTTP responders), collects the streamed
+ * time in a fresh QuickJS state (the module's memory restored to its image taken once the prelude was compiled;
+ * see run-program.ts). The main thread answers host calls (bindings, HTTP responders), collects the streamed
  * trace, and holds the wall-clock backstop: a worker still busy at deadline + grace (a built-in that never
  * reaches an interrupt check) is terminated and replaced, and the program is reported as a timeout.
  */

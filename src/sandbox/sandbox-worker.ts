@@ -7,9 +7,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
-import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSSyncVariant } from 'quickjs-emscripten-core';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
-import { runProgram, wasmHeapBytes, type HostBridge } from './run-program.ts';
+import { prepareModule, runProgram, wasmHeapBytes, type HostBridge, type PreparedModule } from './run-program.ts';
 import type { HostReply, MainToWorker, SyncReply, WorkerToMain } from './worker-protocol.ts';
 
 /** `wasmMemoryBytes`: the most WASM memory this worker's module may grow to (see quickjs-sandbox.ts). */
@@ -35,11 +35,15 @@ const wasmPageBytes = 64 * 1024;
  */
 const maximumPages = Math.ceil(wasmMemoryBytes / wasmPageBytes);
 
-/** A fresh module with a fresh memory, so the heap watch (run-program.ts) measures from a small heap again. */
-function createModule(): Promise<QuickJSWASMModule> {
+/**
+ * A fresh module with a fresh memory, so the heap watch (run-program.ts) measures from a small heap again, prepared
+ * to run programs from its memory image.
+ */
+async function createModule(): Promise<PreparedModule> {
   const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: maximumPages });
   // The package's CommonJS typings hide that the ESM default export is the variant itself.
-  return newQuickJSWASMModuleFromVariant(newVariant(variant as unknown as QuickJSSyncVariant, { wasmMemory }));
+  const module = await newQuickJSWASMModuleFromVariant(newVariant(variant as unknown as QuickJSSyncVariant, { wasmMemory }));
+  return prepareModule(module, wasmMemory);
 }
 
 /**
@@ -52,7 +56,7 @@ setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
 /** A fresh module once the spent one (no longer referenced by the caller) is collected. */
-function replaceModule(): Promise<QuickJSWASMModule> {
+function replaceModule(): Promise<PreparedModule> {
   return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
     collectGarbage();
     return createModule();
@@ -65,7 +69,7 @@ let modulePromise = createModule();
  * WASM memory never shrinks, and the heap watch cannot see free room inside a grown heap: once programs grew
  * the heap this much, the module is replaced too, which bounds what the next program can use unseen.
  */
-const replaceAboveBytes = wasmHeapBytes(await modulePromise) + 48 * 1024 * 1024;
+const replaceAboveBytes = wasmHeapBytes((await modulePromise).module) + 48 * 1024 * 1024;
 // A worker whose fresh module cannot be made is replaced by the main thread.
 const onModuleFailure = (error: unknown): void => {
   send({ type: 'crashed', runId: currentRunId, message: `could not create the QuickJS module: ${String(error)}` });
@@ -123,7 +127,7 @@ port.on('message', (message: MainToWorker) => {
   modulePromise.then((current) => runProgram(current, job, bridgeFor(runId)).then((run) => ({ ...run, current }))).then(
     ({ verdict, moduleSpent, current }) => {
       currentRunId = null;
-      if (moduleSpent || wasmHeapBytes(current) > replaceAboveBytes) {
+      if (moduleSpent || wasmHeapBytes(current.module) > replaceAboveBytes) {
         modulePromise = replaceModule();
         modulePromise.catch(onModuleFailure);
       }

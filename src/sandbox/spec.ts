@@ -117,7 +117,7 @@ export type RunOptions = {
 };
 
 export interface Sandbox {
-  /** Runs one program in a fresh runtime. Throws SandboxError only for infrastructure failures. */
+  /** Runs one program in a fresh QuickJS state. Throws SandboxError only for infrastructure failures. */
   run(program: SandboxProgram, options?: RunOptions): Promise<SandboxResult>;
   /** Stops the workers. Runs in flight reject with SandboxError. */
   dispose(): Promise<void>;

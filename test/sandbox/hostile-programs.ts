@@ -84,6 +84,17 @@ const pollution: HostileProgram[] = [
         globalThis.leak = 1; Math.random = () => 0.5; Date.now = () => 0; return 'done';`,
     },
   },
+  {
+    // A worker's module starts each program from the memory image taken after its prelude was compiled: this one
+    // grows the heap well past that image and leaves it full, so the next program's state is the restore's work.
+    name: 'a heap grown past the prepared image and left full, an enumerable Array.prototype key, timers left queued',
+    kind: 'pollution', status: 'completed',
+    program: {
+      code: `globalThis.kept = []; for (let i = 0; i < 3000; i += 1) globalThis.kept.push('x'.repeat(4000) + i);
+        Object.defineProperty(Array.prototype, 'extra', { value: 1, enumerable: true }); setTimeout(() => { globalThis.leak = 2; }, 1e9);
+        return kept.length;`,
+    },
+  },
 ];
 
 const memory: HostileProgram[] = [
@@ -211,6 +222,7 @@ export const validPrograms: readonly SandboxProgram[] = [
   { code: "const f = await fetch('https://x.test/f', { method: 'PUT', body: 'a[c][d]=1&b=2' }); return [f.ok, await f.text()];" },
   { code: "await axios.post('https://x.test/json', '{\"c\":{\"d\":[1,2]}}'); return ['ABC'.toLowerCase(), [1, 2].map((x) => x * 2), JSON.stringify({ a: 1 })];" },
   { code: "return [typeof ({}).polluted, typeof ({}).c, Object.keys(axios.defaults.headers.common), typeof globalThis.leak, Math.random(), Date.now()];", seed: 3 },
+  { code: "const keys = []; for (const key in [1]) keys.push(key); return [keys, typeof globalThis.kept];" },
   { code: "const start = Date.now(); await new Promise((resolve) => setTimeout(resolve, 500)); return [Date.now() - start, await api.add(2, 3)];", bindings: { api: { add: async (a, b) => (a as number) + (b as number) } } },
   { code: "const bytes = new Uint8Array([1, 2, 3]); const half = new Float16Array(4); return [Array.from(bytes.slice(1)), half.length, 'ab'.repeat(3), new ArrayBuffer(16).byteLength];" },
 ];
