@@ -1,4 +1,5 @@
-import { modelSettingsLabel, transformsLabel } from './model-variant.ts';
+import { modelSettingsLabel } from '../models/model-settings-label.ts';
+import { transformsLabel } from './model-variant.ts';
 import { shownRunStatus } from '../runner/run-hold.ts';
 import { summarizeRun } from '../runner/summarize-run.ts';
 import { sweepMembershipOf } from '../runner/sweep-membership.ts';

@@ -5,18 +5,8 @@
  * `openai-compatible/<name>`, or two temperatures). Pooled, those runs would hide the difference they measure.
  */
 import type { JsonObject } from '../core/json.ts';
-import type { GenerationSettings } from '../models/spec.ts';
 
 export type VariantInput = { summary: { suite: string; model: string; mode: string }; transforms?: string; modelSettings?: string };
-
-/** A run's endpoint and generation settings as one label: `base-url=http://127.0.0.1:8001/v1, temperature=0.7`; '' for none. */
-export function modelSettingsLabel(baseUrl: string | null, settings: GenerationSettings): string {
-  const entries: [string, unknown][] = [
-    ...(baseUrl === null ? [] : [['base-url', baseUrl] as [string, unknown]]),
-    ...Object.entries(settings).filter(([, value]) => value !== undefined).sort(([left], [right]) => (left < right ? -1 : 1)),
-  ];
-  return entries.map(([name, value]) => `${name}=${Array.isArray(value) ? JSON.stringify(value) : String(value)}`).join(', ');
-}
 
 /** The transforms of a run as one label: `drift:op=all + rename-tools`; '' for none. */
 export function transformsLabel(transforms: readonly { id: string; knobs: JsonObject }[] | undefined): string {

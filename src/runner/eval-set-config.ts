@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { repeatedJsonKey } from '../core/repeated-json-key.ts';
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.ts';
+import { canonicalJson } from '../core/json.ts';
 import { modeSchema } from '../core/mode.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import { readTextFileSync } from '../core/read-text-file.ts';
@@ -84,8 +85,14 @@ export function readEvalSetFile(path: string): { evalSet: EvalSet; text: string 
       fix: 'see the eval-set format in the README (models: [{ref, baseUrl?, temperature?...}], suites: [{id, set?, grid?, modes?, transforms?, count?}])',
     });
   }
-  const models = parsed.data.models.map((model) => model.ref);
-  const twice = models.find((ref, index) => models.indexOf(ref) !== index);
-  if (twice) throw new ConfigError('input.invalid', `the eval set ${path} lists model '${twice}' twice`, { fix: 'list each model once' });
+  // One reference may be listed with different endpoints or settings (two servers behind openai-compatible/<name>,
+  // two temperatures): each is its own run. The same entry twice would run the same thing twice.
+  const models = parsed.data.models.map((model) => canonicalJson(model));
+  const twice = models.findIndex((model, index) => models.indexOf(model) !== index);
+  if (twice >= 0) {
+    throw new ConfigError('input.invalid', `the eval set ${path} lists model '${parsed.data.models[twice].ref}' twice with the same settings (models[${models.indexOf(models[twice])}] and models[${twice}])`, {
+      fix: 'list each model once, or give the two entries different baseUrl, temperature, maxOutputTokens or strictTools',
+    });
+  }
   return { evalSet: parsed.data, text };
 }

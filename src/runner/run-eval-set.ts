@@ -10,6 +10,7 @@ import type { JsonObject } from '../core/json.ts';
 import { canonicalJson } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
 import type { BaseUrlFlag } from '../models/registry.ts';
+import { modelSettingsLabel } from '../models/model-settings-label.ts';
 import type { GenerationSettings } from '../models/spec.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { StoredRun } from '../store/stored-run.ts';
@@ -30,7 +31,11 @@ const evalSetBaseUrl: BaseUrlFlag = { name: 'a baseUrl in its models entry of th
 /** The params key that holds a run's place in an eval set. */
 export const evalSetParamsKey = 'evalSet';
 
-export type EvalSetCell = { suite: string; point: Record<string, string>; mode: Mode | null; transforms: string[]; model: string };
+/**
+ * One run of an eval set. `modelSettings` (the endpoint and settings label) is there only when the file lists the
+ * model's reference more than once, so the cells of other files keep the keys they were stored under.
+ */
+export type EvalSetCell = { suite: string; point: Record<string, string>; mode: Mode | null; transforms: string[]; model: string; modelSettings?: string };
 
 export type EvalSetOptions = Omit<ExecutionOptions, 'store' | 'dbPath'> & {
   evalSet: EvalSet;
@@ -93,6 +98,8 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
     const membership = run.params[evalSetParamsKey] as { group?: unknown; cell?: unknown } | undefined;
     if (membership?.group === group && typeof membership.cell === 'string') existing.set(membership.cell, run);
   }
+  const refs = evalSet.models.map((model) => model.ref);
+  const repeatedRefs = new Set(refs.filter((ref, index) => refs.indexOf(ref) !== index));
   const cellCount = plans.reduce((sum, plan) => sum + plan.points.length * plan.modes.length * plan.chains.length * evalSet.models.length, 0);
   const result: EvalSetResult = { group, runs: [], skipped: [], cancelled: false };
   let index = 0;
@@ -108,7 +115,10 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
         const cellsOfTasks = plan.modes.flatMap((mode) => evalSet.models.map((model) => ({ mode, model })));
         for (const { mode, model } of cellsOfTasks) {
           if (options.signal?.aborted) break;
-          const cell: EvalSetCell = { suite: suite.id, point, mode, transforms: chain.texts, model: model.ref };
+          const cell: EvalSetCell = {
+            suite: suite.id, point, mode, transforms: chain.texts, model: model.ref,
+            ...(repeatedRefs.has(model.ref) ? { modelSettings: modelSettingsLabel(model.baseUrl ?? null, settingsOf(model)) || 'default settings' } : {}),
+          };
           const key = canonicalJson(cell);
           let stored = existing.get(key);
           index += 1;

@@ -85,6 +85,8 @@ test('a bad eval set names the field and the fix, before anything runs', async (
     { text: 'models: [{ref: builtin/oracle}, {ref: builtin/nope}]\nsuites: [{id: funcgen}]\n', message: /eval set field 'models\[1\]\.ref': suite 'funcgen' has no built-in model 'nope'/ },
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, colour: red}]\n', message: /colour/ },
     { text: 'models: [{ref: builtin/oracle, temperature: -0.5}]\nsuites: [{id: funcgen}]\n', message: /models\[0\]\.temperature/ },
+    // The same entry twice would run the same thing twice; the same reference with other settings is allowed (below).
+    { text: 'models: [{ref: builtin/oracle, temperature: 0}, {ref: builtin/random}, {temperature: 0, ref: builtin/oracle}]\nsuites: [{id: funcgen}]\n', message: /lists model 'builtin\/oracle' twice with the same settings \(models\[0\] and models\[2\]\)\n {2}fix: list each model once, or give the two entries different baseUrl, temperature/ },
     { text: 'models: [\n', message: /not valid YAML/ },
     // A misspelt field is named beside the missing one it was meant to be.
     { text: 'modles: [{ref: builtin/oracle}]\nsuites: [{id: funcgen}]\n', message: /field 'models': .*received undefined \(the object has 'modles' instead: misspelt\?\)/ },
@@ -117,4 +119,21 @@ test('a bad eval set names the field and the fix, before anything runs', async (
   assert.equal(combined.code, 2);
   assert.match(combined.stderr, /cannot be combined with it/);
   assert.equal(JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout).length, 0);
+});
+
+test('one model reference listed with two settings is two runs per cell, told apart in progress, report and continuation', async () => {
+  const directory = temporaryDirectory();
+  writeFileSync(join(directory, 'set.yaml'), 'count: 2\nmodels:\n  - ref: builtin/planner\n  - ref: builtin/planner\n    temperature: 0.5\nsuites:\n  - id: funcgen\n    grid: {core: [4, 5]}\n');
+  const first = await runCli(['run', '--config', 'set.yaml', '--db', 'r.db'], { cwd: directory });
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stderr, /1\/4 running: funcgen builtin\/planner \(default settings\) core=4\n2\/4 running: funcgen builtin\/planner \(temperature=0\.5\) core=4\n/);
+  assert.match(first.stdout, /^builtin\/planner \(default settings\) +100\.0% .* n=4/m);
+  assert.match(first.stdout, /^builtin\/planner \(temperature=0\.5\) +100\.0% .* n=4/m);
+  const runs = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as unknown[];
+  assert.equal(runs.length, 4);
+  // Run again, each of the four is found as its own cell, none is run again.
+  const again = await runCli(['run', '--config', 'set.yaml', '--db', 'r.db'], { cwd: directory });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.stderr.match(/done already:/g)?.length, 4);
+  assert.equal((JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as unknown[]).length, 4);
 });

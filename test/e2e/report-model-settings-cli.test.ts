@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { modelSettingsLabel } from '../../src/report/model-variant.ts';
+import { modelSettingsLabel } from '../../src/models/model-settings-label.ts';
 import { runCli, temporaryDirectory } from './run-cli.ts';
 
 test('a settings label names the endpoint first, then each setting by name, in a fixed order', () => {

@@ -169,7 +169,7 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
     const result = await runEvalSet({
       evalSet, name: basename(path, extname(path)), store, env: io.env, signal: interrupt.signal, concurrency: flags.concurrency, cliArgs,
       onProgress: progress.listener, ...executionFlags(flags),
-      onCell: ({ cell, index, cells, action }) => io.stderr(`${index}/${cells} ${action === 'done' ? 'done already' : action === 'resume' ? 'resuming' : 'running'}: ${cell.suite} ${cell.model}${Object.entries(cell.point).map(([name, value]) => ` ${name}=${value}`).join('')}${cell.mode ? ` mode=${cell.mode}` : ''}${cell.transforms.length > 0 ? ` transform=${cell.transforms.join('+')}` : ''}\n`),
+      onCell: ({ cell, index, cells, action }) => io.stderr(`${index}/${cells} ${action === 'done' ? 'done already' : action === 'resume' ? 'resuming' : 'running'}: ${cell.suite} ${cell.model}${cell.modelSettings ? ` (${cell.modelSettings})` : ''}${Object.entries(cell.point).map(([name, value]) => ` ${name}=${value}`).join('')}${cell.mode ? ` mode=${cell.mode}` : ''}${cell.transforms.length > 0 ? ` transform=${cell.transforms.join('+')}` : ''}\n`),
     });
     progress.stop();
     for (const skipped of result.skipped) io.stderr(`skipped ${skipped.cell.suite}${Object.entries(skipped.cell.point).map(([name, value]) => ` ${name}=${value}`).join('')}: ${skipped.reason}\n`);
