@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { modelSettingsLabel } from '../../src/models/model-settings-label.ts';
+import { startReportServer } from '../../src/report/report-server.ts';
 import { runCli, temporaryDirectory } from './run-cli.ts';
 
 test('a settings label names the endpoint first, then each setting by name, in a fixed order', () => {
@@ -14,7 +15,7 @@ test('a settings label names the endpoint first, then each setting by name, in a
     'base-url=http://127.0.0.1:8001/v1, maxOutputTokens=256, stop=["END","STOP"], strictTools=true, temperature=0');
 });
 
-test('report: one model at two temperatures and at the default is three leaderboard rows, and each run says its settings', async () => {
+test('one model at two temperatures and at the default: three leaderboard rows, and runs, report and viewer say each run\'s settings', async () => {
   const directory = temporaryDirectory();
   const database = join(directory, 'results.db');
   for (const flags of [['--temperature', '0'], ['--temperature', '0.7'], []]) {
@@ -29,4 +30,21 @@ test('report: one model at two temperatures and at the default is three leaderbo
   const table = await runCli(['report', '--db', database], { cwd: directory });
   assert.match(table.stdout, /^run +suite +model +mode +model settings +episodes/m);
   assert.match(table.stdout, / calls +temperature=0\.7 +2 +100\.0%/);
+  const runs = await runCli(['runs', '--db', database], { cwd: directory });
+  assert.match(runs.stdout, /^run +created +suite +model +model settings +mode /m);
+  assert.match(runs.stdout, / builtin\/planner +temperature=0\.7 +calls \(default\) +finished /);
+  assert.match(runs.stdout, / builtin\/planner +- +calls \(default\) +finished /);
+  // The viewer: a column on the index, and the run page beside the model.
+  const server = await startReportServer({ dbPath: database, port: 0 });
+  try {
+    const index = await (await fetch(server.url)).text();
+    assert.match(index, /<th><a [^>]*>model settings<\/a><\/th>/);
+    assert.match(index, /<td>builtin\/planner<\/td><td>temperature=0\.7<\/td>/);
+    const warm = (JSON.parse((await runCli(['runs', '--json', '--db', database], { cwd: directory })).stdout) as { id: string; modelSettings: string | null }[])
+      .find((run) => run.modelSettings === 'temperature=0.7');
+    assert.ok(warm);
+    assert.match(await (await fetch(`${server.url}runs/${warm.id}`)).text(), /model <b>builtin\/planner<\/b> \(temperature=0\.7\), /);
+  } finally {
+    await server.close();
+  }
 });

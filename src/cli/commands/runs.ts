@@ -4,6 +4,7 @@ import { ConfigError } from '../../core/errors.ts';
 import { textTable } from '../../report/text-table.ts';
 import { formatPercent } from '../../report/format-figure.ts';
 import { transformsLabel } from '../../report/model-variant.ts';
+import { modelSettingsLabel } from '../../models/model-settings-label.ts';
 import { runModeLabel } from '../../report/run-mode-label.ts';
 import type { StoredRun } from '../../store/index.ts';
 import { isPostgresLocation } from '../../store/index.ts';
@@ -47,6 +48,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
           io.stdout(`${JSON.stringify(rows.map(({ run, status, counts, passed }) => ({
             id: run.id, createdAt: run.createdAt, suite: run.suite.id, model: run.model, mode: run.mode, status,
             transforms: transformsLabel(run.provenance.transforms) || null,
+            modelSettings: modelSettingsLabel(run.baseUrl, run.settings) || null,
             tasks: run.taskCount, trials: run.trials, episodes: counts, passed, passRate: counts.scored > 0 ? passed / counts.scored : null,
           })), null, 2)}\n`);
           return;
@@ -59,9 +61,12 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         }
         // The transforms column is shown when a listed run has any (a drifted run beside its baseline).
         const transformed = rows.some(({ run }) => (run.provenance.transforms ?? []).length > 0);
+        // So is the model settings column when listed runs differ in them (one model at two endpoints or temperatures).
+        const configured = new Set(rows.map(({ run }) => modelSettingsLabel(run.baseUrl, run.settings))).size > 1;
         io.stdout(`${textTable({
-          columns: ['run', 'created', 'suite', 'model', 'mode', ...(transformed ? ['transforms'] : []), 'status', 'tasks', 'trials', 'scored', 'pass rate', 'infrastructure errors'],
-          rows: rows.map(({ run, status, counts, passed }) => [run.id, run.createdAt, run.suite.id, run.model, runModeLabel(run),
+          columns: ['run', 'created', 'suite', 'model', ...(configured ? ['model settings'] : []), 'mode', ...(transformed ? ['transforms'] : []), 'status', 'tasks', 'trials', 'scored', 'pass rate', 'infrastructure errors'],
+          rows: rows.map(({ run, status, counts, passed }) => [run.id, run.createdAt, run.suite.id, run.model,
+            ...(configured ? [modelSettingsLabel(run.baseUrl, run.settings) || '-'] : []), runModeLabel(run),
             ...(transformed ? [transformsLabel(run.provenance.transforms) || '-'] : []), status,
             run.taskCount, run.trials, counts.scored, counts.scored > 0 ? formatPercent(passed / counts.scored) : '-', counts['infrastructure-error']]),
         })}\n`);

@@ -6,6 +6,7 @@ import type { SweepMembership } from '../../runner/sweep-membership.ts';
 import { sweepParamsKey } from '../../runner/sweep-membership.ts';
 import { formatInterval, formatNumber, formatPercent, sweepPointLabel } from '../format-figure.ts';
 import { escapeHtml } from '../render-html.ts';
+import { modelSettingsLabel } from '../../models/model-settings-label.ts';
 import { transformsLabel } from '../model-variant.ts';
 import { runModeLabel } from '../run-mode-label.ts';
 import { episodeQueryString } from './viewer-query.ts';
@@ -46,9 +47,10 @@ export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: E
     last < page.total ? link(`${base}${episodeQueryString(query, { offset: page.offset + page.limit })}`, 'next page →', 'rel="next"') : '',
   ].join('');
   const selected = (value: string | undefined, option: string) => (value === option ? ' selected' : '');
+  const settings = modelSettingsLabel(run.baseUrl, run.settings);
   return viewerShell(`ToolForge run ${run.id}`, [
     `<h1>Run ${escapeHtml(run.id)}</h1>`,
-    `<p>Suite <b>${escapeHtml(run.suite.id)}</b> ${escapeHtml(run.suite.version)}, model <b>${escapeHtml(run.model)}</b>, `
+    `<p>Suite <b>${escapeHtml(run.suite.id)}</b> ${escapeHtml(run.suite.version)}, model <b>${escapeHtml(run.model)}</b>${settings === '' ? '' : ` (${escapeHtml(settings)})`}, `
       + `mode <b>${escapeHtml(runModeLabel(run))}</b>, status ${escapeHtml(extras.status ?? run.status)}${extras.status === 'interrupted' ? ` (no process runs it: finish it with <code>toolforge run --resume ${escapeHtml(run.id)}</code>)` : ''}, started ${escapeHtml(run.createdAt)}. `
       + `${run.taskCount} tasks × ${run.trials} trials; ${counts.scored} scored, ${counts.passed} passed`
       + (counts.scored > 0 ? ` (<b>${formatPercent(counts.passed / counts.scored)}</b>, 95% CI ${formatInterval(wilsonInterval(counts.passed, counts.scored))})` : '')

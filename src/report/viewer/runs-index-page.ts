@@ -3,6 +3,7 @@ import type { RunOutcomeCounts } from '../../store/episode-query.ts';
 import type { SweepMembership } from '../../runner/sweep-membership.ts';
 import { sweepMembershipOf } from '../../runner/sweep-membership.ts';
 import type { StoredRun } from '../../store/stored-run.ts';
+import { modelSettingsLabel } from '../../models/model-settings-label.ts';
 import { formatInterval, formatPercent } from '../format-figure.ts';
 import { transformsLabel } from '../model-variant.ts';
 import { runModeLabel } from '../run-mode-label.ts';
@@ -18,6 +19,7 @@ const columns: readonly Column[] = [
   { key: 'run', title: 'run', value: (row) => row.run.id, numeric: false },
   { key: 'suite', title: 'suite', value: (row) => row.run.suite.id, numeric: false },
   { key: 'model', title: 'model', value: (row) => row.run.model, numeric: false },
+  { key: 'modelSettings', title: 'model settings', value: (row) => modelSettingsLabel(row.run.baseUrl, row.run.settings), numeric: false },
   { key: 'mode', title: 'mode', value: (row) => runModeLabel(row.run), numeric: false },
   { key: 'transforms', title: 'transforms', value: (row) => transformsLabel(row.run.provenance.transforms), numeric: false },
   { key: 'status', title: 'status', value: (row) => row.status, numeric: false },
