@@ -11,6 +11,8 @@ import { collectSetting, parseNonNegativeInteger, parsePositiveInteger, parseTex
 
 export type RunTaskFlags = {
   tasks?: string;
+  /** false with --no-validate: a --tasks file's tasks are run without builtin/oracle solving each first. */
+  validate: boolean;
   seed?: number;
   count?: number;
   set?: Record<string, string>;
@@ -25,7 +27,8 @@ export type RunTaskOptionHelp = { modeDefault: string; concurrency: string };
 
 export function addRunTaskOptions(command: Command, help: RunTaskOptionHelp): Command {
   return command
-    .option('--tasks <file>', "use the tasks in this JSONL file (from 'toolforge generate') instead of generating", parseText)
+    .option('--tasks <file>', "use the tasks in this JSONL file (from 'toolforge generate') instead of generating; builtin/oracle solves each first (a task changed since it was generated is refused)", parseText)
+    .option('--no-validate', "with --tasks: run the file's tasks as they are, without builtin/oracle solving each first")
     .option('--seed <n>', 'generation seed (default 0)', parseNonNegativeInteger)
     .option('--count <n>', "how many tasks to generate (default: the suite's default count)", parsePositiveInteger)
     .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)

@@ -12,6 +12,7 @@ import type { TransformRequest } from '../transforms/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import type { LazySandbox } from './lazy-sandbox.ts';
+import { checkExpected, checkTaskShape } from './store-tasks.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
 import { episodeMode } from './episode-mode.ts';
 import { runEpisode } from './run-episode.ts';
@@ -146,6 +147,43 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
     throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${generated} tasks for these settings, fewer than --count ${request.count}`, {
       fix: `pass --count ${generated} or less (or leave --count out for all of them)`,
     });
+  }
+}
+
+/**
+ * Tasks read from a file, solved by builtin/oracle a batch at a time as they stream past, as generated tasks are: a
+ * task changed since `toolforge generate` wrote it (or made by hand) whose ground truth its own tools do not give is
+ * refused before a model is scored against it. A data set's tasks, unchanged, carry the data set's gold and pass on.
+ */
+export async function* validateTaskStream(
+  suite: Suite, tasks: Iterable<Task> | AsyncIterable<Task>, options: { source: string; signal?: AbortSignal; concurrency?: number },
+): AsyncGenerator<Task> {
+  const oracle = oracleOf(suite);
+  const sandbox = createLazySandbox(Math.min(options.concurrency ?? 2, 2));
+  const fix = `its ground truth is not what its own tools give (it was changed after 'toolforge generate ${suite.id}' wrote it, or made by hand): `
+    + `generate it again (the same --seed and --set), correct it, or pass --no-validate to run ${options.source} as it is`;
+  let batch: Task[] = [];
+  const check = async (): Promise<Task[]> => {
+    const checked = batch;
+    batch = [];
+    const solvable = checked.filter((task) => !(suite.importsTasks?.(task.params) ?? false));
+    await validateEach(suite, solvable, options.concurrency ?? 2, options.signal, oracle, sandbox, fix);
+    return checked;
+  };
+  let ordinal = 0;
+  try {
+    for await (const task of tasks) {
+      // The shape and the ground truth's own consistency first: their errors name the field, not an oracle failure.
+      checkTaskShape(task, ordinal);
+      checkExpected(suite, task);
+      ordinal += 1;
+      batch.push(task);
+      if (batch.length === validationBatchSize) yield* await check();
+      if (options.signal?.aborted) return;
+    }
+    yield* await check();
+  } finally {
+    await sandbox.dispose();
   }
 }
 

@@ -9,7 +9,7 @@ import { createRetryWaitBudget, defaultRequestRetryPolicy } from '../../models/r
 import type { GenerationSettings } from '../../models/spec.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
-import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
+import { streamGeneratedTasks, validateTaskStream } from '../../runner/generate-tasks.ts';
 import { emptyTasksFile, streamTasksFile, tasksFileSuite } from '../../runner/read-tasks-file.ts';
 import { resolveModelSource } from '../../runner/resolve-model-source.ts';
 import { checkSuiteMode } from '../../runner/episode-mode.ts';
@@ -307,6 +307,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       if (first.done) throw emptyTasksFile(path);
       params = first.value.params as JsonObject;
       tasks = transformStream(prependTask(first.value, fileTasks), derive, seed, resources);
+      if (flags.validate) tasks = validateTaskStream(suite, tasks, { source: flags.tasks, signal: interrupt.signal });
     } else {
       params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
       tasks = streamGeneratedTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal, ...(paraphraseCache ? { paraphraseCache } : {}) });

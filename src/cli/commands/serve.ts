@@ -6,7 +6,7 @@ import type { Task } from '../../core/task.ts';
 import { serveResume, serveRun } from '../../mcp/index.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
-import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
+import { streamGeneratedTasks, validateTaskStream } from '../../runner/generate-tasks.ts';
 import { emptyTasksFile, streamTasksFile, tasksFileSuite } from '../../runner/read-tasks-file.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
@@ -77,7 +77,9 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
   // The second read of generated tasks makes the same tasks from the seed: builtin/oracle solved them in the first.
   const taskStream = (pass: 'check' | 'run'): Iterable<Task> | AsyncIterable<Task> => (tasksPath === undefined
     ? streamGeneratedTasks(suite, { seed, count: flags.count, params: knobs, validate: pass === 'check' })
-    : streamTasksFile(tasksPath, { suiteId: suite.id }));
+    : pass === 'check' && flags.validate
+      ? validateTaskStream(suite, streamTasksFile(tasksPath, { suiteId: suite.id }), { source: flags.tasks ?? tasksPath })
+      : streamTasksFile(tasksPath, { suiteId: suite.id }));
   // Every task is read and checked once before the endpoint listens, so a bad line or an unsolvable generated task
   // is reported before a client connects; the run then reads them again as a stream. Nothing holds them all.
   const { first, count } = await firstAndCount(taskStream('check'));

@@ -46,7 +46,38 @@ export const funcgenExpectedSchema = z.object({
   wrongOutputSalt: z.number().int(),
   /** [parent, child] function names. */
   edges: z.array(z.tuple([z.string(), z.string()])),
-});
+}).superRefine(checkDataflow);
+
+/**
+ * The graph's values agree with each other: each parameter holds what its source gives (the prompt input of its name,
+ * or its source function's output), the target is its function's output, and the solution names functions that exist.
+ * The environment answers calls from these stored values and the oracle replays them, so a task edited by hand into
+ * disagreement would pass its own oracle while a model that computes the right values fails: it is refused instead.
+ */
+function checkDataflow(expected: { target: { variable: string; value: number; function: string }; inputs: FuncgenVariable[]; functions: FuncgenFunction[]; solution: string[] }, context: z.RefinementCtx): void {
+  const inputs = new Map(expected.inputs.map((input) => [input.name, input.value]));
+  const functions = new Map(expected.functions.map((fn) => [fn.name, fn]));
+  expected.functions.forEach((fn, functionIndex) => fn.parameters.forEach((parameter, parameterIndex) => {
+    const path = ['functions', functionIndex, 'parameters', parameterIndex, 'value'];
+    if (parameter.source.kind === 'input') {
+      const value = inputs.get(parameter.name);
+      if (value === undefined) context.addIssue({ code: 'custom', path, message: `${fn.name}'s parameter ${parameter.name} is a prompt input, but no input has that name` });
+      else if (value !== parameter.value) context.addIssue({ code: 'custom', path, message: `${fn.name}'s parameter ${parameter.name} is ${parameter.value}, but the prompt input ${parameter.name} is ${value}` });
+      return;
+    }
+    const source = functions.get(parameter.source.function);
+    if (source === undefined) context.addIssue({ code: 'custom', path, message: `${fn.name}'s parameter ${parameter.name} comes from ${parameter.source.function}, which is not a function of the task` });
+    else if (source.output.value !== parameter.value) context.addIssue({ code: 'custom', path, message: `${fn.name}'s parameter ${parameter.name} is ${parameter.value}, but its source ${source.name} returns ${source.output.value}` });
+  }));
+  const target = functions.get(expected.target.function);
+  if (target === undefined) context.addIssue({ code: 'custom', path: ['target', 'function'], message: `${expected.target.function} is not a function of the task` });
+  else if (target.output.value !== expected.target.value || target.output.name !== expected.target.variable) {
+    context.addIssue({ code: 'custom', path: ['target', 'value'], message: `the target ${expected.target.variable} = ${expected.target.value}, but ${target.name} returns ${target.output.name} = ${target.output.value}` });
+  }
+  expected.solution.forEach((name, index) => {
+    if (!functions.has(name)) context.addIssue({ code: 'custom', path: ['solution', index], message: `${name} is not a function of the task` });
+  });
+}
 export type FuncgenExpected = z.infer<typeof funcgenExpectedSchema>;
 
 export type FuncgenTaskView = { task: Task; expected: FuncgenExpected; params: FuncgenParams };
