@@ -4,6 +4,7 @@
  * one thing.
  */
 import type { Command } from 'commander';
+import { ConfigError } from '../core/errors.ts';
 import { Option } from 'commander';
 import type { Mode } from '../core/mode.ts';
 import { modes } from '../core/mode.ts';
@@ -36,4 +37,13 @@ export function addRunTaskOptions(command: Command, help: RunTaskOptionHelp): Co
     .option('--trials <n>', 'attempts per task (default 1; pass@k for k <= n)', parsePositiveInteger)
     .option('--concurrency <n>', help.concurrency, parsePositiveInteger)
     .option('--db <file|url>', 'results database: a SQLite file (default .toolforge/results.db) or postgres://user:password@host:port/database', parseText);
+}
+
+/** `--no-validate` only changes how a --tasks file is read: alone it would be ignored silently. */
+export function checkValidateFlag(flags: Pick<RunTaskFlags, 'tasks' | 'validate'>): void {
+  if (flags.validate === false && flags.tasks === undefined) {
+    throw new ConfigError('config.invalid', "--no-validate skips builtin/oracle's solve of a --tasks file's tasks, and no --tasks is given", {
+      fix: "add --tasks <file>, or drop --no-validate (generated tasks are always solved first; 'toolforge generate --no-validate' writes unchecked ones)",
+    });
+  }
 }

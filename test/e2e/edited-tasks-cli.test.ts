@@ -64,3 +64,13 @@ test('a task whose gold its own tools do not give is refused by builtin/oracle b
   assert.equal(asIs.code, 0, asIs.stderr);
   assert.equal(JSON.parse(asIs.stdout).passRate, 2 / 3);
 });
+
+test('--no-validate without --tasks is refused, for run and serve, before anything runs', async () => {
+  const directory = temporaryDirectory();
+  for (const args of [['run', 'funcgen', '--model', 'builtin/planner'], ['serve', 'funcgen']]) {
+    const result = await runCli([...args, '--no-validate', '--db', 'r.db'], { cwd: directory });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /error: --no-validate skips builtin\/oracle's solve of a --tasks file's tasks, and no --tasks is given\n {2}fix: add --tasks <file>, or drop --no-validate/);
+  }
+  assert.equal(await runCount(directory, 'r.db'), 0);
+});

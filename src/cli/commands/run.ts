@@ -41,7 +41,7 @@ import type { AgentSource } from '../../agents/spec.ts';
 import { agentCommandName, createAgentCommandSource, modelName } from '../../mcp/index.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
-import { addRunTaskOptions } from '../run-task-options.ts';
+import { addRunTaskOptions, checkValidateFlag } from '../run-task-options.ts';
 import type { TransformPairs } from '../../report/transform-pairs.ts';
 import { pairTransformRuns, titledTransformPairs } from '../../report/transform-pairs.ts';
 import { redactUrlPasswords } from '../../core/redact-credentials.ts';
@@ -464,6 +464,7 @@ function agentOf(flags: RunFlags, io: CliIo, resumedModel?: string): AgentSource
 
 /** A flag that only means something beside another one is refused without it, rather than ignored. */
 function checkFlagsNeedingOthers(flags: RunFlags): void {
+  checkValidateFlag(flags);
   if (flags.failUnderLower && flags.failUnder === undefined) {
     throw new ConfigError('config.invalid', '--fail-under-lower compares the pass rate\'s 95% lower bound with --fail-under, which is not given', {
       fix: 'add --fail-under <rate> (e.g. --fail-under 0.8), or drop --fail-under-lower',

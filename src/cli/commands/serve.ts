@@ -22,7 +22,7 @@ import { resolveRunId } from './resolve-run-id.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
 import { flagName, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
-import { addRunTaskOptions } from '../run-task-options.ts';
+import { addRunTaskOptions, checkValidateFlag } from '../run-task-options.ts';
 import { databaseFlag } from './run.ts';
 
 type ServeFlags = RunTaskFlags & {
@@ -47,6 +47,7 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
       if (flags.stdio && flags.port !== undefined) {
         throw new ConfigError('config.invalid', '--stdio serves on stdin/stdout, so --port has nothing to set', { fix: 'drop --port to serve over stdio, or drop --stdio to serve over HTTP on that port' });
       }
+      checkValidateFlag(flags);
       if (flags.resume !== undefined) return resumeServedRun(suiteArgument, flags.resume, flags, cliArgs, io);
       const tasksPath = flags.tasks === undefined ? undefined : resolve(io.cwd, flags.tasks);
       const suiteId = suiteArgument ?? (tasksPath === undefined ? undefined : tasksFileSuite(tasksPath));
