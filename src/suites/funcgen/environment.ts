@@ -22,6 +22,7 @@
 import type { Environment } from '../../core/environment.ts';
 import type { FailureCode } from '../../core/failure.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { memoizeByObject } from '../../core/memoize-by-object.ts';
 import { hashString } from '../../core/rng.ts';
 import type { ToolCall, ToolResult, ToolSpec } from '../../core/tool.ts';
 import type { FuncgenFunction, FuncgenParameter, FuncgenTaskView } from './funcgen-task.ts';
@@ -50,8 +51,11 @@ export function wrongOutput(salt: number, functionName: string, values: readonly
   return value === rightValue ? 100 + ((value - 100 + 1) % 900) : value;
 }
 
+/** A task's functions by name, made once per task view and only read: every trial's environment shares it. */
+const functionsByName = memoizeByObject((view: FuncgenTaskView): ReadonlyMap<string, FuncgenFunction> => new Map(view.expected.functions.map((fn) => [fn.name, fn])));
+
 export class FuncgenEnvironment implements Environment {
-  private readonly functions: Map<string, FuncgenFunction>;
+  private readonly functions: ReadonlyMap<string, FuncgenFunction>;
   private readonly log: CallLogEntry[] = [];
   /** Functions that have returned a value: their output variables are established (predicate 3). */
   private readonly returnedFunctions = new Set<string>();
@@ -59,7 +63,7 @@ export class FuncgenEnvironment implements Environment {
   private readonly knownValues = new Map<string, number>();
 
   constructor(private readonly view: FuncgenTaskView, private readonly tools: ToolSpec[]) {
-    this.functions = new Map(view.expected.functions.map((fn) => [fn.name, fn]));
+    this.functions = functionsByName(view);
     for (const input of view.expected.inputs) this.learn(input.name, input.value);
   }
 

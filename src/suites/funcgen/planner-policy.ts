@@ -7,6 +7,7 @@
  * answers with the target function's output.
  */
 import type { JsonObject } from '../../core/json.ts';
+import { memoizeByObject } from '../../core/memoize-by-object.ts';
 import type { Task } from '../../core/task.ts';
 import type { Policy, PolicyCall } from '../../models/builtin/scripted-model.ts';
 import type { FunctionSignature } from './function-description.ts';
@@ -68,45 +69,67 @@ export type LinkedValue = (link: { call: string; parameter: string; value: numbe
 
 const faithful: LinkedValue = ({ value }) => value;
 
+/**
+ * The plan by task object: it depends on the task alone (never mutated once made) and is only read, so every trial
+ * of a task shares one instead of parsing every tool description again.
+ */
+const planOf = memoizeByObject(planFuncgenTask);
+
 export function createPlannerPolicy(task: Task, linkedValue: LinkedValue = faithful): Policy {
-  const plan = planFuncgenTask(task);
+  const plan = planOf(task);
+  if ('unsolvable' in plan) return () => ({ type: 'answer', text: `I cannot determine the value: ${plan.unsolvable}.` });
+  const { steps, sources, stepOf, targetOutput } = preparedPlanOf(plan);
   return (state) => {
-    if ('unsolvable' in plan) return { type: 'answer', text: `I cannot determine the value: ${plan.unsolvable}.` };
     const outputs = new Map<string, number>();
     const called = new Set<string>();
     for (const { call, result } of state.history) {
       called.add(call.name);
-      const step = plan.steps.find((candidate) => candidate.name === call.name);
+      const step = stepOf.get(call.name);
       if (step && result?.ok && isObject(result.output) && typeof result.output[step.signature.output.name] === 'number') {
         outputs.set(call.name, result.output[step.signature.output.name] as number);
       }
     }
     const targetValue = outputs.get(plan.target);
-    const targetOutput = plan.steps[plan.steps.length - 1].signature.output.name;
     if (targetValue !== undefined) return { type: 'answer', text: `The value of ${targetOutput} is ${targetValue}.` };
-    const seen = [...plan.inputs.values(), ...outputs.values()];
+    // Only a linkedValue that may pass a wrong value reads what was seen: the faithful planner skips building it.
+    const seen = linkedValue === faithful ? [] : [...plan.inputs.values(), ...outputs.values()];
     const ready: PolicyCall[] = [];
-    for (const step of plan.steps) {
-      if (called.has(step.name)) continue;
+    steps.forEach((step, index) => {
+      if (called.has(step.name)) return;
       const args: JsonObject = {};
-      const complete = step.signature.parameters.every((parameter) => {
+      const complete = sources[index].every((source) => {
         // Prompt inputs are copied as they are; only values linked from an earlier output go through linkedValue.
-        const input = plan.inputs.get(parameter.name);
-        if (input !== undefined) {
-          args[parameter.name] = input;
+        if (source.input !== undefined) {
+          args[source.parameter] = source.input;
           return true;
         }
-        const value = outputs.get(plan.producerOfKind.get(kindKey(parameter)) ?? '');
+        const value = outputs.get(source.producer);
         if (value === undefined) return false;
-        args[parameter.name] = linkedValue({ call: step.name, parameter: parameter.name, value, seen });
+        args[source.parameter] = linkedValue({ call: step.name, parameter: source.parameter, value, seen });
         return true;
       });
       if (complete) ready.push({ name: step.name, arguments: args });
-    }
+    });
     if (ready.length === 0) return { type: 'answer', text: `I could not compute ${targetOutput}.` };
     return { type: 'calls', calls: ready, thought: `Backward chaining from ${targetOutput}: these calls have all their inputs.` };
   };
 }
+
+/** Where each parameter of a planned call gets its value: a prompt input, or the output of the producing call. */
+type ArgumentSource = { parameter: string; input?: number; producer: string };
+
+/** A plan's lookups made once per plan (so once per task), not on every turn of every trial. */
+const preparedPlanOf = memoizeByObject((plan: Plan) => ({
+  steps: plan.steps,
+  sources: plan.steps.map((step): ArgumentSource[] => step.signature.parameters.map((parameter) => ({
+    parameter: parameter.name,
+    input: plan.inputs.get(parameter.name),
+    producer: plan.producerOfKind.get(kindKey(parameter)) ?? '',
+  }))),
+  // The first step of a name, as a search of the steps found it (names are unique in a task's tool list).
+  stepOf: new Map([...plan.steps].reverse().map((step) => [step.name, step])),
+  targetOutput: plan.steps[plan.steps.length - 1].signature.output.name,
+}));
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
