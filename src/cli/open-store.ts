@@ -19,6 +19,5 @@ export async function withStore<T>(store: ResultsStore, work: (store: ResultsSto
 
 /** Commands that add to an existing database (rescore) must not create one where the user mistyped a path. */
 export function openExistingStoreForWriting(path: string): ResultsStore {
-  openResultsStore(path, { readOnly: true }).close();
-  return openResultsStore(path);
+  return openResultsStore(path, { mustExist: true });
 }

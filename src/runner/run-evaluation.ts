@@ -386,7 +386,7 @@ export async function resumeEvaluation(given: ResumeOptions): Promise<RunSummary
       await executeRun(store, run, suite, model, { ...options, concurrency });
       return summarizeRun(store, run.id, suite);
     });
-  });
+  }, { mustExist: true });
 }
 
 /**
@@ -467,9 +467,10 @@ function cached(model: ModelSource, baseUrl: string | undefined, options: Execut
   return withResponseCache(model, { ...options.responseCache, endpoint: baseUrl });
 }
 
-export async function withStore<T>(options: ExecutionOptions, use: (store: ResultsStore) => Promise<T>): Promise<T> {
+/** `mustExist`: the work adds to a stored run (resume, worker), so a path with no database is an error, not a new file. */
+export async function withStore<T>(options: ExecutionOptions, use: (store: ResultsStore) => Promise<T>, { mustExist = false } = {}): Promise<T> {
   if (options.store) return use(options.store);
-  const store = openResultsStore(options.dbPath ?? defaultResultsPath);
+  const store = openResultsStore(options.dbPath ?? defaultResultsPath, { mustExist });
   try {
     return await use(store);
   } finally {

@@ -108,7 +108,7 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
     if (finished) store.setRunStatus(run.id, 'finished');
     emit({ type: 'run-end', runId: run.id, status: signal.aborted ? 'cancelled' : finished ? 'finished' : 'running' });
     return { ...summarizeRun(store, run.id, suite), workerId, episodesRun, duplicateSaves };
-  });
+  }, { mustExist: true });
 }
 
 /** For the CLI and tests: the queue of a stored run (pending, leased, done). */

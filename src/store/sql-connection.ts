@@ -28,4 +28,9 @@ export type OpenStoreOptions = {
    * and `view` use, so they work on a file the user may not write and never create one.
    */
   readOnly?: boolean;
+  /**
+   * Open for writing, but only a database that is already there: what commands that add to a stored run use
+   * (resume, worker, rescore), so a mistyped path is an error, not a new empty file.
+   */
+  mustExist?: boolean;
 };

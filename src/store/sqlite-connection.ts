@@ -24,15 +24,14 @@ export function openSqliteConnection(path: string, options: OpenStoreOptions = {
     if (existsSync(filePath) && statSync(filePath).isDirectory()) {
       throw invalidStore(filePath, 'it is a directory');
     }
-    if (readOnly) {
+    if (readOnly || options.mustExist === true) {
       if (!existsSync(filePath)) {
         throw new ConfigError('input.unreadable', `no results database at ${filePath}`, {
           fix: "run 'toolforge run <suite> --model <ref>' first, or pass --db <file> to read another database",
         });
       }
-    } else {
-      prepareDatabaseDirectory(filePath);
     }
+    if (!readOnly) prepareDatabaseDirectory(filePath);
   }
   if (readOnly) return openForReading(filePath);
   let database: Database.Database | undefined;

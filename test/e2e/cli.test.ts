@@ -1,6 +1,6 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
 
@@ -288,6 +288,10 @@ describe('bad input exits 2 with a message naming the fix, and loses nothing rec
     { name: 'unknown run in report', args: ['report', 'no-such-run'], message: /no run 'no-such-run'/, fix: /fix: / },
     { name: 'resume with a new model', args: ['run', '--resume', 'x', '--model', 'builtin/random'], message: /--model cannot change them/, fix: /fix: drop --model/ },
     { name: 'report without a database', args: ['report', '--db', 'absent.db'], message: /no results database at .*absent\.db/, fix: /fix: run 'toolforge run/ },
+    // Commands that add to a stored run refuse a path with no database instead of creating an empty one there.
+    { name: 'worker without a database', args: ['worker', '--db', 'absent-worker.db', '--run', 'x'], message: /no results database at .*absent-worker\.db/, fix: /fix: run 'toolforge run/ },
+    { name: 'resume without a database', args: ['run', '--resume', 'x', '--db', 'absent-resume.db'], message: /no results database at .*absent-resume\.db/, fix: /fix: run 'toolforge run/ },
+    { name: 'rescore without a database', args: ['rescore', 'x', '--db', 'absent-rescore.db'], message: /no results database at .*absent-rescore\.db/, fix: /fix: run 'toolforge run/ },
     { name: 'import of a non-export', args: ['import', 'garbage.jsonl'], message: /garbage\.jsonl:1: /, fix: /fix: / },
     { name: 'unwritable --out', args: ['report', '--format', 'csv', '--out', 'no-such-folder/report.csv'], message: /cannot write --out .*no-such-folder\/report\.csv/, fix: /fix: pass --out with a path in an existing, writable folder/ },
     { name: 'unknown command', args: ['frobnicate'], message: /unknown command 'frobnicate'/, fix: /fix: see 'toolforge --help' for the commands/ },
@@ -308,6 +312,10 @@ describe('bad input exits 2 with a message naming the fix, and loses nothing rec
       assert.equal(after.stdout, exportBefore, 'the recorded run is unchanged');
     });
   }
+
+  test('no bad input created a results database where none was', () => {
+    for (const name of ['absent.db', 'absent-worker.db', 'absent-resume.db', 'absent-rescore.db']) assert.equal(existsSync(join(directory, name)), false, name);
+  });
 
   test('no bad input created another run', async () => {
     const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: directory })).stdout) as unknown[];
