@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { longestTimerMs } from '../core/limits.ts';
-import { defaultResultsPath, isPostgresLocation } from '../store/index.ts';
+import { checkStoreLocation, defaultResultsPath, isPostgresLocation } from '../store/index.ts';
 
 /**
  * Commander argument parsers. A thrown InvalidArgumentError becomes
@@ -71,6 +71,7 @@ export const collectSetting = repeatable((value: string, previous: Record<string
 
 /** A SQLite path is resolved against the working folder; a postgres:// address is kept as given. */
 export function resolveDatabasePath(database: string | undefined, cwd: string): string {
+  if (database !== undefined) checkStoreLocation(database);
   if (database !== undefined && isPostgresLocation(database)) return database;
   return resolve(cwd, database ?? defaultResultsPath);
 }

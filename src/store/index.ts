@@ -1,4 +1,4 @@
-export { defaultResultsPath, isPostgresLocation, openResultsStore } from './results-store.ts';
+export { checkStoreLocation, defaultResultsPath, isPostgresLocation, openResultsStore } from './results-store.ts';
 export type { EpisodeClaim, EpisodeQueueCounts, NewRun, RunHold, OpenStoreOptions, ResultsStore } from './results-store.ts';
 export type { SqlDialect } from './sql-connection.ts';
 export type { Provenance, RunStatus, StoredRun } from './stored-run.ts';

@@ -5,6 +5,7 @@
  * file (WAL); a team shares a PostgreSQL database (`--db postgres://...`) with the same schema.
  */
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
+import { ConfigError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
 import type { Task } from '../core/task.ts';
 import type { SortedValues } from '../metrics/percentile.ts';
@@ -202,10 +203,24 @@ export function isPostgresLocation(location: string): boolean {
 }
 
 /**
+ * Refuses a URL of a database ToolForge does not speak (mysql://, sqlite://, file://): taken as a file path, it would
+ * make a folder named after the scheme and a SQLite file in it.
+ */
+export function checkStoreLocation(location: string): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1];
+  if (scheme === undefined || isPostgresLocation(location)) return;
+  const path = location.slice(scheme.length + 3);
+  throw new ConfigError('config.invalid', `--db ${location}: results are stored in a SQLite file or in PostgreSQL, not at ${scheme}:// URLs`, {
+    fix: `pass a file path (e.g. --db ${/^(sqlite3?|file)$/i.test(scheme) && path !== '' ? path : 'results.db'}) or a PostgreSQL URL (--db postgres://user:password@host:port/database)`,
+  });
+}
+
+/**
  * Opens the results store at `location`: a SQLite file path (created with its folder when missing, unless
  * read-only) or a PostgreSQL connection string (its schema created or upgraded on first use).
  */
 export function openResultsStore(location: string, options: OpenStoreOptions = {}): ResultsStore {
+  checkStoreLocation(location);
   const connection = isPostgresLocation(location) ? openPostgresConnection(location, options) : openSqliteConnection(location, options);
   return createSqlResultsStore(connection);
 }

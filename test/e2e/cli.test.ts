@@ -292,6 +292,9 @@ describe('bad input exits 2 with a message naming the fix, and loses nothing rec
     { name: 'worker without a database', args: ['worker', '--db', 'absent-worker.db', '--run', 'x'], message: /no results database at .*absent-worker\.db/, fix: /fix: run 'toolforge run/ },
     { name: 'resume without a database', args: ['run', '--resume', 'x', '--db', 'absent-resume.db'], message: /no results database at .*absent-resume\.db/, fix: /fix: run 'toolforge run/ },
     { name: 'rescore without a database', args: ['rescore', 'x', '--db', 'absent-rescore.db'], message: /no results database at .*absent-rescore\.db/, fix: /fix: run 'toolforge run/ },
+    // A URL of a database ToolForge does not speak is refused, not taken as a path (a folder 'mysql:' and a file in it).
+    { name: 'a mysql:// --db for run', args: ['run', 'funcgen', '--model', 'builtin/oracle', '--count', '1', '--db', 'mysql://host/results'], message: /--db mysql:\/\/host\/results: results are stored in a SQLite file or in PostgreSQL, not at mysql:\/\/ URLs/, fix: /fix: pass a file path \(e\.g\. --db results\.db\) or a PostgreSQL URL/ },
+    { name: 'a sqlite:// --db for runs', args: ['runs', '--db', 'sqlite://results/run.db'], message: /not at sqlite:\/\/ URLs/, fix: /fix: pass a file path \(e\.g\. --db results\/run\.db\)/ },
     { name: 'import of a non-export', args: ['import', 'garbage.jsonl'], message: /garbage\.jsonl:1: /, fix: /fix: / },
     { name: 'unwritable --out', args: ['report', '--format', 'csv', '--out', 'no-such-folder/report.csv'], message: /cannot write --out .*no-such-folder\/report\.csv/, fix: /fix: pass --out with a path in an existing, writable folder/ },
     { name: 'unknown command', args: ['frobnicate'], message: /unknown command 'frobnicate'/, fix: /fix: see 'toolforge --help' for the commands/ },
@@ -314,7 +317,7 @@ describe('bad input exits 2 with a message naming the fix, and loses nothing rec
   }
 
   test('no bad input created a results database where none was', () => {
-    for (const name of ['absent.db', 'absent-worker.db', 'absent-resume.db', 'absent-rescore.db']) assert.equal(existsSync(join(directory, name)), false, name);
+    for (const name of ['absent.db', 'absent-worker.db', 'absent-resume.db', 'absent-rescore.db', 'mysql:', 'sqlite:']) assert.equal(existsSync(join(directory, name)), false, name);
   });
 
   test('no bad input created another run', async () => {
