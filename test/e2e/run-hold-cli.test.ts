@@ -113,7 +113,7 @@ test('a run whose process was killed is free at once: run --resume finishes it',
   // Stored as running, run by no process: shown as interrupted, with the command that finishes it.
   const table = await runCli(['runs', '--db', 'r.db'], { cwd: directory });
   assert.match(table.stdout, new RegExp(`^${runId} .* interrupted `, 'm'));
-  assert.match(table.stdout, new RegExp(`1 interrupted \\(stopped before they ended, no process runs them\\): finish one with toolforge run --resume ${runId} --db <the same file>`));
+  assert.match(table.stdout, new RegExp(`1 interrupted \\(stopped before they ended, no process runs them\\): finish one with toolforge run --resume ${runId} --db r\\.db\n`));
   const interrupted = JSON.parse((await runCli(['runs', '--json', '--status', 'interrupted', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string }[];
   assert.deepEqual(interrupted.map((run) => [run.id, run.status]), [[runId, 'interrupted']]);
   assert.equal((await runCli(['runs', '--json', '--status', 'running', '--db', 'r.db'], { cwd: directory })).stdout, '[]\n');

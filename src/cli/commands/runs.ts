@@ -13,6 +13,7 @@ import { listSuites } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
+import { databaseFlag } from './run.ts';
 
 type RunsFlags = { db?: string; suite?: string; model?: string; status?: string; json?: boolean };
 
@@ -72,7 +73,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         })}\n`);
         const interrupted = rows.filter((row) => row.status === 'interrupted');
         if (interrupted.length > 0) {
-          io.stdout(`${interrupted.length} interrupted (stopped before they ended, no process runs them): finish one with toolforge run --resume ${interrupted[0].run.id}${flags.db === undefined ? '' : ' --db <the same file>'}\n`);
+          io.stdout(`${interrupted.length} interrupted (stopped before they ended, no process runs them): finish one with toolforge run --resume ${interrupted[0].run.id}${databaseFlag(flags)}\n`);
         }
       });
     });
