@@ -3,5 +3,5 @@ export type { Dataset, DatasetFile } from './dataset-manifest.ts';
 export { fetchDataset, offlineAdvice } from './fetch-dataset.ts';
 export type { FetchDatasetOptions, FetchedFile } from './fetch-dataset.ts';
 export { rawGithubBase, upstreamCommitUrl, upstreamFileUrl } from './upstream-url.ts';
-export { checkDatasetFile, sha256Of, verifyDataset } from './verify-dataset.ts';
+export { checkDatasetFile, countMissingFiles, sha256Of, verifyDataset } from './verify-dataset.ts';
 export type { FileCheck } from './verify-dataset.ts';

@@ -24,3 +24,8 @@ export function checkDatasetFile(directory: string, file: DatasetFile): FileChec
 export function verifyDataset(dataset: Dataset, directory: string): FileCheck[] {
   return dataset.files.map((file) => checkDatasetFile(directory, file));
 }
+
+/** How many of `dataset`'s pinned files are not in `directory` at all (no hashing: cheap enough for a listing). */
+export function countMissingFiles(dataset: Dataset, directory: string): number {
+  return dataset.files.filter((file) => !existsSync(join(directory, ...file.path.split('/')))).length;
+}

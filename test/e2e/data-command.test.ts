@@ -28,6 +28,27 @@ describe('toolforge data', () => {
     assert.match(table.stdout, /^nestful .* absent \(toolforge data fetch nestful\)$/m);
   });
 
+  test('a copy short of files (a broken download) is listed as incomplete, and a missing nestful file is not suggested as the example', async () => {
+    const root = temporaryDirectory();
+    const nestful = findDataset('nestful')!;
+    // Every pinned file but the two under src/ (the state a download cut short there leaves).
+    for (const file of nestful.files.filter((each) => !each.path.startsWith('src/'))) {
+      const path = join(root, 'nestful', ...file.path.split('/'));
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, '[]');
+    }
+    const env = { ...keylessEnvironment(), TOOLFORGE_DATA: root };
+    const table = await runCli(['data', 'list'], { cwd: temporaryDirectory(), env });
+    assert.match(table.stdout, new RegExp(`^nestful .* ${join(root, 'nestful')}, incomplete: 2 of 10 files missing \\(toolforge data fetch nestful\\)$`, 'm'));
+    const rows = JSON.parse((await runCli(['data', 'list', '--json'], { cwd: temporaryDirectory(), env })).stdout) as { name: string; missingFiles: number }[];
+    assert.deepEqual(rows.map((row) => [row.name, row.missingFiles]), [['nestful', 2], ['wapiibench', 15], ['stabletoolbench', 32]]);
+    // In its own process: the data resolver reads that process's environment.
+    const run = await spawnCli(['run', 'nestful', '--model', 'builtin/oracle', '--set', 'data=src/icl_examples.json'], { cwd: temporaryDirectory(), env });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /nestful data file 'src\/icl_examples\.json' does not exist\n {2}fix: .*lacks files .*run toolforge data fetch nestful/);
+    assert.doesNotMatch(run.stderr, /e\.g\. --set data=/);
+  });
+
   test('path prints the folder; without the data it says which command gets it', async () => {
     const found = await runCli(['data', 'path', 'wapiibench'], { cwd: temporaryDirectory(), env: { TOOLFORGE_DATA: fixturePath() } });
     assert.deepEqual([found.code, found.stdout], [0, `${fixturePath('wapiibench')}\n`]);

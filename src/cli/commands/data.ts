@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { dataRoots, dataWriteDirectory, describeDataRoot, locateDataset, missingDataError } from '../../core/data-location.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { Dataset } from '../../datasets/index.ts';
-import { datasetBytes, datasetNames, datasets, fetchDataset, findDataset, upstreamCommitUrl, verifyDataset } from '../../datasets/index.ts';
+import { countMissingFiles, datasetBytes, datasetNames, datasets, fetchDataset, findDataset, upstreamCommitUrl, verifyDataset } from '../../datasets/index.ts';
 import { textTable } from '../../report/text-table.ts';
 import type { CliIo } from '../cli-io.ts';
 
@@ -42,19 +42,25 @@ export function registerDataCommand(program: Command, io: CliIo): void {
     .description('lists the data sets: upstream repository and commit, files, size, and where each is found')
     .option('--json', 'print the list as JSON')
     .action((options: { json?: boolean }) => {
-      const rows = datasets.map((dataset) => ({ dataset, found: locateDataset(dataset.name, io.env) }));
+      // A folder a broken download or a hand copy left short is shown as incomplete, not as there.
+      const rows = datasets.map((dataset) => {
+        const found = locateDataset(dataset.name, io.env);
+        return { dataset, found, missingFiles: found ? countMissingFiles(dataset, found.directory) : dataset.files.length };
+      });
       if (options.json) {
-        io.stdout(`${JSON.stringify(rows.map(({ dataset, found }) => ({
+        io.stdout(`${JSON.stringify(rows.map(({ dataset, found, missingFiles }) => ({
           name: dataset.name, title: dataset.title, repository: dataset.repository, commit: dataset.commit, license: dataset.license,
-          files: dataset.files.length, bytes: datasetBytes(dataset), directory: found?.directory ?? null, source: found?.root.type ?? null,
+          files: dataset.files.length, bytes: datasetBytes(dataset), directory: found?.directory ?? null, source: found?.root.type ?? null, missingFiles,
         })), null, 2)}\n`);
         return;
       }
       io.stdout(`${textTable({
         columns: ['data set', 'files', 'size', 'upstream', 'here'],
-        rows: rows.map(({ dataset, found }) => [
+        rows: rows.map(({ dataset, found, missingFiles }) => [
           dataset.name, dataset.files.length, megabytes(datasetBytes(dataset)), `${dataset.repository} @ ${dataset.commit.slice(0, 12)}`,
-          found ? found.directory : `absent (toolforge data fetch ${dataset.name})`,
+          !found ? `absent (toolforge data fetch ${dataset.name})`
+            : missingFiles > 0 ? `${found.directory}, incomplete: ${missingFiles} of ${dataset.files.length} files missing (toolforge data fetch ${dataset.name})`
+              : found.directory,
         ]),
       })}\n`);
       io.stdout(`looked in: ${dataRoots(io.env).map(describeDataRoot).join('; ')}\n`);

@@ -59,8 +59,11 @@ export function resolveDataPath(path: string): string {
   if (!locateDataset('nestful')) throw missingDataError('nestful', `nestful data file '${path}'`, { alternative: 'pass a NESTFUL file by its path: --set data=<file>' });
   const shared = datasetPath('nestful', path);
   if (existsSync(shared)) return shared;
+  // The example is a file that is there: a copy short of files (a broken download) gets the command that repairs it.
+  const example = datasetPath('nestful', 'src', 'icl_examples.json');
   throw new ConfigError('input.unreadable', `nestful data file '${path}' does not exist`, {
-    fix: `--set data=<a NESTFUL .json/.jsonl file>, e.g. --set data=${datasetPath('nestful', 'src', 'icl_examples.json')}`,
+    fix: existsSync(example) ? `--set data=<a NESTFUL .json/.jsonl file>, e.g. --set data=${example}`
+      : `--set data=<a NESTFUL .json/.jsonl file>; the NESTFUL copy in ${datasetPath('nestful')} lacks files (toolforge data verify nestful lists them): run toolforge data fetch nestful`,
   });
 }
 
