@@ -27,25 +27,25 @@ export function registerReportCommand(program: Command, io: CliIo): void {
   program
     .command('report')
     .description('report stored runs: pass rate with 95% CI, accuracy along difficulty axes, leaderboard, paired comparisons (with tasks needed), failures, tokens, cost, latency, per-task results')
-    .argument('[run]', "a run id (see 'toolforge runs') or 'latest'; default: every run in the database")
+    .argument('[runs...]', "run ids (see 'toolforge runs') or 'latest'; several are reported together, each compared with the first given of its suite; default: every run in the database")
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv', 'html']).default('table'))
     .option('--sweep <group>', "only the runs of this sweep group ('latest' for the newest sweep)")
     .option('--prices <file>', 'JSON model prices, USD per million tokens, over the built-in table: {"openai/gpt-4.1": {"input": 2, "output": 8}}')
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--db <file>', 'results database (default .toolforge/results.db)')
-    .action(async (run: string | undefined, options: { format: ReportFormat; sweep?: string; prices?: string; out?: string; db?: string }) => {
-      if (run !== undefined && options.sweep !== undefined) {
-        throw new ConfigError('config.invalid', 'give a run or --sweep, not both', { fix: `'toolforge report ${run}' or 'toolforge report --sweep ${options.sweep}'` });
+    .action(async (runs: string[], options: { format: ReportFormat; sweep?: string; prices?: string; out?: string; db?: string }) => {
+      if (runs.length > 0 && options.sweep !== undefined) {
+        throw new ConfigError('config.invalid', 'give runs or --sweep, not both', { fix: `'toolforge report ${runs.join(' ')}' or 'toolforge report --sweep ${options.sweep}'` });
       }
       const prices = options.prices === undefined ? defaultPrices : readPriceFile(resolve(io.cwd, options.prices));
       // A report of a large database takes a while to make: a path it cannot be written to is said first.
       if (options.out !== undefined) checkOutputPath(io.cwd, options.out);
       const output = await withStore(openExistingStore(resolveDatabasePath(options.db, io.cwd)), (store) => {
-        // listRuns is newest first; reports read oldest first, like a lab notebook.
+        // listRuns is newest first; reports read oldest first, like a lab notebook. Runs named are in the order given.
         const runIds = options.sweep !== undefined
           ? sweepRunIds(store, options.sweep)
-          : run === undefined ? store.listRuns().map((stored) => stored.id).reverse() : [resolveRunId(store, run)];
-        return renderStoredReport(store, runIds, options.format, { prices, single: run !== undefined });
+          : runs.length === 0 ? store.listRuns().map((stored) => stored.id).reverse() : namedRunIds(store, runs);
+        return renderStoredReport(store, runIds, options.format, { prices, single: runs.length === 1 });
       });
       if (options.out) {
         const path = await writeOutputFile(io.cwd, options.out, output);
@@ -76,6 +76,18 @@ export function renderStoredReport(
       case 'csv': return renderCsv(reports);
     }
   }
+}
+
+/** The runs named on the command line, resolved ('latest', prefixes), in the order given; a run named twice is refused. */
+function namedRunIds(store: ResultsStore, runs: readonly string[]): string[] {
+  const ids = runs.map((run) => resolveRunId(store, run));
+  ids.forEach((id, index) => {
+    const first = ids.indexOf(id);
+    if (first !== index) {
+      throw new ConfigError('config.invalid', `run '${id}' is named twice ('${runs[first]}' and '${runs[index]}')`, { fix: 'name each run once' });
+    }
+  });
+  return ids;
 }
 
 /** The runs of a sweep group, oldest first; 'latest' is the group of the newest run that belongs to one. */
