@@ -117,15 +117,27 @@ export function prepareModule(module: QuickJSWASMModule, memory: WebAssembly.Mem
     host: () => vm.undefined,
     restore() {
       const heap = new Uint8Array(memory.buffer);
-      heap.set(image);
-      heap.fill(0, image.length, lastWrittenEnd(heap, image.length));
+      // Chunks of zeros in the image (most of the C stack) are written only where a program left bytes in them.
+      image.chunks.forEach((chunk, index) => {
+        const start = index * imageChunkBytes;
+        if (chunk !== undefined) heap.set(chunk, start);
+        else if (!isZero(heap, start, start + imageChunkBytes)) heap.fill(0, start, start + imageChunkBytes);
+      });
+      heap.fill(0, image.end, lastWrittenEnd(heap, image.end));
     },
   };
   return prepared;
 }
 
+/** The unit of a memory image and of the checks for zeros (a WASM page). */
+const imageChunkBytes = 64 * 1024;
 /** A chunk of zeros to compare memory against (a native compare, not a loop over words). */
-const zeroChunk = Buffer.alloc(64 * 1024);
+const zeroChunk = Buffer.alloc(imageChunkBytes);
+
+/** Whether heap[start, end) is all zeros (at most one chunk long). */
+function isZero(heap: Uint8Array, start: number, end: number): boolean {
+  return Buffer.from(heap.buffer, heap.byteOffset + start, end - start).equals(zeroChunk.subarray(0, end - start));
+}
 
 /**
  * The end of the last 64 KB chunk after `from` that holds a non-zero byte (`from` when none does). Only that far is
@@ -135,20 +147,27 @@ const zeroChunk = Buffer.alloc(64 * 1024);
 function lastWrittenEnd(heap: Uint8Array, from: number): number {
   let end = heap.length;
   while (end > from) {
-    const start = Math.max(from, end - zeroChunk.length);
-    const chunk = Buffer.from(heap.buffer, heap.byteOffset + start, end - start);
-    if (!chunk.equals(zeroChunk.subarray(0, end - start))) return end;
+    const start = Math.max(from, end - imageChunkBytes);
+    if (!isZero(heap, start, end)) return end;
     end = start;
   }
   return from;
 }
 
-/** The memory up to its last non-zero byte (the rest is zero, as a fresh module's is). */
-function memoryImage(memory: WebAssembly.Memory): Uint8Array {
-  const words = new Uint32Array(memory.buffer);
-  let end = words.length;
-  while (end > 0 && words[end - 1] === 0) end -= 1;
-  return new Uint8Array(memory.buffer).slice(0, end * 4);
+/**
+ * The memory up to its last non-zero chunk (the rest is zero, as a fresh module's is), as copies of its non-zero
+ * chunks only: most of the ~6 MB is the C stack's reserve, zeros a copy and a restore's writes would make resident.
+ */
+type MemoryImage = { chunks: (Uint8Array | undefined)[]; end: number };
+
+function memoryImage(memory: WebAssembly.Memory): MemoryImage {
+  const heap = new Uint8Array(memory.buffer);
+  const end = lastWrittenEnd(heap, 0);
+  const chunks: (Uint8Array | undefined)[] = [];
+  for (let start = 0; start < end; start += imageChunkBytes) {
+    chunks.push(isZero(heap, start, start + imageChunkBytes) ? undefined : heap.slice(start, start + imageChunkBytes));
+  }
+  return { chunks, end };
 }
 
 /**

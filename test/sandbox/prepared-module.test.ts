@@ -32,3 +32,19 @@ test('a restore puts the memory back byte for byte, zeroing what a program wrote
   assert.equal(vm.dump(vm.unwrapResult(vm.evalCode('typeof globalThis.kept'))), 'undefined');
   assert.equal(vm.typeof(prepared.installer), 'function');
 });
+
+test('a restore zeroes what a deep recursion left in the C stack, which the image keeps as chunks of zeros', async () => {
+  const memory = new WebAssembly.Memory({ initial: 256, maximum: 2048 });
+  const module = await newQuickJSWASMModuleFromVariant(newVariant(variant as unknown as QuickJSSyncVariant, { wasmMemory: memory }));
+  const prepared = prepareModule(module, memory);
+  const prepared0 = digest(memory);
+  const { runtime, vm } = prepared;
+  runtime.setMaxStackSize(4 * 1024 * 1024);
+  // Deep enough to write far into the stack's reserve, which was zero when the image was made.
+  const result = vm.evalCode('function down(n) { return n === 0 ? 0 : 1 + down(n - 1) } down(1500)');
+  assert.equal(vm.dump(vm.unwrapResult(result)), 1500);
+  assert.equal(memory.buffer.byteLength, 256 * 64 * 1024, 'the memory did not grow: only the image\'s own chunks changed');
+  assert.notEqual(digest(memory), prepared0);
+  prepared.restore();
+  assert.equal(digest(memory), prepared0);
+});
