@@ -1,5 +1,6 @@
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { JsonlBytes } from '../runner/parallel-generation.ts';
 import type { CliIo } from './cli-io.ts';
 import { cannotWriteOutput, checkOutputPath } from './output-path.ts';
 
@@ -12,11 +13,11 @@ const chunkCharacters = 1 << 20;
  * every line is written: a failed or interrupted command leaves no half file that looks complete. Returns the
  * absolute path (undefined for stdout) and the number of lines.
  */
-export async function writeOutputLines(io: CliIo, out: string | undefined, lines: Iterable<string> | AsyncIterable<string>): Promise<{ path: string | undefined; lines: number }> {
+export async function writeOutputLines(io: CliIo, out: string | undefined, lines: OutputLines): Promise<{ path: string | undefined; lines: number }> {
   if (out === undefined) {
     // Each chunk waits for stdout to take the last: a pipe to a slow reader must not queue the whole output.
     const count = await writeChunks(lines, async (text) => {
-      io.stdout(text);
+      io.stdout(typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8'));
       await io.stdoutDrained?.();
     });
     return { path: undefined, lines: count };
@@ -34,7 +35,8 @@ export async function writeOutputLines(io: CliIo, out: string | undefined, lines
   try {
     const count = await writeChunks(lines, (text) => {
       try {
-        writeSync(descriptor, text);
+        if (typeof text === 'string') writeSync(descriptor, text);
+        else for (let offset = 0; offset < text.byteLength;) offset += writeSync(descriptor, text, offset);
       } catch (error) {
         throw cannotWriteOutput(path, error);
       }
@@ -59,11 +61,23 @@ export async function writeOutputLines(io: CliIo, out: string | undefined, lines
   }
 }
 
-async function writeChunks(lines: Iterable<string> | AsyncIterable<string>, write: (text: string) => void | Promise<void>): Promise<number> {
+/** Lines (no newline), or lines already encoded (each with its newline: a generation thread's range). */
+type OutputLines = Iterable<string | JsonlBytes> | AsyncIterable<string | JsonlBytes>;
+
+async function writeChunks(lines: OutputLines, write: (text: string | Uint8Array) => void | Promise<void>): Promise<number> {
   let count = 0;
   let chunk: string[] = [];
   let size = 0;
   for await (const line of lines) {
+    if (typeof line !== 'string') {
+      // In order: the lines gathered before it first.
+      if (chunk.length > 0) await write(`${chunk.join('\n')}\n`);
+      chunk = [];
+      size = 0;
+      await write(line.bytes);
+      count += line.lines;
+      continue;
+    }
     chunk.push(line);
     size += line.length + 1;
     count += 1;

@@ -50,7 +50,7 @@ export async function generateTasks(suite: Suite, options: GenerateTasksOptions)
 }
 
 /** What a caller of the library passes is checked here, where the CLI's parsers do not reach. */
-function checkGenerationCall(suite: Suite, options: GenerateTasksOptions): void {
+export function checkGenerationCall(suite: Suite, options: GenerateTasksOptions): void {
   if (typeof suite !== 'object' || suite === null || typeof suite.id !== 'string' || !Array.isArray(suite.knobs)) {
     throw new ConfigError('config.invalid', 'generate: the first argument must be a suite', { fix: "pass getSuite('<id>'), e.g. generateTasks(getSuite('funcgen'), { seed: 0, count: 10, params })" });
   }

@@ -1,4 +1,6 @@
 export { generateTasks, streamGeneratedTasks } from './generate-tasks.ts';
+export { generateTaskJsonl, generateTaskLines } from './parallel-generation.ts';
+export type { JsonlBytes, TaskLinesOptions } from './parallel-generation.ts';
 export type { GenerateTasksOptions } from './generate-tasks.ts';
 export { formatTasksJsonl, readTasksFile } from './read-tasks-file.ts';
 export { runEpisode } from './run-episode.ts';

@@ -111,6 +111,12 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
    */
   streamTasks?(request: GenerateTasksRequest, position?: StreamPosition): AsyncIterable<Task> | Iterable<Task>;
   /**
+   * True when `streamTasks` makes task i from the seed, i and the knobs alone (no model, no file read, nothing carried
+   * from task to task), so stream ranges can be made on several threads and joined in order with the same bytes:
+   * `toolforge generate` does so for large counts (parallel-generation.ts). Absent: one thread makes the stream.
+   */
+  readonly makesTasksByIndex?: boolean;
+  /**
    * True when the tasks for these knobs are a data set's (imported), not made by this suite's generator. Generated
    * tasks are solved by builtin/oracle as they are made, since a generator's bug is ours to catch before a model is
    * scored against it; imported tasks carry the data set's own gold, so they are checked for shape only, once (in a

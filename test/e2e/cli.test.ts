@@ -2,6 +2,9 @@ import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { streamGeneratedTasks } from '../../src/runner/generate-tasks.ts';
+import { resolveKnobs } from '../../src/suites/knob.ts';
+import { getSuite } from '../../src/suites/registry.ts';
 import { keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
 
 const summaryKeys = ['runId', 'suite', 'model', 'mode', 'tasks', 'trials', 'episodes', 'infrastructureErrors', 'passRate', 'passRateCI95', 'metrics', 'failures', 'retries'];
@@ -63,6 +66,23 @@ describe('toolforge generate', () => {
     assert.equal(written.code, 0);
     assert.equal(written.stdout, '');
     assert.equal(readFileSync(join(directory, 'tasks.jsonl'), 'utf8'), first.stdout);
+  });
+
+  test('2,100 tasks, made on a thread per core: the same bytes on stdout and in --out as one thread makes', async () => {
+    const directory = temporaryDirectory();
+    const settings = ['--set', 'core=3', '--set', 'depth=2', '--set', 'connected=1', '--set', 'disconnected=1'];
+    const expected: string[] = [];
+    const suite = getSuite('funcgen');
+    for await (const task of streamGeneratedTasks(suite, { seed: 4, count: 2100, params: resolveKnobs(suite.id, suite.knobs, { core: '3', depth: '2', connected: '1', disconnected: '1' }) })) {
+      expected.push(JSON.stringify(task));
+    }
+    const written = await runCli(['generate', 'funcgen', '--seed', '4', '--count', '2100', ...settings, '--out', 'many.jsonl'], { cwd: directory });
+    assert.equal(written.code, 0, written.stderr);
+    assert.match(written.stderr, /wrote 2100 funcgen tasks to /);
+    assert.equal(readFileSync(join(directory, 'many.jsonl'), 'utf8'), `${expected.join('\n')}\n`);
+    const printed = await runCli(['generate', 'funcgen', '--seed', '4', '--count', '2100', ...settings], { cwd: directory });
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.equal(printed.stdout, `${expected.join('\n')}\n`);
   });
 
   test('tasks are written as they are made; a generate that fails part way leaves no --out file, and an unwritable --out is named', async () => {

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../core/errors.ts';
 import { dirname } from 'node:path';
-import type { Task } from '../../core/task.ts';
-import { streamGeneratedTasks } from '../../runner/generate-tasks.ts';
+import { generateTaskJsonl } from '../../runner/parallel-generation.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -16,7 +15,7 @@ import { addRequestRetryOptions, executionFlags } from './run.ts';
 
 type GenerateFlags = {
   transform?: string[]; seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean; phrasingModel?: string; phrasingBaseUrl?: string; baseUrl?: string;
-  maxRetries?: number; maxRetryWait?: number; requestTimeout?: number;
+  maxRetries?: number; maxRetryWait?: number; requestTimeout?: number; threads?: number;
 };
 
 export function registerGenerateCommand(program: Command, io: CliIo): void {
@@ -30,6 +29,7 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
     .option('--transform <id[:k=v,...]>', "derive every task with a transform, repeatable, in order (e.g. rename-tools:style=suffix)", collectTransform)
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--no-validate', 'skip the builtin/oracle solvability check')
+    .option('--threads <n>', 'threads that make tasks, for suites that make each task from its index (funcgen); same bytes whatever n (default: one per core, at most 4, from 2,048 tasks)', parsePositiveInteger)
     .option('--phrasing-model <ref>', 'a model that rewrites task text, for suites with --set phrasing=model and for --transform perturb:paraphrase')
     .option('--phrasing-base-url <url>', 'the endpoint of the --phrasing-model', parseHttpUrl)
     .option('--base-url <url>', 'the same as --phrasing-base-url (generate calls no other model)', parseHttpUrl);
@@ -47,12 +47,10 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
       const paraphraseCache = phrasingModel ? openParaphraseCache(defaultResultsPath, io.cwd,
         `generate keeps it in ${dirname(defaultResultsPath)}/ under the folder it runs in: run it from a folder where that can be written`) : undefined;
       // Written as they are made: 100,000 tasks are never held together (nor their JSONL, past V8's longest string).
-      const tasks = streamGeneratedTasks(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, ...(paraphraseCache ? { paraphraseCache } : {}) });
-      const written = await writeOutputLines(io, flags.out, jsonLines(tasks));
+      // Made on a thread per core when the suite makes its tasks by index (parallel-generation.ts): the same bytes.
+      const lines = generateTaskJsonl(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, ...(flags.threads === undefined ? {} : { threads: flags.threads }), ...(paraphraseCache ? { paraphraseCache } : {}) });
+      const written = await writeOutputLines(io, flags.out, lines);
       if (written.path !== undefined) io.stderr(`wrote ${written.lines} ${suite.id} tasks to ${written.path}\n`);
     });
 }
 
-async function* jsonLines(tasks: AsyncIterable<Task>): AsyncGenerator<string> {
-  for await (const task of tasks) yield JSON.stringify(task);
-}

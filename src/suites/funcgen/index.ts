@@ -60,6 +60,7 @@ export const funcgenSuite: Suite<FuncgenExpected, FuncgenDetails> = defineSuite(
   },
   // Each task is made from (seed, index) alone: a run of 100,000 tasks streams them instead of holding ~3 GB.
   streamTasks: streamFuncgenTasks,
+  makesTasksByIndex: true,
   async createEnvironment(task, mode) {
     checkMode(mode);
     return new FuncgenEnvironment(readFuncgenTask(task), task.tools);

@@ -1,0 +1,52 @@
+/**
+ * A generation thread (see parallel-generation.ts): makes the ranges of a built-in suite's task stream it is asked
+ * for, one after another, through the same checks as one-thread generation, and posts each range's JSONL (its bytes,
+ * transferred) and task ids.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { getSuite } from '../suites/registry.ts';
+import { streamGeneratedTasks } from './generate-tasks.ts';
+import type { GenerationJob, GenerationMessage, GenerationRequest } from './parallel-generation.ts';
+import { transferError } from './task-import.ts';
+
+const job = workerData as GenerationJob;
+const port = parentPort;
+const post = (message: GenerationMessage): void => port?.postMessage(message);
+let queue = Promise.resolve();
+
+/** A range's JSONL starts in a buffer this large (a funcgen range is ~4.4 MB) and doubles when it must. */
+const initialBytes = 8 << 20;
+
+async function makeRange({ from, to }: GenerationRequest): Promise<void> {
+  try {
+    const suite = getSuite(job.suiteId);
+    // The lines go straight into off-heap memory, handed to the writing thread without a copy: held as strings, a
+    // range's ~4 MB outlived young-generation collections here and was copied again on the other side.
+    let buffer = Buffer.allocUnsafeSlow(initialBytes);
+    let length = 0;
+    const ids: string[] = [];
+    for await (const task of streamGeneratedTasks(suite, { seed: job.seed, count: to, params: job.params, validate: job.validate, from })) {
+      const line = JSON.stringify(task);
+      // At most 3 bytes of UTF-8 per UTF-16 unit, and the newline.
+      const room = length + 3 * line.length + 1;
+      if (room > buffer.length) {
+        const larger = Buffer.allocUnsafeSlow(Math.max(2 * buffer.length, room));
+        buffer.copy(larger, 0, 0, length);
+        buffer = larger;
+      }
+      length += buffer.write(line, length);
+      buffer[length] = 0x0a;
+      length += 1;
+      ids.push(task.id);
+    }
+    const bytes = buffer.buffer as ArrayBuffer;
+    port?.postMessage({ type: 'made', from, bytes, length, ids } satisfies GenerationMessage, [bytes]);
+  } catch (error) {
+    post({ type: 'error', from, error: transferError(error) });
+  }
+}
+
+// Ranges are made in the order asked, so the answers come back in that order.
+port?.on('message', (request: GenerationRequest) => {
+  queue = queue.then(() => makeRange(request));
+});
