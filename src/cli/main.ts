@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ToolForgeError } from '../core/errors.ts';
+import { describeSystemError } from '../core/system-error.ts';
 import type { CliIo } from './cli-io.ts';
 import { processIo } from './cli-io.ts';
 import { registerDeleteCommand } from './commands/delete.ts';
@@ -94,6 +95,13 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     // Every ToolForgeError says what went wrong and how to fix it; 'internal' ones are our bugs.
     if (error instanceof ToolForgeError && error.code !== 'internal') {
       io.stderr(`error: ${error.message}\n`);
+      return exitCodes.badInput;
+    }
+    // A file-system error no command named itself (a folder where a file should be, a file it may not read): the
+    // user's machine, not a bug, so the path and the fix rather than a stack trace.
+    const described = describeSystemError(error);
+    if (described) {
+      io.stderr(`error: ${described.message}\n`);
       return exitCodes.badInput;
     }
     io.stderr(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

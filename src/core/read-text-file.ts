@@ -13,11 +13,31 @@ export function withoutByteOrderMark(text: string): string {
 }
 
 export function readTextFileSync(path: string): string {
-  return textOf(path, readFileSync(path));
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw withPath(error, path);
+  }
+  return textOf(path, bytes);
 }
 
 export async function readTextFile(path: string): Promise<string> {
-  return textOf(path, await readFile(path));
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    throw withPath(error, path);
+  }
+  return textOf(path, bytes);
+}
+
+/** Node names no path when the read itself fails (a folder: EISDIR): the error is given the path it was about. */
+function withPath(error: unknown, path: string): unknown {
+  if (error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && (error as { path?: unknown }).path === undefined) {
+    Object.assign(error, { path });
+  }
+  return error;
 }
 
 function textOf(path: string, bytes: Buffer): string {

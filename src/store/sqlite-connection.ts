@@ -31,7 +31,11 @@ export function openSqliteConnection(path: string, options: OpenStoreOptions = {
         });
       }
     }
-    if (!readOnly) prepareDatabaseDirectory(filePath);
+    if (!readOnly) {
+      prepareDatabaseDirectory(filePath);
+      // SQLite opens a file it may not write read-only without a word, and fails at the first write.
+      checkWritableFile(filePath);
+    }
   }
   if (readOnly) return openForReading(filePath);
   let database: Database.Database | undefined;
@@ -174,6 +178,18 @@ function describeOpenFailure(path: string, error: unknown, readOnly: boolean): C
     });
   }
   return invalidStore(path, errorMessage(error), { cause: error });
+}
+
+function checkWritableFile(filePath: string): void {
+  if (!existsSync(filePath)) return;
+  try {
+    accessSync(filePath, constants.W_OK);
+  } catch (error) {
+    throw new ConfigError('store.unwritable', `cannot write to ${filePath}: this user may not write the file (${errorMessage(error)})`, {
+      fix: `make ${filePath} writable (chmod u+w), or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it`,
+      cause: error,
+    });
+  }
 }
 
 /** The database's folder, made when missing; a path that cannot hold the file is the user's to fix. */

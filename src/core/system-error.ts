@@ -1,0 +1,61 @@
+/**
+ * A file-system error Node raises (a folder where a file was expected, a file the user may not read, a path through
+ * a file, a link loop, a full disk) as a ConfigError that names the path and the fix. The places that read and
+ * write the user's files turn the errors they expect into their own messages; this is what the CLI says for the
+ * rest, instead of a stack trace: the cause is the user's machine, not a bug.
+ */
+import { ConfigError } from './errors.ts';
+
+type SystemError = Error & { code: string; syscall?: string; path?: string; dest?: string };
+
+const writingCalls = new Set(['mkdir', 'write', 'rename', 'unlink', 'rmdir', 'copyfile', 'symlink', 'link', 'chmod', 'utime', 'ftruncate', 'fsync']);
+
+function isSystemError(error: unknown): error is SystemError {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { syscall?: unknown }).syscall === 'string';
+}
+
+/** The ConfigError for a file-system error, or undefined when `error` is not one this names. */
+export function describeSystemError(error: unknown): ConfigError | undefined {
+  if (isSystemError(error)) return describeFileError(error);
+  return describeSqliteReadOnly(error);
+}
+
+function describeFileError(error: SystemError): ConfigError | undefined {
+  const path = error.path === undefined ? 'a file' : `'${error.path}'`;
+  const writing = writingCalls.has(error.syscall ?? '') || (error.syscall === 'open' && error.code === 'EROFS');
+  const code = writing ? 'config.invalid' : 'input.unreadable';
+  const make = (problem: string, fix: string): ConfigError => new ConfigError(code, `cannot ${writing ? 'write' : 'read'} ${path}: ${problem}`, { fix, cause: error });
+  switch (error.code) {
+    case 'EISDIR':
+      return make('it is a folder, not a file', `put the file at ${path} in place of the folder (a data set's file: 'toolforge data fetch <name>' restores it), or name another path`);
+    case 'EACCES':
+    case 'EPERM':
+      return make('permission denied', `let this user ${writing ? 'write' : 'read'} ${path} (and its folders), or use another path`);
+    case 'ENOTDIR':
+      return make('a part of the path is a file, not a folder', 'check the path: every part before its last must be a folder (e.g. $TOOLFORGE_DATA names the data folder)');
+    case 'ELOOP':
+      return make('its symbolic links form a loop', `replace ${path} with the file the link should lead to`);
+    case 'ENAMETOOLONG':
+      return make('the path or a name in it is too long for this file system', 'use a shorter path or file name');
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return make('no space left on the device', 'free some disk space, or write to another disk');
+    case 'EROFS':
+      return make('the file system is read-only', 'write to a path on a writable file system');
+    case 'EMFILE':
+    case 'ENFILE':
+      return make('too many open files', "raise the open-file limit (ulimit -n) or lower --concurrency");
+    default:
+      return undefined;
+  }
+}
+
+/** A results database opened on a file the user may not write fails on its first write, in SQLite's words. */
+function describeSqliteReadOnly(error: unknown): ConfigError | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (!(error instanceof Error) || typeof code !== 'string' || !code.startsWith('SQLITE_READONLY')) return undefined;
+  return new ConfigError('store.unwritable', `cannot write to the results database (${error.message})`, {
+    fix: 'make the --db file and its folder writable, or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it',
+    cause: error,
+  });
+}

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ConfigError } from '../../src/core/errors.ts';
+import { readTextFileSync } from '../../src/core/read-text-file.ts';
+import { describeSystemError } from '../../src/core/system-error.ts';
+import { temporaryDirectory } from '../runner/test-helpers.ts';
+
+function thrownBy(action: () => unknown): unknown {
+  try {
+    action();
+  } catch (error) {
+    return error;
+  }
+  assert.fail('expected an error');
+}
+
+test('a folder read as a file, and a path through a file, are named with the path and a fix', () => {
+  const directory = temporaryDirectory();
+  mkdirSync(join(directory, 'slack.yaml'));
+  writeFileSync(join(directory, 'afile'), 'x');
+  // Node names no path when the read of a folder fails: the project's file reader adds it.
+  assert.equal(describeSystemError(thrownBy(() => readFileSync(join(directory, 'slack.yaml'))))?.problem, 'cannot read a file: it is a folder, not a file');
+  const folder = describeSystemError(thrownBy(() => readTextFileSync(join(directory, 'slack.yaml'))));
+  assert.ok(folder instanceof ConfigError);
+  assert.equal(folder.code, 'input.unreadable');
+  assert.equal(folder.problem, `cannot read '${join(directory, 'slack.yaml')}': it is a folder, not a file`);
+  assert.match(folder.fix ?? '', /toolforge data fetch <name>/);
+  const through = describeSystemError(thrownBy(() => mkdirSync(join(directory, 'afile', 'nestful'))));
+  assert.ok(through instanceof ConfigError);
+  assert.equal(through.code, 'config.invalid');
+  assert.equal(through.problem, `cannot write '${join(directory, 'afile', 'nestful')}': a part of the path is a file, not a folder`);
+});
+
+test('each file-system cause gets its own words; other errors are left alone', () => {
+  const cases: [string, string, RegExp][] = [
+    ['EACCES', 'open', /cannot read '\/x': permission denied/],
+    ['EPERM', 'rename', /cannot write '\/x': permission denied/],
+    ['ELOOP', 'open', /symbolic links form a loop/],
+    ['ENAMETOOLONG', 'open', /too long for this file system/],
+    ['ENOSPC', 'write', /cannot write '\/x': no space left/],
+    ['EROFS', 'open', /cannot write '\/x': the file system is read-only/],
+    ['EMFILE', 'open', /too many open files/],
+  ];
+  for (const [code, syscall, message] of cases) {
+    const error = Object.assign(new Error(`${code}: failed`), { code, syscall, path: '/x' });
+    const described = describeSystemError(error);
+    assert.ok(described, code);
+    assert.match(described.message, message, code);
+    assert.ok(described.fix, code);
+  }
+  assert.equal(describeSystemError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED', syscall: 'connect' })), undefined);
+  assert.equal(describeSystemError(new TypeError('a bug')), undefined);
+  assert.equal(describeSystemError('text'), undefined);
+});
+
+test("SQLite's read-only refusal is a store.unwritable error naming --db", () => {
+  const error = Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' });
+  const described = describeSystemError(error);
+  assert.ok(described instanceof ConfigError);
+  assert.equal(described.code, 'store.unwritable');
+  assert.match(described.fix ?? '', /--db/);
+});
