@@ -9,7 +9,7 @@
  * Each data set is looked up on its own (`<root>/<name>/`), so one may come from the cache and another
  * from `../shared/data`. Data is read at run time, never copied into the repository.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,9 +86,23 @@ export function hasDataset(name: string, ...parts: string[]): boolean {
 /** The error every reader raises for absent data: where it looked and the command that gets it. */
 export function missingDataError(name: string, what: string, options: { alternative?: string; env?: EnvironmentVariables } = {}): ConfigError {
   const roots = dataRoots(options.env);
+  const notFolder = variableRootNotFolder(options.env);
+  if (notFolder) return notFolder(`${what} finds no ${name} data set there`);
   const looked = roots.map((root) => join(root.path, name)).join(', ');
   const alternative = options.alternative ? `; or ${options.alternative}` : '';
   return new ConfigError('data.missing', `${what} needs the ${name} data set, which is not on this machine (looked in ${looked})`, {
     fix: `run \`toolforge data fetch ${name}\` (downloads it into ${dataWriteDirectory(options.env)}), or set $TOOLFORGE_DATA to a folder holding ${name}/${alternative}`,
+  });
+}
+
+/**
+ * When `$TOOLFORGE_DATA` names something that is not a folder (a data file, say): a maker of the error that says so,
+ * since fetching into it or looking in it cannot work. Undefined when it is a folder, absent or unset.
+ */
+export function variableRootNotFolder(env: EnvironmentVariables = process.env): ((consequence: string) => ConfigError) | undefined {
+  const [first] = dataRoots(env);
+  if (!first || first.type !== 'variable' || !existsSync(first.path) || statSync(first.path).isDirectory()) return undefined;
+  return (consequence) => new ConfigError('data.missing', `$${first.variable} is ${first.path}, a file, not a folder: ${consequence}`, {
+    fix: `set $${first.variable} to the folder that holds the data sets' folders (nestful/, wapiibench/, ...), or to a new folder and run \`toolforge data fetch <name>\`; a single data file goes in --set data=<file>`,
   });
 }

@@ -4,7 +4,7 @@
  * rename), so an interrupted or corrupted download never leaves a file that looks valid. Files already
  * present with the right hash are kept without a download.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import type { Dataset, DatasetFile } from './dataset-manifest.ts';
@@ -59,6 +59,12 @@ async function download(url: string, options: FetchDatasetOptions, dataset: Data
 }
 
 function writeAtomically(path: string, bytes: Uint8Array): void {
+  // A folder (or anything but a file) in the file's place is the user's: named, not removed.
+  if (existsSync(path) && !statSync(path).isFile()) {
+    throw new ConfigError('config.invalid', `cannot write ${path}: a folder (or another non-file) is in its place; nothing else was changed`, {
+      fix: `move ${path} aside, then run \`toolforge data fetch\` again`,
+    });
+  }
   mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.download-${process.pid}`;
   try {
@@ -82,7 +88,7 @@ export async function fetchDataset(dataset: Dataset, options: FetchDatasetOption
       const actual = sha256Of(bytes);
       if (actual !== file.sha256) {
         throw new ConfigError('data.checksum-mismatch', `${dataset.name}/${file.path} downloaded from ${url} has sha256 ${actual} (${bytes.length} bytes), but the pinned file has sha256 ${file.sha256} (${file.bytes} bytes); nothing was written`, {
-          fix: `run \`toolforge data fetch ${dataset.name}\` again (a broken download); if it repeats, the server (or --mirror) does not serve ${dataset.repository} at commit ${dataset.commit}: ${offlineAdvice(dataset, options.directory)}`,
+          fix: `run \`toolforge data fetch ${dataset.name}${options.mirror ? ` --mirror ${options.mirror}` : ''}\` again (a broken download); if it repeats, the server (or --mirror) does not serve ${dataset.repository} at commit ${dataset.commit}: ${offlineAdvice(dataset, options.directory)}`,
         });
       }
       writeAtomically(join(options.directory, ...file.path.split('/')), bytes);

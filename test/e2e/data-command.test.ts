@@ -86,6 +86,56 @@ describe('toolforge data', () => {
     assert.match(result.stderr, /fix: run `toolforge data fetch nestful`/);
   });
 
+  test('a folder in place of a data file: verify names it and goes on, a run names it (exit 2); the retry advice of a fetch keeps its --mirror', async () => {
+    const root = temporaryDirectory();
+    const nestful = findDataset('nestful')!;
+    for (const file of nestful.files) {
+      const path = join(root, 'nestful', ...file.path.split('/'));
+      mkdirSync(join(path, '..'), { recursive: true });
+      if (file.path === 'src/icl_examples.json') mkdirSync(path);
+      else writeFileSync(path, '[]');
+    }
+    const env = { ...keylessEnvironment(), TOOLFORGE_DATA: root };
+    const verified = await runCli(['data', 'verify', 'nestful'], { cwd: temporaryDirectory(), env });
+    assert.equal(verified.code, 2, verified.stderr);
+    assert.match(verified.stdout, /^nestful\/src\/icl_examples\.json: cannot be read \(a folder, not a file\)$/m);
+    assert.match(verified.stdout, /^nestful: 0 of 10 files match the pinned sha256/m);
+    assert.match(verified.stderr, /fix: run `toolforge data fetch nestful`/);
+    // In its own process: the data resolver reads that process's environment.
+    const run = await spawnCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '2', '--db', 'r.db'], { cwd: temporaryDirectory(), env });
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, new RegExp(`^error: cannot read '${join(root, 'nestful', 'src', 'icl_examples.json')}': it is a folder, not a file\n {2}fix: `, 'm'));
+    assert.doesNotMatch(run.stderr, /\n\s+at /);
+    const server = createServer((_request, response) => response.end('not the pinned file'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const fetched = await runCli(['data', 'fetch', 'nestful', '--mirror', `http://127.0.0.1:${(server.address() as AddressInfo).port}`], { cwd: temporaryDirectory(), env });
+      assert.equal(fetched.code, 2, fetched.stderr);
+      assert.match(fetched.stderr, /--mirror http:\/\/127\.0\.0\.1:\d+` again/, 'the retry keeps the mirror');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('$TOOLFORGE_DATA naming a file, not a folder: fetch, path and list say so', async () => {
+    const file = join(temporaryDirectory(), 'replay.jsonl');
+    writeFileSync(file, '{}\n');
+    const env = { ...keylessEnvironment(), TOOLFORGE_DATA: file };
+    const fetched = await runCli(['data', 'fetch', 'nestful', '--mirror', 'http://127.0.0.1:9'], { cwd: temporaryDirectory(), env });
+    assert.equal(fetched.code, 2);
+    assert.match(fetched.stderr, new RegExp(`^error: \\$TOOLFORGE_DATA is ${file}, a file, not a folder: \`data fetch\` cannot write the data sets into it\n {2}fix: set \\$TOOLFORGE_DATA to the folder`));
+    const path = await runCli(['data', 'path', 'nestful'], { cwd: temporaryDirectory(), env });
+    assert.equal(path.code, 2);
+    assert.match(path.stderr, /a file, not a folder/);
+    assert.doesNotMatch(path.stderr, /toolforge data fetch nestful` \(downloads it into/);
+    const listed = await runCli(['data', 'list'], { cwd: temporaryDirectory(), env });
+    assert.equal(listed.code, 0);
+    assert.match(listed.stderr, /warning: \$TOOLFORGE_DATA is .*, a file, not a folder/);
+    const badMirror = await runCli(['data', 'fetch', 'nestful', '--mirror', 'notaurl'], { cwd: temporaryDirectory(), env: withoutData() });
+    assert.equal(badMirror.code, 2);
+    assert.match(badMirror.stderr, /--mirror <url>' argument 'notaurl' is invalid/);
+  });
+
   test('fetch with no connection says what to do offline', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { join } from 'node:path';
-import { dataRoots, dataWriteDirectory, describeDataRoot, locateDataset, missingDataError } from '../../core/data-location.ts';
+import { dataRoots, dataWriteDirectory, describeDataRoot, locateDataset, missingDataError, variableRootNotFolder } from '../../core/data-location.ts';
+import { parseHttpUrl } from '../option-parsers.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { Dataset } from '../../datasets/index.ts';
 import { countMissingFiles, datasetBytes, datasetNames, datasets, fetchDataset, findDataset, upstreamCommitUrl, verifyDataset } from '../../datasets/index.ts';
@@ -64,6 +65,8 @@ export function registerDataCommand(program: Command, io: CliIo): void {
         ]),
       })}\n`);
       io.stdout(`looked in: ${dataRoots(io.env).map(describeDataRoot).join('; ')}\n`);
+      const notFolder = variableRootNotFolder(io.env);
+      if (notFolder) io.stderr(`warning: ${notFolder('no data set can be found there').message}\n`);
     });
 
   data
@@ -86,8 +89,10 @@ export function registerDataCommand(program: Command, io: CliIo): void {
     .command('fetch')
     .argument('<names...>', `data sets to download: ${datasetNames().join(', ')} (or the suites that import them), or all`)
     .description('downloads the pinned files from their upstream repositories into the data folder ($TOOLFORGE_DATA, else the cache), checking every sha256')
-    .option('--mirror <url>', 'a server laid out like raw.githubusercontent.com (<owner>/<repository>/<commit>/<path>)')
+    .option('--mirror <url>', 'a server laid out like raw.githubusercontent.com (<owner>/<repository>/<commit>/<path>)', parseHttpUrl)
     .action(async (names: string[], options: { mirror?: string }) => {
+      const notFolder = variableRootNotFolder(io.env);
+      if (notFolder) throw notFolder('`data fetch` cannot write the data sets into it');
       const root = dataWriteDirectory(io.env);
       for (const dataset of datasetsNamed(names)) {
         const directory = join(root, dataset.name);
@@ -118,6 +123,7 @@ export function registerDataCommand(program: Command, io: CliIo): void {
         for (const check of bad) {
           const line = check.status === 'missing'
             ? `${dataset.name}/${check.file.path}: missing`
+            : check.status === 'unreadable' ? `${dataset.name}/${check.file.path}: cannot be read (${check.reason})`
             : `${dataset.name}/${check.file.path}: sha256 ${check.actualSha256} (${check.actualBytes} bytes), pinned ${check.file.sha256} (${check.file.bytes} bytes)`;
           problems.push(`${line} in ${found.directory}`);
           io.stdout(`${line}\n`);
