@@ -5,5 +5,6 @@
 
 /** `text` with the password of every `scheme://user:password@` in it replaced by `***`. */
 export function redactUrlPasswords(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*):[^@/\s]*@/gi, '$1:***@');
+  // Up to the authority's last '@': a URL parser takes 'sec@ret' in user:sec@ret@host as the password.
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*):[^/?#\s]*@/gi, '$1:***@');
 }

@@ -5,6 +5,7 @@
  * file (WAL); a team shares a PostgreSQL database (`--db postgres://...`) with the same schema.
  */
 import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
+import { redactUrlPasswords } from '../core/redact-credentials.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
 import type { Task } from '../core/task.ts';
@@ -208,10 +209,29 @@ export function isPostgresLocation(location: string): boolean {
  */
 export function checkStoreLocation(location: string): void {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(location)?.[1];
-  if (scheme === undefined || isPostgresLocation(location)) return;
+  if (scheme === undefined) return;
+  if (isPostgresLocation(location)) {
+    checkPostgresUrl(location);
+    return;
+  }
   const path = location.slice(scheme.length + 3);
   throw new ConfigError('config.invalid', `--db ${location}: results are stored in a SQLite file or in PostgreSQL, not at ${scheme}:// URLs`, {
     fix: `pass a file path (e.g. --db ${/^(sqlite3?|file)$/i.test(scheme) && path !== '' ? path : 'results.db'}) or a PostgreSQL URL (--db postgres://user:password@host:port/database)`,
+  });
+}
+
+/** A PostgreSQL URL the driver would misread (a port that is not a number made it wait forever) is refused. */
+function checkPostgresUrl(location: string): void {
+  let problem: string | undefined;
+  try {
+    const url = new URL(location);
+    if (url.port !== '' && !/^\d+$/.test(url.port)) problem = `its port '${url.port}' is not a number`;
+  } catch {
+    problem = 'it is not a well-formed URL (a port that is not a number, or a character that must be percent-encoded)';
+  }
+  if (problem === undefined) return;
+  throw new ConfigError('config.invalid', `--db ${redactUrlPasswords(location)}: ${problem}`, {
+    fix: 'pass --db postgres://user:password@host:5432/database, percent-encoding special characters in the user and password (@ is %40, : is %3A, / is %2F)',
   });
 }
 

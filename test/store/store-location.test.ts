@@ -28,3 +28,16 @@ test('a URL of a database ToolForge does not speak is refused by the library, na
   store.close();
   assert.equal(existsSync(join(directory, 'mysql-results.db')), true);
 });
+
+test('a PostgreSQL URL the driver would misread is refused at once, the password masked', () => {
+  for (const location of ['postgres://toolforge:s3cret@127.0.0.1:notaport/postgres', 'postgresql://u:s3cret@[::1/db']) {
+    assert.throws(() => openResultsStore(location), (error: unknown) => {
+      assert.ok(error instanceof ConfigError, String(error));
+      assert.equal(error.code, 'config.invalid');
+      assert.match(error.message, /^--db postgres(ql)?:\/\/\w+:\*\*\*@/);
+      assert.doesNotMatch(error.message, /s3cret/);
+      assert.match(error.fix ?? '', /percent-encoding/);
+      return true;
+    });
+  }
+});
