@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError } from '../core/errors.ts';
 import { longestTimerMs } from '../core/limits.ts';
 import { createHelperModelSources } from '../models/helper-models.ts';
@@ -95,6 +95,9 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
           stop.abort(down);
           throw down;
         }
+        // Built-in and replay models never wait on I/O: without a turn of the event loop here a Ctrl-C handler would
+        // not run until the queue was empty.
+        await yieldToEventLoop();
       }
     };
     try {

@@ -313,6 +313,33 @@ describe('the process', () => {
   });
 });
 
+describe('a worker of a team run', () => {
+  test('Ctrl-C stops it claiming: it exits 130 with episodes still queued, and another worker finishes the run', async () => {
+    const directory = temporaryDirectory();
+    const queued = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '4000', '--set', 'core=3', '--set', 'depth=2', '--workers-only', '--db', 't.db', '--json'], { cwd: directory });
+    assert.equal(queued.code, 0, queued.stderr);
+    const runId = (JSON.parse(queued.stdout) as { runId: string }).runId;
+    const child = spawn(process.execPath, [binPath, 'worker', '--run', runId, '--db', 't.db', '--concurrency', '1'], { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const closed = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
+    const scored = (): number => {
+      const database = new Database(join(directory, 't.db'), { readonly: true });
+      try {
+        return (database.prepare("SELECT count(*) AS n FROM episodes WHERE status = 'scored'").get() as { n: number }).n;
+      } finally {
+        database.close();
+      }
+    };
+    for (let polls = 0; polls < 600 && scored() === 0; polls += 1) await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
+    child.kill('SIGINT');
+    assert.equal(await closed, 130);
+    const stopped = scored();
+    assert.ok(stopped > 0 && stopped < 4000, `${stopped} episodes scored before the worker stopped`);
+    const finished = await runCli(['worker', '--run', runId, '--db', 't.db', '--lease', '1000'], { cwd: directory });
+    assert.equal(finished.code, 0, finished.stderr);
+    assert.equal(scored(), 4000);
+  });
+});
+
 describe('task selection and delete', () => {
   test('--task-id globs and --limit choose tasks; a pattern that matches nothing is an error naming example ids', async () => {
     const directory = temporaryDirectory();
