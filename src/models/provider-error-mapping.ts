@@ -37,13 +37,21 @@ const timeoutErrorCodes = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_
 export function parseRetryAfter(value: string | null | undefined, nowMs: number = Date.now()): number | undefined {
   if (value === null || value === undefined) return undefined;
   const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
-  const milliseconds = /^(\d+(?:\.\d+)?)ms$/.exec(trimmed);
+  // A header sent twice arrives joined by a comma ("5, 5"): the first value counts.
+  const seconds = /^(\d+(?:\.\d+)?)(?:\s*,.*)?$/.exec(trimmed);
+  if (seconds) return Number(seconds[1]);
+  const milliseconds = /^(\d+(?:\.\d+)?)ms(?:\s*,.*)?$/.exec(trimmed);
   if (milliseconds) return Number(milliseconds[1]) / 1000;
-  const dateMs = Date.parse(trimmed);
+  // Only HTTP's own date forms: Date.parse also takes "5, 5" or "-5" as dates in 2001, a wait of nothing.
+  const date = httpDate.exec(trimmed);
+  if (!date) return undefined;
+  const dateMs = Date.parse(date[1] === undefined ? date[0] : `${date[0]} GMT`);
   if (Number.isNaN(dateMs)) return undefined;
   return Math.max(0, Math.ceil((dateMs - nowMs) / 1000));
 }
+
+/** IMF-fixdate, RFC 850 and asctime (the three forms of RFC 9110 section 5.6.7), at the start of the value. */
+const httpDate = /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]+, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} (\d{4}))/;
 
 export function providerErrorFromHttpFailure(failure: HttpFailure, context: ProviderErrorContext, cause?: unknown): ProviderError {
   const { status } = failure;

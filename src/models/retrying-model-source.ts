@@ -3,6 +3,7 @@
  * (the SDK's own timer a backstop just behind it), and every failed request retried on its own (request-retry.ts).
  * Replay models never fail a request, so they are used as they are.
  */
+import { longestTimerMs } from '../core/limits.ts';
 import type { BaseUrlFlag } from './registry.ts';
 import { createModelSource, parseModelReference } from './registry.ts';
 import type { RequestRetryPolicy, RetryWaitBudget } from './request-retry.ts';
@@ -24,7 +25,7 @@ export type RetryingModelSourceOptions = {
 export function createRetryingModelSource(ref: string, options: RetryingModelSourceOptions): ModelSource {
   const { retry } = options;
   const source = createModelSource(ref, {
-    baseUrl: options.baseUrl, env: options.env, requestTimeoutMs: retry.timeoutMs + sdkTimeoutBackstopMs, ...(options.baseUrlFlag ? { baseUrlFlag: options.baseUrlFlag } : {}),
+    baseUrl: options.baseUrl, env: options.env, requestTimeoutMs: Math.min(longestTimerMs, retry.timeoutMs + sdkTimeoutBackstopMs), ...(options.baseUrlFlag ? { baseUrlFlag: options.baseUrlFlag } : {}),
   });
   return parseModelReference(ref).provider === 'replay' ? source : withRequestRetries(source, retry, options.budget);
 }

@@ -160,5 +160,12 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     const longest = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '2', '--episode-timeout', '2147483647', '--request-timeout', '2147483647', '--json'], { cwd });
     assert.equal(longest.code, 0, longest.stderr);
     assert.equal((JSON.parse(longest.stdout) as { passRate: number }).passRate, 1);
+    // And against a provider, whose client is given a little more than the request timeout as its own backstop.
+    server.setBehaviour('answer');
+    const provider = await runCli(['run', 'funcgen', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--count', '2', '--request-timeout', '2147483647', '--json'], { cwd });
+    assert.equal(provider.code, 0, provider.stderr);
+    assert.doesNotMatch(provider.stderr, /TimeoutOverflowWarning/);
+    const summary = JSON.parse(provider.stdout) as { episodes: number; infrastructureErrors: number; retries: Record<string, number> };
+    assert.deepEqual([summary.episodes, summary.infrastructureErrors, summary.retries], [2, 0, {}]);
   });
 });

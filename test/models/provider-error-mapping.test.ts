@@ -21,6 +21,14 @@ describe('provider error mapping', () => {
     assert.equal(parseRetryAfter('Wed, 21 Oct 2026 07:28:30 GMT', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT')), 30);
     assert.equal(parseRetryAfter('Wed, 21 Oct 2026 07:28:00 GMT', Date.parse('Wed, 21 Oct 2026 07:29:00 GMT')), 0);
     assert.equal(parseRetryAfter('soon'), undefined);
+    // A header sent twice arrives joined: the first value counts, a date's own comma notwithstanding.
+    assert.equal(parseRetryAfter('5, 5'), 5);
+    assert.equal(parseRetryAfter('250ms, 250ms'), 0.25);
+    assert.equal(parseRetryAfter('Wed, 21 Oct 2026 07:28:30 GMT, Wed, 21 Oct 2026 07:28:30 GMT', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT')), 30);
+    assert.equal(parseRetryAfter('Wednesday, 21-Oct-26 07:28:10 GMT', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT')), 10);
+    assert.equal(parseRetryAfter('Wed Oct 21 07:28:20 2026', Date.parse('Wed, 21 Oct 2026 07:28:00 GMT')), 20);
+    // What Date.parse would take as a date in 2001 (a wait of nothing) is no Retry-After: the backoff applies.
+    for (const junk of ['-5', '5 5', 'Oct 21', '21 Oct 2026']) assert.equal(parseRetryAfter(junk), undefined, junk);
     assert.equal(parseRetryAfter(null), undefined);
   });
 
