@@ -686,7 +686,8 @@ async function executeRun(
         attempts: episode.attempts, completedEpisodes: completed, plannedEpisodes,
       });
       const down = infrastructureStop.record(episode);
-      if (down) {
+      // The last planned episode ends the run as any other last episode: a stop is for the episodes not yet run.
+      if (down && (importing !== undefined || completed < plannedEpisodes)) {
         stop.abort(down);
         throw down;
       }

@@ -127,6 +127,17 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     assert.deepEqual({ episodes: finished.episodes, infrastructureErrors: finished.infrastructureErrors }, { episodes: 40, infrastructureErrors: 0 });
   });
 
+  test('when the errors in a row reach --stop-after-errors at the last planned episode, the run ends as any run that scored nothing', async () => {
+    const directory = temporaryDirectory();
+    server.setBehaviour('unavailable');
+    const ended = await runCli(['run', 'funcgen', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--count', '5', '--stop-after-errors', '5', '--max-retries', '0', '--concurrency', '1', '--json'], { cwd: directory });
+    assert.equal(ended.code, 3, ended.stderr);
+    const summary = JSON.parse(ended.stdout) as { episodes: number; infrastructureErrors: number };
+    assert.deepEqual([summary.episodes, summary.infrastructureErrors], [0, 5]);
+    assert.match(ended.stderr, /no episode scored: 5 infrastructure errors, 0 episodes not run/);
+    assert.doesNotMatch(ended.stderr, /the run stopped/);
+  });
+
   test('infrastructure errors that differ only in their numbers are one cause; the fix says --resume once', async () => {
     server.setBehaviour('unavailable');
     // Each error names its own backoff (jittered): 'waiting 896 ms more', 'waiting 966 ms more', ...
