@@ -25,13 +25,20 @@ export type RunExportEntry =
 
 /** The export's lines (without newlines), made one at a time as the tasks and episodes are read. */
 export function* runExportLines(run: StoredRun, tasks: Iterable<Task>, episodes: Iterable<EpisodeRecord>): Generator<string> {
-  yield canonicalJson({ type: 'run', run });
+  // The header announces the end line, and the end line counts what came before it: a file cut short anywhere, even
+  // between two episodes, is refused on import instead of becoming a run with episodes quietly missing.
+  yield canonicalJson({ type: 'run', run, trailer: true });
   let ordinal = 0;
   for (const task of tasks) {
     yield canonicalJson({ type: 'task', ordinal, task });
     ordinal += 1;
   }
-  for (const episode of episodes) yield canonicalJson({ type: 'episode', episode });
+  let episodeCount = 0;
+  for (const episode of episodes) {
+    yield canonicalJson({ type: 'episode', episode });
+    episodeCount += 1;
+  }
+  yield canonicalJson({ type: 'end', tasks: ordinal, episodes: episodeCount });
 }
 
 export function exportRunLines(run: StoredRun, tasks: readonly Task[], episodes: readonly EpisodeRecord[]): string[] {
@@ -48,6 +55,8 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
     throw new ConfigError('input.invalid', `${source}:${line}: ${message}`, { fix });
   };
   let run: StoredRun | undefined;
+  let trailer = false;
+  let ended = false;
   const taskIds = new Set<string>();
   const ordinals = new Set<number>();
   const episodeKeys = new Set<string>();
@@ -70,13 +79,22 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
       fail(lineNumber, describeIssue(parsed.error));
     }
     const entry = parsed.data!;
+    if (ended) fail(lineNumber, 'a line after the end line ({"type":"end",...} is the last line of an export)');
     if (entry.type === 'run') {
       if (run) fail(lineNumber, 'a second run header; an export holds exactly one run');
       run = entry.run as StoredRun;
+      trailer = entry.trailer === true;
       yield { type: 'run', run };
       continue;
     }
     if (!run) return fail(lineNumber, `a ${entry.type} line before the run header (the first line must be {"type":"run",...})`);
+    if (entry.type === 'end') {
+      if (entry.tasks !== taskIds.size || entry.episodes !== episodeKeys.size) {
+        fail(lineNumber, `the end line counts ${entry.tasks} task(s) and ${entry.episodes} episode(s), but the file holds ${taskIds.size} and ${episodeKeys.size}; lines are missing`);
+      }
+      ended = true;
+      continue;
+    }
     if (entry.type === 'task') {
       const task = entry.task as Task;
       if (task.suite.id !== run.suite.id) fail(lineNumber, `task '${task.id}' belongs to suite '${task.suite.id}', the run to '${run.suite.id}'`);
@@ -102,6 +120,14 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
   if (!run) return fail(1, 'no run header: the file is empty or not a ToolForge export');
   if (taskIds.size !== run.taskCount) {
     fail(lineCount, `the header says ${run.taskCount} task(s) but the file holds ${taskIds.size}; it may be truncated`);
+  }
+  if (trailer && !ended) {
+    fail(lineCount, `the file ends without its end line ({"type":"end",...}) after ${episodeKeys.size} episode(s): it is truncated`, 'export the run again (or copy the whole file); a cut-off export imports nothing');
+  }
+  // An export from before the end line: a finished run has every episode, so one short of them was cut.
+  const planned = run.taskCount * run.trials;
+  if (!trailer && run.status === 'finished' && episodeKeys.size < planned) {
+    fail(lineCount, `the header says the run finished its ${planned} episode(s), but the file holds ${episodeKeys.size}; it is truncated`, 'export the run again (or copy the whole file); a cut-off export imports nothing');
   }
 }
 

@@ -185,8 +185,8 @@ function checkWritableFile(filePath: string): void {
   try {
     accessSync(filePath, constants.W_OK);
   } catch (error) {
-    throw new ConfigError('store.unwritable', `cannot write to ${filePath}: this user may not write the file (${errorMessage(error)})`, {
-      fix: `make ${filePath} writable (chmod u+w), or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it`,
+    throw new ConfigError('store.unwritable', `cannot write to ${filePath} (this user may not write it: ${errorMessage(error)})`, {
+      fix: `make ${filePath} and its folder writable, or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it`,
       cause: error,
     });
   }

@@ -228,7 +228,7 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     const exported = store.exportRun('run-x');
     assert.equal(exported, `${exportRunLines(store.getRun('run-x'), store.listTasks('run-x'), store.listEpisodes('run-x')).join('\n')}\n`);
     const lines = [...store.iterateExportLines('run-x')];
-    assert.equal(lines.length, 1 + 120 + 360);
+    assert.equal(lines.length, 1 + 120 + 360 + 1);
     assert.equal(`${lines.join('\n')}\n`, exported);
     const episodes = store.listEpisodes('run-x');
     const run = store.getRun('run-x');
@@ -243,6 +243,13 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     await pagedRun(store, 'run-y');
     const lines = store.exportRun('run-y').trimEnd().split('\n');
     store.deleteRun('run-y');
+    // The header of an export from before the end line, for a run in this state.
+    const oldHeader = (status: string): string => {
+      const header = JSON.parse(lines[0]) as { trailer?: boolean; run: { status: string } };
+      delete header.trailer;
+      header.run.status = status;
+      return JSON.stringify(header);
+    };
     const bad = JSON.parse(lines[400]) as { episode: { trial: number } };
     bad.episode.trial = -1;
     const cases: [string[], RegExp][] = [
@@ -250,6 +257,11 @@ export function resultsStoreCases(open: () => ResultsStore): void {
       [[...lines.slice(0, 450), lines[300], ...lines.slice(450)], /bad\.jsonl:451: episode .* appears twice/],
       [[...lines.slice(0, 450), '{"type":"episode"', ...lines.slice(450)], /bad\.jsonl:451: not valid JSON/],
       [lines.slice(0, 100), /bad\.jsonl:100: the header says 120 task\(s\) but the file holds 99/],
+      // Cut between two episodes: only the end line tells.
+      [lines.slice(0, 300), /bad\.jsonl:300: the file ends without its end line .* after 179 episode\(s\): it is truncated/],
+      [[...lines.slice(0, -2), lines[lines.length - 1]], /the end line counts 120 task\(s\) and 360 episode\(s\), but the file holds 120 and 359; lines are missing/],
+      [[...lines, lines[200]], /bad\.jsonl:483: a line after the end line/],
+      [[oldHeader('finished'), ...lines.slice(1, 300)], /bad\.jsonl:300: the header says the run finished its 360 episode\(s\), but the file holds 179; it is truncated/],
     ];
     for (const [text, pattern] of cases) {
       assert.throws(() => store.importRunLines(text, 'bad.jsonl'), (error: Error & { code?: string }) => error.code === 'input.invalid' && pattern.test(error.message), String(pattern));
@@ -257,6 +269,9 @@ export function resultsStoreCases(open: () => ResultsStore): void {
       assert.deepEqual(store.listEpisodes('run-y'), []);
       assert.deepEqual(store.listTasks('run-y'), []);
     }
+    // An older export of a run that did not finish may hold fewer episodes than planned: it imports as it was.
+    store.importRunLines([oldHeader('cancelled'), ...lines.slice(1, 300)], 'older.jsonl');
+    assert.equal(store.listEpisodes('run-y').length, 179);
   }));
 
   test('a transcript that starts with its task\'s prompt is stored without it and read back whole, byte for byte', () => withStore((store, tasks) => {

@@ -213,7 +213,7 @@ describe('runs, resume, import, count', () => {
     store.close();
     const exported = await runCli(['export', 'run-big', '--db', 'big.db', '--out', 'big.jsonl'], { cwd: directory });
     assert.equal(exported.code, 0, exported.stderr);
-    assert.match(exported.stderr, /exported 1201 lines to .*big\.jsonl/);
+    assert.match(exported.stderr, /exported 1202 lines to .*big\.jsonl/);
     return readFileSync(join(directory, 'big.jsonl'), 'utf8').trimEnd().split('\n');
   }
 

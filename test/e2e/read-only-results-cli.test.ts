@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { latestSchemaVersion, migrationStatements, migrations } from '../../src/store/store-migrations.ts';
@@ -69,7 +69,7 @@ describe('results files the user cannot write', { skip }, () => {
     assert.match(report.stdout, /pass rate 100\.0%/);
     const exported = await spawnCliUnprivileged(prefix, ['export', runId, '--db', database], { cwd: directory, env: environment });
     assert.equal(exported.code, 0, exported.stderr);
-    assert.equal(exported.stdout.trim().split('\n').length, 1 + 2 + 2);
+    assert.equal(exported.stdout.trim().split('\n').length, 1 + 2 + 2 + 1);
     assert.deepEqual(readdirSync(readOnlyFolder).sort(), before);
     assert.deepEqual(readdirSync(temporary), []);
   });
@@ -91,6 +91,26 @@ describe('results files the user cannot write', { skip }, () => {
       assert.match(result.stderr, /fix: make .* and its folder writable, or pass --db <a writable path>; read-only commands \(runs, report, export, view\) can still read it/);
       assert.doesNotMatch(result.stderr, /not a ToolForge results database/);
     }
+  });
+
+  test('a file the user may not write, in a folder the user may write: run, delete and rescore say so (exit 2), and the file is unchanged', async () => {
+    const folder = join(directory, 'writable');
+    mkdirSync(folder);
+    const database = join(folder, 'results.db');
+    const first = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '1', '--db', database, '--json'], { cwd: directory });
+    assert.equal(first.code, 0, first.stderr);
+    const storedRun = (JSON.parse(first.stdout) as { runId: string }).runId;
+    chmodSync(folder, 0o777);
+    chmodSync(database, 0o444);
+    const bytes = readFileSync(database);
+    for (const args of [['run', 'funcgen', '--model', 'builtin/planner', '--count', '1'], ['delete', storedRun], ['rescore', storedRun]]) {
+      const result = await spawnCliUnprivileged(prefix, [...args, '--db', database], { cwd: directory, env: environment });
+      assert.equal(result.code, 2, `${args[0]}: ${result.stderr}`);
+      assert.match(result.stderr, new RegExp(`^error: cannot write to ${database.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(`, 'm'), args[0]);
+      assert.match(result.stderr, /fix: make .* and its folder writable/, args[0]);
+      assert.doesNotMatch(result.stderr, /SqliteError|\n\s+at /, args[0]);
+    }
+    assert.deepEqual(readFileSync(database), bytes);
   });
 
   test('a file the user cannot read is named as such', async () => {

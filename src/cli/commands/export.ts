@@ -8,7 +8,7 @@ import { resolveRunId } from './resolve-run-id.ts';
 export function registerExportCommand(program: Command, io: CliIo): void {
   program
     .command('export')
-    .description("write one run (header, tasks, episodes) as JSONL, for 'toolforge import' elsewhere")
+    .description("write one run (header, tasks, episodes, end line) as JSONL, for 'toolforge import' elsewhere")
     .argument('<run>', "run id (see 'toolforge runs'), or 'latest'")
     .option('--out <file>', 'write to this file instead of stdout')
     .option('--db <file>', 'results database (default .toolforge/results.db)')
