@@ -145,7 +145,10 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
   }
   if (request.count !== undefined && generated < request.count && !request.signal?.aborted) {
     throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${generated} tasks for these settings, fewer than --count ${request.count}`, {
-      fix: `pass --count ${generated} or less (or leave --count out for all of them)`,
+      // No task at all: a smaller --count cannot help (0 is refused); the data or the settings must change.
+      fix: generated === 0
+        ? `these settings give no task: ${suite.importsTasks?.(request.params) === true ? 'pass a data file that holds samples (--set data=<file>; toolforge data list shows the published sets)' : 'change the --set values'}`
+        : `pass --count ${generated} or less (or leave --count out for all of them)`,
     });
   }
 }

@@ -500,8 +500,12 @@ function checkOutputCoverage(
   if (coverage.missing.length === 0) return [];
   if (options.allowMissingOutputs !== true) {
     const shown = coverage.missing.slice(0, 5).join(', ');
+    // None of the run's tasks, all of the file's for others: the outputs were made for another task set.
+    const otherTasks = coverage.missing.length === taskCount && coverage.unknownTaskIds.length > 0;
     throw new ConfigError('input.invalid', `${model.ref} has no output for ${coverage.missing.length} of ${taskCount} tasks (${shown}${coverage.missing.length > 5 ? ', ...' : ''})`, {
-      fix: 'add the missing outputs to the file, run only the tasks it covers (--tasks <file>), or pass --allow-missing to score them as failures',
+      fix: otherTasks
+        ? `its outputs are for other tasks (${coverage.unknownTaskIds.slice(0, 3).join(', ')}): run the tasks they were made for (the same --seed and --set values; --set data=<file> for a data set's samples, see toolforge data list; or --tasks <file>)`
+        : 'add the missing outputs to the file, run only the tasks it covers (--tasks <file>), or pass --allow-missing to score them as failures',
     });
   }
   options.onProgress?.({ type: 'warning', message: `${model.ref}: ${coverage.missing.length} tasks have no stored output and are scored as failures (--allow-missing)` });
@@ -514,7 +518,7 @@ function transformsOf(first: Task): { id: string; version: string; knobs: JsonOb
 }
 
 /** An empty task stream, said in the terms of where it came from: the suite's data file, or a count or tasks file. */
-function noTasksError(suite: Suite, params: JsonObject): ConfigError {
+export function noTasksError(suite: Suite, params: JsonObject): ConfigError {
   if (suite.importsTasks?.(params) === true) {
     const data = typeof params.data === 'string' ? ` (--set data=${params.data})` : '';
     return new ConfigError('input.invalid', `the ${suite.id} data file${data} holds no samples, so there are no tasks to run`, {

@@ -68,6 +68,19 @@ describe('toolforge generate', () => {
     assert.equal(readFileSync(join(directory, 'tasks.jsonl'), 'utf8'), first.stdout);
   });
 
+  test('a data file with no sample: generate refuses it as run does, leaving no --out file; a --count past it does not suggest --count 0', async () => {
+    const directory = temporaryDirectory();
+    writeFileSync(join(directory, 'empty.json'), '[]\n');
+    const generated = await runCli(['generate', 'nestful', '--set', `data=${join(directory, 'empty.json')}`, '--out', 'out.jsonl'], { cwd: directory });
+    assert.equal(generated.code, 2, generated.stderr);
+    assert.match(generated.stderr, /error: the nestful data file \(--set data=.*empty\.json\) holds no samples/);
+    assert.equal(existsSync(join(directory, 'out.jsonl')), false);
+    const counted = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--set', `data=${join(directory, 'empty.json')}`, '--count', '2', '--db', 'r.db'], { cwd: directory });
+    assert.equal(counted.code, 2, counted.stderr);
+    assert.match(counted.stderr, /has only 0 tasks for these settings, fewer than --count 2\n {2}fix: these settings give no task: pass a data file that holds samples/);
+    assert.doesNotMatch(counted.stderr, /--count 0/);
+  });
+
   test('2,100 tasks, made on a thread per core: the same bytes on stdout and in --out as one thread makes', async () => {
     const directory = temporaryDirectory();
     const settings = ['--set', 'core=3', '--set', 'depth=2', '--set', 'connected=1', '--set', 'disconnected=1'];

@@ -88,6 +88,17 @@ describe('--db locations that cannot hold a database', () => {
 });
 
 describe('replay files that do not cover the run', () => {
+  test('outputs made for other tasks (a data set\'s samples, another seed) say so, and which settings make the tasks they were made for', async () => {
+    const directory = temporaryDirectory();
+    const { ids } = await generateNestful(directory, 2);
+    const replay = writeReplay(directory, [{ taskId: 'nestful/executable-data/0', output: '[]' }, { taskId: 'nestful/executable-data/1', output: '[]' }]);
+    const refused = await runCli(['run', '--tasks', 'tasks.jsonl', 'nestful', '--model', `replay/${replay}`, '--db', 'r.db'], { cwd: directory });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`has no output for 2 of 2 tasks \\(${ids[0]}, ${ids[1]}\\)`));
+    assert.match(refused.stderr, /fix: its outputs are for other tasks \(nestful\/executable-data\/0, nestful\/executable-data\/1\): run the tasks they were made for \(.*--set data=<file>/);
+    assert.doesNotMatch(refused.stderr, /--allow-missing/);
+  });
+
   test('missing outputs stop the run before it is created, naming the first ids; --allow-missing scores them as failures', async () => {
     const directory = temporaryDirectory();
     const { ids } = await generateNestful(directory, 3);

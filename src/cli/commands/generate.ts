@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../core/errors.ts';
 import { dirname } from 'node:path';
 import { generateTaskJsonl } from '../../runner/parallel-generation.ts';
+import { noTasksError } from '../../runner/run-evaluation.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -49,8 +50,18 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
       // Written as they are made: 100,000 tasks are never held together (nor their JSONL, past V8's longest string).
       // Made on a thread per core when the suite makes its tasks by index (parallel-generation.ts): the same bytes.
       const lines = generateTaskJsonl(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, ...(flags.threads === undefined ? {} : { threads: flags.threads }), ...(paraphraseCache ? { paraphraseCache } : {}) });
-      const written = await writeOutputLines(io, flags.out, lines);
+      const written = await writeOutputLines(io, flags.out, refusedWhenEmpty(lines, () => noTasksError(suite, params)));
       if (written.path !== undefined) io.stderr(`wrote ${written.lines} ${suite.id} tasks to ${written.path}\n`);
     });
 }
 
+
+/** No task at all is refused, as `run` refuses it (and no empty --out file is left): an empty data file, say. */
+async function* refusedWhenEmpty<T>(items: AsyncIterable<T>, error: () => Error): AsyncGenerator<T> {
+  let any = false;
+  for await (const item of items) {
+    any = true;
+    yield item;
+  }
+  if (!any) throw error();
+}
