@@ -122,7 +122,8 @@ describe('fetch and verify', () => {
         assert.ok(error instanceof ConfigError);
         assert.equal(error.code, 'data.checksum-mismatch');
         assert.match(error.message, /^fixtures\/wapiibench\/openapi\/real_world_specs\/notes\.yaml downloaded from http:\/\/127\.0\.0\.1:\d+\/toolforge-test\/fixtures\/0123456789abcdef0123456789abcdef01234567\/wapiibench\/openapi\/real_world_specs\/notes\.yaml has sha256 [0-9a-f]{64} \(20 bytes\), but the pinned file has sha256 /);
-        assert.match(error.fix ?? '', /^run `toolforge data fetch fixtures` again/);
+        // The retry it suggests is the same command, through the same mirror.
+        assert.match(error.fix ?? '', /^run `toolforge data fetch fixtures --mirror http:\/\/127\.0\.0\.1:\d+` again/);
         return true;
       });
     } finally {

@@ -92,7 +92,7 @@ describe('results store', () => {
     source.setRunStatus('run-c', 'finished');
     const exported = source.exportRun('run-c');
     const lines = exported.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string });
-    assert.deepEqual(lines.map((line) => line.type), ['run', 'task', 'task', 'episode', 'episode']);
+    assert.deepEqual(lines.map((line) => line.type), ['run', 'task', 'task', 'episode', 'episode', 'end']);
 
     const target = openResultsStore(join(directory, 'b.db'));
     const imported = target.importRun(exported, 'run-c.jsonl');
