@@ -185,3 +185,16 @@ function describe(error: unknown): string {
 export function summarizeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
   return issues.slice(0, 3).map((issue) => `${formatFieldPath(issue.path) || '(body)'}: ${issue.message}`).join('; ');
 }
+
+/**
+ * Why a 200 answer's body is not a response, in the body's own words when it has some: gateways send their errors
+ * as `{"error": {"message": ...}}` with status 200, and a proxy's HTML page arrives as text. Else the schema's issues.
+ */
+export function describeInvalidBody(body: unknown, issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  if (typeof body === 'string') return `the body is text, not JSON (it starts ${JSON.stringify(body.trim().slice(0, 80))})`;
+  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  const message = typeof error === 'string' ? error
+    : typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string' ? (error as { message: string }).message : undefined;
+  if (message !== undefined) return `the body is an error, not a response: ${JSON.stringify(message.slice(0, 300))}`;
+  return summarizeIssues(issues);
+}

@@ -268,7 +268,15 @@ export function runModelProviderCases(options: ModelProviderCaseOptions): void {
 
     test('a body that is not JSON is a retryable invalid response', async () => {
       server.reply({ type: 'raw', status: 200, body: '<html>proxy error</html>', contentType: 'text/html' });
-      assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.invalid-response', isRetryable: true });
+      const error = assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.invalid-response', isRetryable: true });
+      // The page's first words, not only a schema's "expected object, received string".
+      assert.match(error.message, /the body is (text, not JSON \(it starts "<html>proxy error<\/html>"\)|not valid JSON \(.*<html>)/);
+    });
+
+    test('a 200 whose body is an error (as some gateways send) quotes the error', async () => {
+      server.reply({ type: 'raw', status: 200, body: JSON.stringify({ error: { message: 'upstream overloaded', type: 'server_error' } }) });
+      const error = assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.invalid-response', isRetryable: true });
+      assert.match(error.message, /the body is an error, not a response: "upstream overloaded"/);
     });
 
     test('JSON of the wrong shape is a retryable invalid response naming the field', async () => {

@@ -5,7 +5,7 @@ import type { AssistantMessage } from '../../core/message.ts';
 import type { ToolCall } from '../../core/tool.ts';
 import { createToolCall } from '../../core/tool.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
-import { invalidResponseError, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
+import { describeInvalidBody, invalidResponseError, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
 import { nodeHttpFetch } from '../node-http-fetch.ts';
 import { completionIgnoredWarning, unsupportedSettingWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel, ProviderWarning } from '../spec.ts';
@@ -53,7 +53,7 @@ export function createAnthropicLanguageModel(options: { modelId: string; apiKey:
         throw toProviderError(error, context, request.signal);
       }
       const parsed = anthropicResponseSchema.safeParse(response);
-      if (!parsed.success) throw invalidResponseError(context, summarizeIssues(parsed.error.issues));
+      if (!parsed.success) throw invalidResponseError(context, describeInvalidBody(response, parsed.error.issues));
       const texts: string[] = [];
       const thoughts: string[] = [];
       const toolCalls: ToolCall[] = [];

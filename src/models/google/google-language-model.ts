@@ -4,7 +4,7 @@ import type { AssistantMessage } from '../../core/message.ts';
 import type { ToolCall } from '../../core/tool.ts';
 import { createToolCall } from '../../core/tool.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
-import { invalidResponseError, retryAfterHeader, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
+import { describeInvalidBody, invalidResponseError, retryAfterHeader, toProviderError } from '../provider-error-mapping.ts';
 import { completionIgnoredWarning, unsupportedSettingWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../spec.ts';
 import { convertToGoogleContents, prepareGoogleTools, synthesizedCallIdPrefix } from './convert-to-google-contents.ts';
@@ -61,9 +61,11 @@ export function createGoogleLanguageModel(options: { modelId: string; apiKey: { 
         throw invalidResponseError(context, `the body is not valid JSON (${(error as Error).message})`, error);
       }
       const parsed = googleResponseSchema.safeParse(response);
-      if (!parsed.success) throw invalidResponseError(context, summarizeIssues(parsed.error.issues));
+      if (!parsed.success) throw invalidResponseError(context, describeInvalidBody(response, parsed.error.issues));
       const candidate = parsed.data.candidates?.[0];
-      if (candidate === undefined && !parsed.data.promptFeedback?.blockReason) throw invalidResponseError(context, 'candidates: no candidate and no block reason');
+      if (candidate === undefined && !parsed.data.promptFeedback?.blockReason) {
+        throw invalidResponseError(context, describeInvalidBody(response, [{ path: ['candidates'], message: 'no candidate and no block reason' }]));
+      }
       const turn = request.messages.filter((message) => message.role === 'assistant').length;
       const texts: string[] = [];
       const thoughts: string[] = [];

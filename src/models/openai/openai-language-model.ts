@@ -7,7 +7,7 @@ import type { AssistantMessage } from '../../core/message.ts';
 import { createToolCall } from '../../core/tool.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
-import { invalidResponseError, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
+import { describeInvalidBody, invalidResponseError, toProviderError } from '../provider-error-mapping.ts';
 import { nodeHttpFetch } from '../node-http-fetch.ts';
 import { completionIgnoredWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../spec.ts';
@@ -74,7 +74,7 @@ async function chat(openai: OpenAI, request: GenerateRequest, config: OpenAILang
     throw toProviderError(error, context, request.signal);
   }
   const parsed = openAIChatResponseSchema.safeParse(response);
-  if (!parsed.success) throw invalidResponseError(context, summarizeIssues(parsed.error.issues));
+  if (!parsed.success) throw invalidResponseError(context, describeInvalidBody(response, parsed.error.issues));
   const [choice] = parsed.data.choices;
   // Ids are only missing from some local servers; a per-turn index keeps them unique and deterministic.
   const turn = request.messages.filter((message) => message.role === 'assistant').length;
@@ -116,7 +116,7 @@ async function complete(openai: OpenAI, request: GenerateRequest, config: OpenAI
     throw toProviderError(error, context, request.signal);
   }
   const parsed = openAICompletionResponseSchema.safeParse(response);
-  if (!parsed.success) throw invalidResponseError(context, summarizeIssues(parsed.error.issues));
+  if (!parsed.success) throw invalidResponseError(context, describeInvalidBody(response, parsed.error.issues));
   const [choice] = parsed.data.choices;
   return {
     message: { role: 'assistant', content: choice.text, toolCalls: [] },
