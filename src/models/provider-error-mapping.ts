@@ -126,6 +126,12 @@ export function providerErrorFromUnknown(error: unknown, context: ProviderErrorC
     });
   }
   if (kind === 'connection') {
+    if (!neverConnected(error)) {
+      // Connected, then cut: a reset or a body that stopped partway, not a server that is not there.
+      return new ProviderError('provider.connection', `lost the connection to ${where} before its answer was complete: ${describe(error)}`, {
+        isRetryable: true, cause: error, fix: `the runner retries; if it keeps happening, the server${context.baseUrl ? ` at ${context.baseUrl}` : ''} (or a proxy before it) is closing connections`,
+      });
+    }
     return new ProviderError('provider.connection', `could not connect to ${where}: ${describe(error)}`, {
       isRetryable: true, cause: error, fix: context.baseUrl ? `check the server at ${context.baseUrl} is running` : 'check the network connection',
     });
@@ -162,6 +168,21 @@ function transportKind(error: unknown): 'timeout' | 'connection' | undefined {
     }
   }
   return kind;
+}
+
+const noConnectionCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** Whether the cause chain says no connection was made (refused, no such host, no route). */
+function neverConnected(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (typeof current !== 'object') break;
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string' && noConnectionCodes.has(code)) return true;
+    // Errors that group several attempts (an AggregateError of IPv4 and IPv6 refusals) hold the codes inside.
+    const inner = (current as { errors?: unknown }).errors;
+    if (Array.isArray(inner) && inner.some((each) => neverConnected(each))) return true;
+  }
+  return false;
 }
 
 /** The first error in the cause chain with this name. */

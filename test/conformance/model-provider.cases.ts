@@ -292,7 +292,9 @@ export function runModelProviderCases(options: ModelProviderCaseOptions): void {
 
     test('a connection dropped in the middle of the answer\'s body is a retryable connection error', async () => {
       server.reply({ type: 'cut', bodyStart: '{"id":"answer-1","cho' });
-      assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.connection', isRetryable: true });
+      const error = assertProviderError(await rejection(model.generate(generateRequest(userQuestion))), { code: 'provider.connection', isRetryable: true });
+      // It connected: the message says the connection was lost, not that the server could not be reached.
+      assert.match(error.message, /lost the connection to .* before its answer was complete/);
       assert.equal(server.requests.length, 1);
     });
 
@@ -306,6 +308,7 @@ export function runModelProviderCases(options: ModelProviderCaseOptions): void {
       const baseUrl = server.baseUrl.replace(/:\d+/, `:${port}`);
       const error = assertProviderError(await rejection(createModel(baseUrl).generate(generateRequest(userQuestion))), { code: 'provider.connection', isRetryable: true });
       assert.ok(error.message.includes(baseUrl));
+      assert.match(error.message, /^could not connect to /);
     });
 
     test('the request timeout reaches the SDK: a provider that never answers is a retryable provider.timeout', async () => {
