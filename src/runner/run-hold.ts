@@ -111,3 +111,15 @@ export function shownRunStatus(store: ResultsStore, run: StoredRun): ShownRunSta
   const queue = store.queueCounts(run.id);
   return queue.pending + queue.leased > 0 ? 'running' : 'interrupted';
 }
+
+/**
+ * A team run whose queued episodes no worker holds (none started, or every one stopped and its leases lapsed): shown as
+ * running, since workers may still come, with the command that starts one.
+ */
+export function isWaitingForWorkers(store: ResultsStore, run: StoredRun): boolean {
+  if (run.status !== 'running') return false;
+  const hold = store.runHold(run.id);
+  if (hold !== undefined && !holderIsGone(hold.holder)) return false;
+  const queue = store.queueCounts(run.id);
+  return queue.pending > 0 && queue.leased === 0;
+}

@@ -65,6 +65,7 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
     const renewal = setInterval(() => store.renewLeases(run.id, workerId, leaseMs), Math.max(50, Math.floor(leaseMs / 3)));
     renewal.unref();
     let episodesRun = 0;
+    let saidWaiting = false;
     let duplicateSaves = 0;
     const lane = async (): Promise<void> => {
       while (!signal.aborted) {
@@ -72,6 +73,11 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
         if (!claim) {
           const counts = store.queueCounts(run.id);
           if (counts.pending === 0 && counts.leased === 0) return;
+          if (!saidWaiting) {
+            // Said once: a worker that sits silent for a lease's length looks hung.
+            saidWaiting = true;
+            emit({ type: 'warning', message: `nothing left to claim: waiting on the episodes in flight (${counts.leased}, this worker's included); a stopped worker's lapse after its --lease time (${defaultLeaseMs} ms by default), and this worker then takes them` });
+          }
           // Other workers hold the rest: wait for them to finish, or for a dead one's leases to expire.
           await sleep(pollMs, undefined, { signal }).catch(() => undefined);
           continue;

@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startReportServer } from '../../src/report/report-server.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
 import { startConversationServer } from '../fakes/conversation-server.ts';
 import { binPath, keylessEnvironment, runCli, temporaryDirectory } from './run-cli.ts';
 
@@ -138,4 +139,33 @@ test('a run whose process was killed is free at once: run --resume finishes it',
   assert.deepEqual(latestRun(database), { id: runId, status: 'finished', holder: null });
   assert.equal(scored(database, runId), 3000);
   assert.doesNotMatch((await runCli(['report', runId, '--db', 'r.db'], { cwd: directory })).stdout, /not run yet/);
+});
+
+test('runs names a team run no worker serves, with the command that starts one; once a worker has run it, the hint is gone', async () => {
+  const directory = temporaryDirectory();
+  const queued = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '3', '--workers-only', '--db', 'team.db', '--json'], { cwd: directory });
+  assert.equal(queued.code, 0, queued.stderr);
+  const runId = (JSON.parse(queued.stdout) as { runId: string }).runId;
+  const waiting = await runCli(['runs', '--db', 'team.db'], { cwd: directory });
+  assert.match(waiting.stdout, new RegExp(`\\n1 waiting for workers \\(episodes queued, none held by a worker\\): start one with toolforge worker --run ${runId} --db team\\.db\\n`));
+  const worked = await runCli(['worker', '--run', runId, '--db', 'team.db'], { cwd: directory });
+  assert.equal(worked.code, 0, worked.stderr);
+  const finished = await runCli(['runs', '--db', 'team.db'], { cwd: directory });
+  assert.match(finished.stdout, / finished /);
+  assert.doesNotMatch(finished.stdout, /waiting for workers/);
+});
+
+test("a worker waiting out another worker's lease says so once, then takes the episode when the lease lapses", async () => {
+  const directory = temporaryDirectory();
+  const queued = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--workers-only', '--db', 'team.db', '--json'], { cwd: directory });
+  assert.equal(queued.code, 0, queued.stderr);
+  const runId = (JSON.parse(queued.stdout) as { runId: string }).runId;
+  // A worker that claimed an episode and died: its lease lapses in a second.
+  const store = openResultsStore(join(directory, 'team.db'));
+  assert.ok(store.claimEpisode(runId, 'gone-worker', 1000));
+  store.close();
+  const worked = await runCli(['worker', '--run', runId, '--db', 'team.db', '--json'], { cwd: directory });
+  assert.equal(worked.code, 0, worked.stderr);
+  assert.equal(worked.stderr.match(/warning: nothing left to claim: waiting on the episodes in flight \(\d\b.*--lease time/g)?.length, 1, worked.stderr);
+  assert.equal((JSON.parse(worked.stdout) as { episodes: number }).episodes, 2);
 });

@@ -8,7 +8,7 @@ import { modelSettingsLabel } from '../../models/model-settings-label.ts';
 import { runModeLabel } from '../../report/run-mode-label.ts';
 import type { StoredRun } from '../../store/index.ts';
 import { isPostgresLocation } from '../../store/index.ts';
-import { shownRunStatus } from '../../runner/run-hold.ts';
+import { isWaitingForWorkers, shownRunStatus } from '../../runner/run-hold.ts';
 import { listSuites } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
@@ -71,6 +71,10 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
             ...(transformed ? [transformsLabel(run.provenance.transforms) || '-'] : []), status,
             run.taskCount, run.trials, counts.scored, counts.scored > 0 ? formatPercent(passed / counts.scored) : '-', counts['infrastructure-error']]),
         })}\n`);
+        const waiting = rows.filter((row) => row.status === 'running' && isWaitingForWorkers(store, row.run));
+        if (waiting.length > 0) {
+          io.stdout(`${waiting.length} waiting for workers (episodes queued, none held by a worker): start one with toolforge worker --run ${waiting[0]!.run.id}${databaseFlag(flags)}\n`);
+        }
         const interrupted = rows.filter((row) => row.status === 'interrupted');
         if (interrupted.length > 0) {
           io.stdout(`${interrupted.length} interrupted (stopped before they ended, no process runs them): finish one with toolforge run --resume ${interrupted[0].run.id}${databaseFlag(flags)}\n`);
