@@ -50,7 +50,7 @@ export type RunReport = {
 /** The keys `run --json` prints, in this order (the documented machine-readable summary). */
 export function summaryObject(summary: ReportSummary): {
   runId: string; suite: string; model: string; mode: string; tasks: number; trials: number; episodes: number;
-  infrastructureErrors: number; passRate: number; passRateCI95: [number, number];
+  infrastructureErrors: number; passRate: number | null; passRateCI95: [number, number] | null;
   metrics: Record<string, number>; failures: Record<string, number>; retries: Record<string, number>;
 } {
   return {
@@ -62,8 +62,9 @@ export function summaryObject(summary: ReportSummary): {
     trials: summary.trials,
     episodes: summary.episodes,
     infrastructureErrors: summary.infrastructureErrors,
-    passRate: summary.passRate,
-    passRateCI95: [summary.passRateCI95[0], summary.passRateCI95[1]],
+    // Nothing scored (every episode an infrastructure error): no pass rate, as the table says, not a rate of 0.
+    passRate: summary.episodes === 0 ? null : summary.passRate,
+    passRateCI95: summary.episodes === 0 ? null : [summary.passRateCI95[0], summary.passRateCI95[1]],
     metrics: { ...summary.metrics },
     failures: { ...summary.failures },
     retries: { ...summary.retries },

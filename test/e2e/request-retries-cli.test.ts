@@ -132,8 +132,10 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     server.setBehaviour('unavailable');
     const ended = await runCli(['run', 'funcgen', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--count', '5', '--stop-after-errors', '5', '--max-retries', '0', '--concurrency', '1', '--json'], { cwd: directory });
     assert.equal(ended.code, 3, ended.stderr);
-    const summary = JSON.parse(ended.stdout) as { episodes: number; infrastructureErrors: number };
+    const summary = JSON.parse(ended.stdout) as { episodes: number; infrastructureErrors: number; passRate: number | null; passRateCI95: unknown };
     assert.deepEqual([summary.episodes, summary.infrastructureErrors], [0, 5]);
+    // Nothing scored: no pass rate, as the table says ("none"), not a rate of 0.
+    assert.deepEqual([summary.passRate, summary.passRateCI95], [null, null]);
     assert.match(ended.stderr, /no episode scored: 5 infrastructure errors, 0 episodes not run/);
     assert.doesNotMatch(ended.stderr, /the run stopped/);
   });
