@@ -1,6 +1,7 @@
 import { describe, test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { streamGeneratedTasks } from '../../src/runner/generate-tasks.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
@@ -96,6 +97,10 @@ describe('toolforge generate', () => {
     const printed = await runCli(['generate', 'funcgen', '--seed', '4', '--count', '2100', ...settings], { cwd: directory });
     assert.equal(printed.code, 0, printed.stderr);
     assert.equal(printed.stdout, `${expected.join('\n')}\n`);
+    const cores = availableParallelism();
+    const tooMany = await runCli(['generate', 'funcgen', '--count', '5', '--threads', String(cores + 1)], { cwd: directory });
+    assert.equal(tooMany.code, 2);
+    assert.match(tooMany.stderr, new RegExp(`error: --threads ${cores + 1} is more than the ${cores} cores this machine has\n {2}fix: pass --threads ${cores} or less`));
   });
 
   test('tasks are written as they are made; a generate that fails part way leaves no --out file, and an unwritable --out is named', async () => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../core/errors.ts';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { generateTaskJsonl } from '../../runner/parallel-generation.ts';
 import { noTasksError } from '../../runner/run-evaluation.ts';
@@ -37,6 +38,12 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
   addRequestRetryOptions(command, 'the --phrasing-model')
     .action(async (suiteId: string, flags: GenerateFlags) => {
       const suite = getSuite(suiteId);
+      // Threads past the cores only cost memory (a suite's copy each): a typo like --threads 200 is refused, not run.
+      if (flags.threads !== undefined && flags.threads > availableParallelism()) {
+        throw new ConfigError('config.invalid', `--threads ${flags.threads} is more than the ${availableParallelism()} cores this machine has`, {
+          fix: `pass --threads ${availableParallelism()} or less (or leave it out: one per core, at most 4)`,
+        });
+      }
       const params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
       if (flags.phrasingModel === undefined && (flags.phrasingBaseUrl ?? flags.baseUrl) !== undefined) {
         const flag = flags.phrasingBaseUrl !== undefined ? '--phrasing-base-url' : '--base-url';
