@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { locateDataset } from '../../src/core/data-location.ts';
 import { findDataset } from '../../src/datasets/index.ts';
@@ -93,7 +93,7 @@ describe('toolforge data', () => {
       const path = join(root, 'nestful', ...file.path.split('/'));
       mkdirSync(join(path, '..'), { recursive: true });
       if (file.path === 'src/icl_examples.json') mkdirSync(path);
-      else writeFileSync(path, '[]');
+      else if (file.path !== 'src/PROMPTS.json') writeFileSync(path, '[]');
     }
     const env = { ...keylessEnvironment(), TOOLFORGE_DATA: root };
     const verified = await runCli(['data', 'verify', 'nestful'], { cwd: temporaryDirectory(), env });
@@ -114,6 +114,27 @@ describe('toolforge data', () => {
       assert.match(fetched.stderr, /--mirror http:\/\/127\.0\.0\.1:\d+` again/, 'the retry keeps the mirror');
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('a damaged prompt or examples file is refused, naming it and data verify, not passed over for other tasks', async () => {
+    const env = { ...keylessEnvironment(), TOOLFORGE_DATA: temporaryDirectory() };
+    const source = join(env.TOOLFORGE_DATA, 'nestful', 'src');
+    mkdirSync(source, { recursive: true });
+    const cases: [string, string, RegExp][] = [
+      ['icl_examples.json', '[{"input": "cut off', /icl_examples\.json is damaged: it is not valid JSON/],
+      ['icl_examples.json', '{"input": "an object"}', /icl_examples\.json is damaged: it is not a list of examples/],
+      ['PROMPTS.json', '{}', /PROMPTS\.json is damaged: it holds no "[^"]+" prompt/],
+    ];
+    for (const [name, text, message] of cases) {
+      rmSync(source, { recursive: true, force: true });
+      mkdirSync(source, { recursive: true });
+      writeFileSync(join(source, name), text);
+      // In its own process: the data resolver reads that process's environment.
+      const run = await spawnCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '2', '--set', name === 'PROMPTS.json' ? 'icl=0' : 'icl=3', '--db', 'r.db'], { cwd: temporaryDirectory(), env });
+      assert.equal(run.code, 2, `${name}: ${run.stderr}`);
+      assert.match(run.stderr, message, name);
+      assert.match(run.stderr, /fix: run `toolforge data verify nestful`/, name);
     }
   });
 

@@ -5,6 +5,7 @@
  * referencing earlier results; their agents add the protocol.
  */
 import { existsSync } from 'node:fs';
+import { ConfigError } from '../../core/errors.ts';
 import type { JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
 import type { PromptMessage } from '../../core/message.ts';
@@ -48,15 +49,14 @@ function instructionTemplate(): { text: string; source: InstructionSource } {
   let template: { text: string; source: InstructionSource } = { text: fallbackInstruction, source: 'toolforge' };
   if (existsSync(path)) {
     const parsed = parseLenientJson(readTextFileSync(path));
-    const raw = parsed.ok && isJsonObject(parsed.value) ? parsed.value[templateName] : undefined;
-    if (typeof raw === 'string') {
-      // The system turn of the Llama chat template, without its special tokens; `{{` is str.format escaping.
-      const start = raw.indexOf('<|end_header_id|>');
-      const end = raw.indexOf('<|eot_id|>', start);
-      if (start >= 0 && end > start) {
-        template = { text: raw.slice(start + '<|end_header_id|>'.length, end).trim().replaceAll('{{', '{').replaceAll('}}', '}'), source: 'nestful' };
-      }
-    }
+    if (!parsed.ok) throw damagedDataFile(path, 'it is not valid JSON');
+    const raw = isJsonObject(parsed.value) ? parsed.value[templateName] : undefined;
+    if (typeof raw !== 'string') throw damagedDataFile(path, `it holds no "${templateName}" prompt`);
+    // The system turn of the Llama chat template, without its special tokens; `{{` is str.format escaping.
+    const start = raw.indexOf('<|end_header_id|>');
+    const end = raw.indexOf('<|eot_id|>', start);
+    if (!(start >= 0 && end > start)) throw damagedDataFile(path, `its "${templateName}" prompt is not in the Llama chat-template form`);
+    template = { text: raw.slice(start + '<|end_header_id|>'.length, end).trim().replaceAll('{{', '{').replaceAll('}}', '}'), source: 'nestful' };
   }
   cachedTemplate = template;
   return template;
@@ -66,9 +66,25 @@ function instructionTemplate(): { text: string; source: InstructionSource } {
 export function iclExamples(): JsonValue[] {
   if (cachedExamples !== undefined) return cachedExamples;
   const path = datasetPath('nestful', 'src', 'icl_examples.json');
-  const parsed = existsSync(path) ? parseLenientJson(readTextFileSync(path)) : undefined;
-  cachedExamples = parsed?.ok && Array.isArray(parsed.value) ? parsed.value : [];
+  if (!existsSync(path)) {
+    cachedExamples = [];
+    return cachedExamples;
+  }
+  const parsed = parseLenientJson(readTextFileSync(path));
+  if (!parsed.ok) throw damagedDataFile(path, 'it is not valid JSON');
+  if (!Array.isArray(parsed.value)) throw damagedDataFile(path, 'it is not a list of examples');
+  cachedExamples = parsed.value;
   return cachedExamples;
+}
+
+/**
+ * A data file that is there but damaged is refused, not passed over: falling back to our own instruction or to no
+ * examples would make other tasks from the same seed and knobs without a word.
+ */
+function damagedDataFile(path: string, reason: string): ConfigError {
+  return new ConfigError('input.invalid', `the NESTFUL data file ${path} is damaged: ${reason}; the tasks made without it would differ from the data set's`, {
+    fix: 'run `toolforge data verify nestful` to see which files differ, then `toolforge data fetch nestful` to repair them (or point $TOOLFORGE_DATA at an intact copy)',
+  });
 }
 
 /** Rendered examples by count: every task of a run renders the same ones, and json.dumps of them is a third of a prompt's cost. */
