@@ -112,6 +112,8 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
     if (episode.runId !== run.id) fail(lineNumber, `field 'episode.runId' is '${episode.runId}', the run is '${run.id}'`);
     if (!taskIds.has(episode.taskId)) fail(lineNumber, `episode of unknown task '${episode.taskId}' (tasks come before episodes)`);
     if (episode.trial >= run.trials) fail(lineNumber, `field 'episode.trial' is ${episode.trial}, but the run has ${run.trials} trial(s) numbered from 0`);
+    const inconsistent = inconsistentEpisode(episode);
+    if (inconsistent) fail(lineNumber, inconsistent);
     const key = `${episode.taskId}\u0000${episode.trial}`;
     if (episodeKeys.has(key)) fail(lineNumber, `episode (task '${episode.taskId}', trial ${episode.trial}) appears twice`);
     episodeKeys.add(key);
@@ -129,6 +131,26 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
   if (!trailer && run.status === 'finished' && episodeKeys.size < planned) {
     fail(lineCount, `the header says the run finished its ${planned} episode(s), but the file holds ${episodeKeys.size}; it is truncated`, 'export the run again (or copy the whole file); a cut-off export imports nothing');
   }
+}
+
+/**
+ * What no episode ToolForge stores can be: a scored episode without a score or ending, an infrastructure error with a
+ * score, a pass with a failure code. Reports count these fields separately (pass rates from `passed`, failure tables
+ * from `failure`, exclusions from `status`), so an edited line would make them disagree with each other.
+ */
+function inconsistentEpisode(episode: EpisodeRecord): string | undefined {
+  const where = `episode (task '${episode.taskId}', trial ${episode.trial})`;
+  if (episode.status === 'scored') {
+    if (episode.score === null) return `${where} has status 'scored' but field 'episode.score' is null`;
+    if (episode.termination === null) return `${where} has status 'scored' but field 'episode.termination' is null`;
+    if (episode.error !== null) return `${where} has status 'scored' but also field 'episode.error' (${episode.error.code})`;
+  } else {
+    if (episode.score !== null) return `${where} has status '${episode.status}' but a score; only scored episodes have one`;
+    if (episode.status === 'infrastructure-error' && episode.error === null) return `${where} has status 'infrastructure-error' but field 'episode.error' is null`;
+  }
+  const score = episode.score;
+  if (score?.passed && score.failure !== undefined) return `${where} passed but has field 'episode.score.failure' ('${score.failure}'); a failure code marks a failed episode`;
+  return undefined;
 }
 
 /** Parses and cross-checks a whole export held as text (small inputs; readRunExport reads any size a line at a time). */

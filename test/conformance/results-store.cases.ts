@@ -252,8 +252,19 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     };
     const bad = JSON.parse(lines[400]) as { episode: { trial: number } };
     bad.episode.trial = -1;
+    // Line 401 edited so its fields contradict each other (reports read each of them separately).
+    const edited = (change: (episode: Record<string, unknown> & { score: Record<string, unknown> | null }) => void): string[] => {
+      const line = JSON.parse(lines[400]) as { episode: Record<string, unknown> & { score: Record<string, unknown> | null } };
+      change(line.episode);
+      return [...lines.slice(0, 400), JSON.stringify(line), ...lines.slice(401)];
+    };
     const cases: [string[], RegExp][] = [
       [[...lines.slice(0, 400), JSON.stringify(bad), ...lines.slice(401)], /bad\.jsonl:401: field 'episode\.trial'/],
+      [edited((episode) => { episode.status = 'scored'; episode.score = null; }), /bad\.jsonl:401: episode .* has status 'scored' but field 'episode\.score' is null/],
+      [edited((episode) => { episode.status = 'scored'; episode.score = { value: 1, passed: true, reason: 'r' }; episode.termination = null; }), /bad\.jsonl:401: .* field 'episode\.termination' is null/],
+      [edited((episode) => { episode.status = 'infrastructure-error'; episode.score = { value: 0, passed: false, reason: 'r' }; episode.error = { code: 'x', message: 'y' }; }), /bad\.jsonl:401: .* has status 'infrastructure-error' but a score/],
+      [edited((episode) => { episode.status = 'infrastructure-error'; episode.score = null; episode.error = null; }), /bad\.jsonl:401: .* field 'episode\.error' is null/],
+      [edited((episode) => { episode.status = 'scored'; episode.termination = 'final-answer'; episode.error = null; episode.score = { value: 1, passed: true, reason: 'r', failure: 'result.wrong' }; }), /bad\.jsonl:401: .* passed but has field 'episode\.score\.failure' \('result\.wrong'\)/],
       [[...lines.slice(0, 450), lines[300], ...lines.slice(450)], /bad\.jsonl:451: episode .* appears twice/],
       [[...lines.slice(0, 450), '{"type":"episode"', ...lines.slice(450)], /bad\.jsonl:451: not valid JSON/],
       [lines.slice(0, 100), /bad\.jsonl:100: the header says 120 task\(s\) but the file holds 99/],
