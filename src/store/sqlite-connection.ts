@@ -32,6 +32,7 @@ export function openSqliteConnection(path: string, options: OpenStoreOptions = {
       }
     }
     if (!readOnly) {
+      checkFileNameLength(filePath);
       prepareDatabaseDirectory(filePath);
       // SQLite opens a file it may not write read-only without a word, and fails at the first write.
       checkWritableFile(filePath);
@@ -173,7 +174,7 @@ function describeOpenFailure(path: string, error: unknown, readOnly: boolean): C
     return new ConfigError('store.unwritable', `cannot ${readOnly ? 'open' : 'write to'} ${path} (${errorMessage(error)})`, {
       fix: readOnly
         ? `check the permissions of ${path} and its folder (SQLite also needs to read ${path}-wal and ${path}-shm when they exist)`
-        : `make ${path} and its folder writable, or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it`,
+        : unwritableFix(path),
       cause: error,
     });
   }
@@ -186,10 +187,32 @@ function checkWritableFile(filePath: string): void {
     accessSync(filePath, constants.W_OK);
   } catch (error) {
     throw new ConfigError('store.unwritable', `cannot write to ${filePath} (this user may not write it: ${errorMessage(error)})`, {
-      fix: `make ${filePath} and its folder writable, or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it`,
+      fix: unwritableFix(filePath),
       cause: error,
     });
   }
+}
+
+function unwritableFix(path: string): string {
+  return `make ${path} and its folder writable, or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it`;
+}
+
+/** The longest file name common file systems (ext4, XFS, APFS, NTFS) take, in bytes. */
+const longestFileName = 255;
+/** The longest suffix SQLite adds for the files it keeps beside the database. */
+const sqliteSuffix = '-journal';
+
+/**
+ * SQLite keeps `<name>-journal` and `<name>-wal` beside the database: a name that fits but leaves no room for those
+ * fails at open with "unable to open database file", or later at the first write. Said up front, with the reason.
+ */
+function checkFileNameLength(filePath: string): void {
+  const name = basename(filePath);
+  const bytes = Buffer.byteLength(name) + Buffer.byteLength(sqliteSuffix);
+  if (bytes <= longestFileName) return;
+  throw new ConfigError('store.unwritable', `cannot use ${filePath} as a results database: its file name is ${Buffer.byteLength(name)} bytes, and SQLite also creates ${name.length > 40 ? `${name.slice(0, 20)}...${name.slice(-12)}` : name}${sqliteSuffix} beside it, past the ${longestFileName}-byte limit of file names`, {
+    fix: `pass --db with a file name of at most ${longestFileName - Buffer.byteLength(sqliteSuffix)} bytes`,
+  });
 }
 
 /** The database's folder, made when missing; a path that cannot hold the file is the user's to fix. */

@@ -41,3 +41,22 @@ test('a PostgreSQL URL the driver would misread is refused at once, the password
     });
   }
 });
+
+test('a database file name with no room for SQLite\'s -journal and -wal files beside it is refused before anything is made', () => {
+  const directory = temporaryDirectory();
+  // 247 bytes + '-journal' is the 255-byte limit of a file name: it opens, and a run can write it.
+  const longest = join(directory, `${'a'.repeat(244)}.db`);
+  const store = openResultsStore(longest);
+  store.close();
+  assert.equal(existsSync(longest), true);
+  for (const name of [`${'a'.repeat(245)}.db`, `${'a'.repeat(300)}.db`, `${'é'.repeat(124)}.db`]) {
+    assert.throws(() => openResultsStore(join(directory, 'new-folder', name)), (error: unknown) => {
+      assert.ok(error instanceof ConfigError, String(error));
+      assert.equal(error.code, 'store.unwritable');
+      assert.match(error.message, /its file name is \d+ bytes, and SQLite also creates .*-journal beside it, past the 255-byte limit/);
+      assert.equal(error.fix, 'pass --db with a file name of at most 247 bytes');
+      return true;
+    });
+  }
+  assert.equal(existsSync(join(directory, 'new-folder')), false);
+});
