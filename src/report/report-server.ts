@@ -22,7 +22,7 @@ import { shownRunStatus } from '../runner/run-hold.ts';
 import { renderSweepPage } from './viewer/sweep-page.ts';
 import { renderTaskPage } from './viewer/task-page.ts';
 import { runPath } from './viewer/viewer-shell.ts';
-import { parseEpisodeQuery } from './viewer/viewer-query.ts';
+import { checkParameters, choiceParameter, episodeFilterParameters, parseEpisodeQuery } from './viewer/viewer-query.ts';
 
 export type ReportServer = { url: string; close(): Promise<void> };
 
@@ -67,23 +67,40 @@ export async function startReportServer(options: { dbPath: string; port?: number
       return send(response, 400, 'text/plain; charset=utf-8', `the path ${url.pathname} is not valid percent-encoding\n`);
     }
     const html = (body: string) => send(response, 200, 'text/html; charset=utf-8', body);
+    // Pages that read no parameter refuse any, as the others refuse the ones they do not read.
+    const none = () => checkParameters(url.searchParams, path, []);
+    const filters = () => checkParameters(url.searchParams, path, episodeFilterParameters, { knobs: true });
     const allRunIds = (): string[] => store.listRuns().map((run) => run.id).reverse();
     if (path === '/') return html(renderRunsIndex(store.listRuns().map((run) => ({ run, counts: store.countOutcomes(run.id), status: shownRunStatus(store, run) })), url.searchParams));
     if (path === '/report') {
+      none();
       const runIds = allRunIds();
       return html(renderHtml(runIds.map((id) => loadRunReport(store, id)), { linkTasks: true, comparisons: compareWithFirstRuns(store, runIds) }));
     }
     if (path === '/compare') return html(comparePage(url.searchParams));
-    if (path === '/api/runs') return send(response, 200, 'application/json', renderJson(allRunIds().map((id) => loadRunReport(store, id)), { single: false }));
+    if (path === '/api/runs') {
+      none();
+      return send(response, 200, 'application/json', renderJson(allRunIds().map((id) => loadRunReport(store, id)), { single: false }));
+    }
     const episodes = /^\/api\/runs\/([^/]+)\/episodes$/.exec(path);
-    if (episodes) return send(response, 200, 'application/json', `${JSON.stringify(episodePage(episodes[1], url.searchParams), null, 2)}\n`);
+    if (episodes) {
+      checkParameters(url.searchParams, path, [...episodeFilterParameters, 'transcripts'], { knobs: true });
+      return send(response, 200, 'application/json', `${JSON.stringify(episodePage(episodes[1], url.searchParams), null, 2)}\n`);
+    }
     const apiRun = /^\/api\/runs\/([^/]+)$/.exec(path);
-    if (apiRun) return send(response, 200, 'application/json', renderJson([loadRunReport(store, apiRun[1])], { single: true }));
+    if (apiRun) {
+      none();
+      return send(response, 200, 'application/json', renderJson([loadRunReport(store, apiRun[1])], { single: true }));
+    }
     const fullRun = /^\/runs\/([^/]+)\/report$/.exec(path);
-    if (fullRun) return html(renderHtml([loadRunReport(store, fullRun[1])], { title: `ToolForge run ${fullRun[1]}`, linkTasks: true }));
+    if (fullRun) {
+      none();
+      return html(renderHtml([loadRunReport(store, fullRun[1])], { title: `ToolForge run ${fullRun[1]}`, linkTasks: true }));
+    }
     const htmlRun = /^\/runs\/([^/]+)$/.exec(path);
     if (htmlRun) {
       const run = store.getRun(htmlRun[1]);
+      filters();
       const query = parseEpisodeQuery(url.searchParams);
       const sweepOfRun = sweepMembershipOf(run.params);
       const axes = listSuites().find((suite) => suite.id === run.suite.id)?.difficultyAxes ?? [];
@@ -92,9 +109,13 @@ export async function startReportServer(options: { dbPath: string; port?: number
       }));
     }
     const runDifficulty = /^\/runs\/([^/]+)\/difficulty$/.exec(path);
-    if (runDifficulty) return html(runDifficultyPage(store.getRun(runDifficulty[1])));
+    if (runDifficulty) {
+      none();
+      return html(runDifficultyPage(store.getRun(runDifficulty[1])));
+    }
     const sweep = /^\/sweeps\/([^/]+)$/.exec(path);
     if (sweep) {
+      none();
       const runIds = store.listRuns().filter((run) => sweepMembershipOf(run.params)?.group === sweep[1]).map((run) => run.id).reverse();
       if (runIds.length === 0) return send(response, 404, 'text/plain; charset=utf-8', `no run belongs to sweep '${sweep[1]}'; the runs page lists the sweeps\n`);
       const reports = runIds.map((id) => loadRunReport(store, id));
@@ -110,6 +131,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
       if (storedTask === undefined && taskEpisodes.length === 0) {
         return send(response, 404, 'text/plain; charset=utf-8', `no task '${taskId}' in run ${run.id}; its page lists the tasks (${runPath(run.id)})\n`);
       }
+      filters();
       const query = parseEpisodeQuery(url.searchParams);
       const otherRuns = store.listRuns().filter((other) => other.id !== run.id && store.findTask(other.id, taskId) !== undefined);
       return html(renderTaskPage(run, taskId, storedTask, taskEpisodes, {
@@ -136,7 +158,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
   function episodePage(runId: string, parameters: URLSearchParams): EpisodePage | (Omit<EpisodePage, 'episodes'> & { episodes: EpisodeRecord[] }) {
     store.getRun(runId);
     const page = store.queryEpisodes(runId, parseEpisodeQuery(parameters));
-    if (parameters.get('transcripts') === '0') return page;
+    if (choiceParameter(parameters, 'transcripts', ['0', '1'] as const, '1') === '0') return page;
     return {
       ...page,
       episodes: page.episodes.map((outcome) => store.findEpisode(runId, outcome.taskId, outcome.trial) ?? { ...outcome, messages: [] }),
@@ -144,6 +166,8 @@ export async function startReportServer(options: { dbPath: string; port?: number
   }
 
   function comparePage(parameters: URLSearchParams): string {
+    checkParameters(parameters, '/compare', ['a', 'b', 'task', 'only']);
+    const only = choiceParameter(parameters, 'only', ['differ', 'all'] as const, 'differ');
     const [a, b] = ['a', 'b'].map((name) => {
       const runId = parameters.get(name);
       if (!runId) throw new ConfigError('input.invalid', `/compare needs ?a=<run>&b=<run>, ${name} is missing`, { fix: 'pick two runs on the runs page' });
@@ -154,7 +178,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
       return renderComparePage(a, b, taskId, store.findTask(a.id, taskId) ?? store.findTask(b.id, taskId),
         store.listTaskEpisodes(a.id, taskId), store.listTaskEpisodes(b.id, taskId));
     }
-    return renderCompareList(a, b, store.listEpisodeOutcomes(a.id), store.listEpisodeOutcomes(b.id), parameters.get('only') === 'all' ? 'all' : 'differ');
+    return renderCompareList(a, b, store.listEpisodeOutcomes(a.id), store.listEpisodeOutcomes(b.id), only);
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -145,3 +145,30 @@ test('unknown runs and paths are 404, bad filters 400, other methods 405', async
   assert.equal(reflected.headers.get('content-type'), 'text/plain; charset=utf-8');
   assert.equal(reflected.headers.get('x-content-type-options'), 'nosniff');
 });
+
+test('a parameter a page does not read, or a value outside its choices, is a 400 naming what the page takes', async () => {
+  const cases: [string, RegExp][] = [
+    ['/?sort=bogus', /sort must be one of run, suite, .*passRate.*, got 'bogus'/],
+    ['/?order=up', /order must be one of asc, desc, got 'up'/],
+    ['/?sortt=passRate', /\/ has no parameter 'sortt'/],
+    [`/runs/${runId}?stauts=scored`, new RegExp(`/runs/${runId} has no parameter 'stauts'`)],
+    [`/runs/${runId}/tasks/funcgen/2/0?outcom=failed`, /has no parameter 'outcom'/],
+    [`/api/runs/${runId}/episodes?transcripts=no`, /transcripts must be one of 0, 1, got 'no'/],
+    [`/api/runs/${runId}/episodes?knob.=1`, /has no parameter 'knob\.'/],
+    [`/compare?a=${runId}&b=${randomRunId}&only=some`, /only must be one of differ, all, got 'some'/],
+    [`/compare?a=${runId}&b=${randomRunId}&c=x`, /\/compare has no parameter 'c'/],
+    ['/report?run=x', /\/report has no parameter 'run'/],
+    [`/api/runs/${runId}?limit=1`, /has no parameter 'limit'.*\n.*open .* without a query string/],
+    [`/runs/${runId}/difficulty?x=1`, /has no parameter 'x'/],
+  ];
+  for (const [path, pattern] of cases) {
+    const response = await get(path);
+    assert.equal(response.status, 400, path);
+    assert.match(response.text, pattern, path);
+  }
+  // What the pages' own links and forms send is taken, empty values (a form's "any") included.
+  for (const path of ['/?sort=passRate&order=asc', `/runs/${runId}?status=&outcome=failed&failure=&task=&search=&knob.core=5&limit=5&offset=0`,
+    `/api/runs/${runId}/episodes?transcripts=0&knob.core=5`, `/compare?a=${runId}&b=${randomRunId}&only=all`, `/compare?a=${runId}&b=${randomRunId}&only=`]) {
+    assert.equal((await get(path)).status, 200, path);
+  }
+});

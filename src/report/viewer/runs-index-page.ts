@@ -9,6 +9,7 @@ import { transformsLabel } from '../model-variant.ts';
 import { runModeLabel } from '../run-mode-label.ts';
 import { escapeHtml } from '../render-html.ts';
 import { link, runPath, sweepPath, viewerShell } from './viewer-shell.ts';
+import { checkParameters, choiceParameter } from './viewer-query.ts';
 
 /** `status`: the run's status as shown (a killed run is 'interrupted', see shownRunStatus). */
 export type RunsIndexRow = { run: StoredRun; counts: RunOutcomeCounts; status: string };
@@ -37,9 +38,10 @@ const columns: readonly Column[] = [
  * databases. Sorting is server-side (`?sort=<column>&order=asc|desc`), numeric columns as numbers.
  */
 export function renderRunsIndex(rows: readonly RunsIndexRow[], parameters: URLSearchParams): string {
-  const sortKey = parameters.get('sort') ?? 'started';
-  const order = parameters.get('order') === 'asc' ? 'asc' : 'desc';
-  const column = columns.find((candidate) => candidate.key === sortKey) ?? columns.find((candidate) => candidate.key === 'started')!;
+  checkParameters(parameters, '/', ['sort', 'order']);
+  const sortKey = choiceParameter(parameters, 'sort', columns.map((candidate) => candidate.key), 'started');
+  const order = choiceParameter(parameters, 'order', ['asc', 'desc'] as const, 'desc');
+  const column = columns.find((candidate) => candidate.key === sortKey)!;
   const sorted = [...rows].sort((left, right) => {
     const a = column.value(left);
     const b = column.value(right);

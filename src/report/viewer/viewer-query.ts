@@ -59,3 +59,30 @@ function integer(text: string | undefined, name: string): number | undefined {
   if (!/^\d+$/.test(text)) throw new ConfigError('input.invalid', `${name} must be a non-negative integer, got '${text}'`, { fix: `pass ?${name}=0` });
   return Number(text);
 }
+
+/** The parameters that filter a page of episodes (parseEpisodeQuery), besides `knob.<name>`. */
+export const episodeFilterParameters: readonly string[] = ['status', 'outcome', 'failure', 'task', 'search', 'limit', 'offset'];
+
+/**
+ * Refuses a parameter the page does not read: a misspelt filter (`?stauts=failed`) would otherwise show every episode
+ * as if filtered. `knobs`: the page takes `knob.<name>` filters too.
+ */
+export function checkParameters(parameters: URLSearchParams, page: string, known: readonly string[], options: { knobs?: boolean } = {}): void {
+  for (const name of new Set(parameters.keys())) {
+    if (known.includes(name) || (options.knobs === true && name.startsWith('knob.') && name.length > 'knob.'.length)) continue;
+    const takes = [...known, ...(options.knobs === true ? ['knob.<name>'] : [])];
+    throw new ConfigError('input.invalid', `${page} has no parameter '${name}'`, {
+      fix: takes.length === 0 ? `open ${page} without a query string` : `use ${takes.map((parameter) => `?${parameter}=`).join(' ')}`,
+    });
+  }
+}
+
+/** A parameter with a closed set of values: absent or empty gives `fallback`, anything else outside the set is refused. */
+export function choiceParameter<T extends string>(parameters: URLSearchParams, name: string, choices: readonly T[], fallback: T): T {
+  const text = parameters.get(name);
+  if (text === null || text === '') return fallback;
+  if (!(choices as readonly string[]).includes(text)) {
+    throw new ConfigError('input.invalid', `${name} must be one of ${choices.join(', ')}, got '${text}'`, { fix: `pass ?${name}=${fallback}` });
+  }
+  return text as T;
+}
