@@ -1,7 +1,7 @@
 import { ConfigError, ProviderError } from '../core/errors.ts';
 import { commandLineBaseUrlFlag, parseModelReference } from '../models/registry.ts';
 import type { RequestRetryPolicy, RetryWaitBudget } from '../models/request-retry.ts';
-import { defaultRequestRetryPolicy } from '../models/request-retry.ts';
+import { createRetryWaitBudget, defaultRequestRetryPolicy } from '../models/request-retry.ts';
 import { createRetryingModelSource } from '../models/retrying-model-source.ts';
 import type { LanguageModel, ModelSource } from '../models/spec.ts';
 import type { CliIo } from './cli-io.ts';
@@ -21,7 +21,7 @@ export function createPhrasingModel(
       fix: 'pass a provider model, e.g. --phrasing-model openai/gpt-4.1, or use --set phrasing=template',
     });
   }
-  const source = createRetryingModelSource(ref, { baseUrl, env: io.env, retry: { ...defaultRequestRetryPolicy, ...retry }, budget, baseUrlFlag: commandLineBaseUrlFlag('--phrasing-base-url') });
+  const source = createRetryingModelSource(ref, { baseUrl, env: io.env, retry: { ...defaultRequestRetryPolicy, ...retry }, budget: budget ?? createRetryWaitBudget({ ...defaultRequestRetryPolicy, ...retry }, 'phrasing model'), baseUrlFlag: commandLineBaseUrlFlag('--phrasing-base-url') });
   return { ref: source.ref, forEpisode: (episode) => withPhrasingFix(source.forEpisode(episode), ref) };
 }
 

@@ -46,10 +46,11 @@ export const defaultRequestRetryPolicy: RequestRetryPolicy = {
 };
 
 /** What a run may still lose to retries (`maxTotalWaitMs` less what was lost); sources that share one share the wait. */
-export type RetryWaitBudget = { remainingMs: number };
+/** `owner`: whose budget it is, as the give-up message names it ('run', 'sweep', 'worker', ...; default 'run'). */
+export type RetryWaitBudget = { remainingMs: number; owner?: string };
 
-export function createRetryWaitBudget(policy: Pick<RequestRetryPolicy, 'maxTotalWaitMs'>): RetryWaitBudget {
-  return { remainingMs: policy.maxTotalWaitMs };
+export function createRetryWaitBudget(policy: Pick<RequestRetryPolicy, 'maxTotalWaitMs'>, owner = 'run'): RetryWaitBudget {
+  return { remainingMs: policy.maxTotalWaitMs, owner };
 }
 
 /**
@@ -89,7 +90,7 @@ function retryingModel(model: LanguageModel, policy: RequestRetryPolicy, budget:
           }
           const delayMs = backoffDelayMs(error, attempt, policy);
           if (failedAttemptMs + delayMs > budget.remainingMs) {
-            throw withNote(error, `not retried: waiting ${Math.round(delayMs)} ms more would exceed the run's retry wait budget of ${policy.maxTotalWaitMs} ms (${Math.max(0, Math.round(budget.remainingMs))} ms left)`,
+            throw withNote(error, `not retried: waiting ${Math.round(delayMs)} ms more would exceed the ${budget.owner ?? 'run'}'s retry wait budget of ${policy.maxTotalWaitMs} ms (${Math.max(0, Math.round(budget.remainingMs))} ms left)`,
               '--max-retry-wait');
           }
           budget.remainingMs -= failedAttemptMs + delayMs;

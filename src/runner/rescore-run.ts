@@ -12,6 +12,7 @@ import type { Task } from '../core/task.ts';
 import { createHelperModelSources } from '../models/helper-models.ts';
 import type { EpisodeRequestHooks } from '../models/spec.ts';
 import type { RequestRetryPolicy, RetryWaitBudget } from '../models/request-retry.ts';
+import { createRetryWaitBudget, defaultRequestRetryPolicy } from '../models/request-retry.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import { checkRunNotHeld } from './run-hold.ts';
@@ -74,7 +75,7 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
       return task;
     };
     const commit = createGroupCommit(store);
-    const helperModels = createHelperModelSources({ retry: options.retry, env: options.env, budget: options.waitBudget });
+    const helperModels = createHelperModelSources({ retry: options.retry, env: options.env, budget: options.waitBudget ?? createRetryWaitBudget({ ...defaultRequestRetryPolicy, ...options.retry }, 'rescore') });
     try {
       for (const episode of store.iterateEpisodes(old.id)) {
         options.signal?.throwIfAborted();

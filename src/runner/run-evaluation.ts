@@ -454,8 +454,8 @@ function scoresOnThisMachine(model: ModelSource): boolean {
 }
 
 /** The options with the run's one wait budget (see `ExecutionOptions.waitBudget`), made when the caller gave none. */
-export function withWaitBudget<Options extends ExecutionOptions>(options: Options): Options & { waitBudget: RetryWaitBudget } {
-  const waitBudget = options.waitBudget ?? createRetryWaitBudget({ ...defaultRetryPolicy, ...options.retry });
+export function withWaitBudget<Options extends ExecutionOptions>(options: Options, owner = 'run'): Options & { waitBudget: RetryWaitBudget } {
+  const waitBudget = options.waitBudget ?? createRetryWaitBudget({ ...defaultRetryPolicy, ...options.retry }, owner);
   return { ...options, waitBudget };
 }
 

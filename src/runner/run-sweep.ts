@@ -80,7 +80,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const store = options.store ?? openResultsStore(options.dbPath ?? defaultResultsPath);
   const result: SweepResult = { group, runs: [], skipped: [], cancelled: false };
   // One retry wait budget (--max-retry-wait) for the whole sweep, unless the caller shares one of its own.
-  const waitBudget = options.waitBudget ?? createRetryWaitBudget({ ...defaultRetryPolicy, ...options.retry });
+  const waitBudget = options.waitBudget ?? createRetryWaitBudget({ ...defaultRetryPolicy, ...options.retry }, 'sweep');
   try {
     for (const [index, point] of points.entries()) {
       if (options.signal?.aborted) break;

@@ -38,7 +38,7 @@ export type WorkerSummary = RunSummary & { workerId: string; episodesRun: number
 export const defaultLeaseMs = 60_000;
 
 export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
-  const options = withWaitBudget(given);
+  const options = withWaitBudget(given, 'worker');
   const leaseMs = options.leaseMs ?? defaultLeaseMs;
   const pollMs = options.pollMs ?? Math.min(1000, Math.max(10, Math.floor(leaseMs / 4)));
   if (!Number.isInteger(leaseMs) || leaseMs < 100 || leaseMs > longestTimerMs) {

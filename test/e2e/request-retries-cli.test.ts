@@ -153,6 +153,16 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     server.setBehaviour('answer');
   });
 
+  test('a sweep shares one wait budget across its runs, and its give-up message says it is the sweep\'s', async () => {
+    server.setBehaviour('unavailable');
+    const result = await runCli(['sweep', 'funcgen', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--grid', 'core=4,5', '--count', '1',
+      '--max-retry-wait', '300', '--stop-after-errors', '0', '--concurrency', '1'], { cwd: temporaryDirectory() });
+    assert.equal(result.code, 3, result.stderr);
+    assert.match(result.stderr, /would exceed the sweep's retry wait budget of 300 ms/);
+    assert.doesNotMatch(result.stderr, /the run's retry wait budget/);
+    server.setBehaviour('answer');
+  });
+
   test('bad retry and timeout flags are refused before anything runs', async () => {
     for (const [flag, value] of [['--request-timeout', '0'], ['--max-retries', '-1'], ['--episode-timeout', 'soon'], ['--max-retry-wait', '1.5'], ['--stop-after-errors', '-2']]) {
       const result = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '1', flag, value], { cwd: temporaryDirectory() });
