@@ -31,7 +31,8 @@ export type GenerationMessage =
 export type TaskLinesOptions = GenerateTasksOptions & {
   /**
    * Generation threads (default: one per core, at most 4, for 2,048 tasks or more; else none). 1 makes every task on
-   * this thread. Only a suite that makes its tasks by index uses them.
+   * this thread. Only a suite that makes its tasks by index uses them. More than the machine's cores are not started
+   * (each holds a copy of the suite and would only wait for a core); the bytes are the same either way.
    */
   threads?: number;
 };
@@ -69,7 +70,8 @@ export async function* generateTaskJsonl(suite: Suite, options: TaskLinesOptions
   const count = generation.count ?? suite.defaultCount;
   const from = generation.from ?? 0;
   const threads = !canGenerateOnThreads(suite, generation) ? 1
-    : asked ?? (count - from >= parallelFromTasks ? Math.min(mostThreads, availableParallelism()) : 1);
+    : asked !== undefined ? Math.min(asked, availableParallelism())
+      : count - from >= parallelFromTasks ? Math.min(mostThreads, availableParallelism()) : 1;
   if (threads < 2 || count - from <= 0) {
     for await (const task of streamGeneratedTasks(suite, generation)) yield JSON.stringify(task);
     return;

@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { ConfigError } from '../../src/core/errors.ts';
 import { streamGeneratedTasks } from '../../src/runner/generate-tasks.ts';
 import { generateTaskJsonl, generateTaskLines } from '../../src/runner/parallel-generation.ts';
@@ -91,6 +92,21 @@ describe('generation on several threads', () => {
     const items: unknown[] = [];
     for await (const item of generateTaskJsonl(suite, { seed: 0, count: 5, params: {}, threads: 4 })) items.push(item);
     assert.deepEqual(items, expected);
+  });
+
+  test('more threads than cores asked of the library start one per core, and make the same lines', async () => {
+    const ports = () => process.getActiveResourcesInfo().filter((resource) => resource === 'MessagePort').length;
+    const before = ports();
+    const options = { seed: 3, count: 600, params, validate: false };
+    const lines: string[] = [];
+    let during = 0;
+    for await (const line of generateTaskLines(funcgenSuite, { ...options, threads: availableParallelism() + 5 })) {
+      if (lines.length === 1) during = ports() - before;
+      lines.push(line);
+    }
+    // A generation thread holds one message port while it runs.
+    assert.equal(during, Math.min(availableParallelism(), 3));
+    assert.deepEqual(lines, await oneThreadLines(options));
   });
 
   test('threads must be a whole number from 1', async () => {
