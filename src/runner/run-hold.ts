@@ -35,6 +35,17 @@ export function holderIsGone(holder: string): boolean {
   }
 }
 
+/** A worker of this process, as the work queue names it: the process (as a holder), then the worker's own tag. */
+export function thisProcessWorkerId(tag: string): string {
+  return `${thisProcessHolder()} worker ${tag}`;
+}
+
+/** Whether a worker's process has ended, as far as this machine can tell (ids of another form never are). */
+export function workerIsGone(workerId: string): boolean {
+  const match = /^(.* pid \d+) worker \S+$/.exec(workerId);
+  return match !== null && holderIsGone(match[1]);
+}
+
 /** The refusal when another process holds the run: who, and what to do. */
 export function runHeldError(runId: string, hold: RunHold, doing: string): ConfigError {
   return new ConfigError('store.run-busy', `run '${runId}' is being run by another process (${hold.holder}), so it cannot be ${doing} now`, {
@@ -56,10 +67,12 @@ export function checkNoRunHolder(store: ResultsStore, runId: string, doing: stri
 
 /** A team run's episodes leased by live workers (toolforge worker) would be run twice. */
 function checkNoWorkerLeases(store: ResultsStore, runId: string, doing: string): void {
+  // A worker killed on this machine holds nothing: its leases end now, not when they run out.
+  store.releaseGoneWorkers(runId, workerIsGone);
   const { leased } = store.queueCounts(runId);
   if (leased === 0) return;
   throw new ConfigError('store.run-busy', `run '${runId}' has ${leased} episodes being run by workers (toolforge worker), so it cannot be ${doing} now`, {
-    fix: 'wait for the workers to finish, or stop them first; a stopped worker\'s episodes are free again once their leases run out (--lease, 60 s by default)',
+    fix: 'wait for the workers to finish, or stop them first; a worker stopped on another machine frees its episodes once their leases run out (--lease, 60 s by default)',
   });
 }
 

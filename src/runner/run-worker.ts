@@ -6,7 +6,6 @@
  * the one that sees the queue empty marks the run finished.
  */
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError } from '../core/errors.ts';
 import { longestTimerMs } from '../core/limits.ts';
@@ -18,7 +17,7 @@ import type { RetryPolicy } from './retry-policy.ts';
 import { defaultRetryPolicy } from './retry-policy.ts';
 import { createInfrastructureStop, defaultInfrastructureStopAfter } from './infrastructure-stop.ts';
 import { attemptEpisode, openStoredRun, withStore, withWaitBudget } from './run-evaluation.ts';
-import { checkNoRunHolder } from './run-hold.ts';
+import { checkNoRunHolder, thisProcessWorkerId, workerIsGone } from './run-hold.ts';
 import type { ResumeOptions } from './run-evaluation.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
@@ -46,7 +45,7 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
       fix: `pass --lease <ms> with 100 <= ms <= ${longestTimerMs} (longer than a store round trip, shorter than a Node timer holds; default 60000)`,
     });
   }
-  const workerId = options.workerId ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const workerId = options.workerId ?? thisProcessWorkerId(randomUUID().slice(0, 8));
   return withStore(options, async (store) => {
     const { run, suite, model, concurrency } = openStoredRun(store, options);
     // A run that one process is running (not queued for workers) would have its episodes run twice.
@@ -73,10 +72,12 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
         if (!claim) {
           const counts = store.queueCounts(run.id);
           if (counts.pending === 0 && counts.leased === 0) return;
+          // A worker killed on this machine: its episodes are taken now, not when its leases lapse.
+          if (store.releaseGoneWorkers(run.id, workerIsGone) > 0) continue;
           if (!saidWaiting) {
             // Said once: a worker that sits silent for a lease's length looks hung.
             saidWaiting = true;
-            emit({ type: 'warning', message: `nothing left to claim: waiting on the episodes in flight (${counts.leased}, this worker's included); a stopped worker's lapse after its --lease time (${defaultLeaseMs} ms by default), and this worker then takes them` });
+            emit({ type: 'warning', message: `nothing left to claim: waiting on the episodes in flight (${counts.leased}, this worker's included); a worker stopped on another machine frees them when its --lease time (${defaultLeaseMs} ms by default) lapses, and this worker then takes them` });
           }
           // Other workers hold the rest: wait for them to finish, or for a dead one's leases to expire.
           await sleep(pollMs, undefined, { signal }).catch(() => undefined);

@@ -182,6 +182,11 @@ export interface ResultsStore {
   renewLeases(runId: string, workerId: string, leaseMs: number): void;
   queueCounts(runId: string): EpisodeQueueCounts;
   /**
+   * Ends the live leases of every worker `isGone` says has ended (a worker killed on this machine), so its episodes are
+   * free at once instead of when the leases run out; returns how many were freed.
+   */
+  releaseGoneWorkers(runId: string, isGone: (workerId: string) => boolean): number;
+  /**
    * Takes the run for the process `holder` names until `leaseMs` from now, unless another holds it under a live lease
    * (renewed by holdRun again); returns the other holder then. `isGone` says whether a holder's process is known to
    * have ended (a killed run on this machine is free at once, not when its lease runs out).

@@ -158,6 +158,9 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     releaseRun: 'UPDATE runs SET holder = NULL, held_until = NULL WHERE id = @id AND holder = @holder',
     renew: `UPDATE episode_queue SET lease_expires_at = ${postgres ? postgresNow : '@now'} + @lease_ms
       WHERE run_id = @run_id AND worker = @worker AND done = 0`,
+    leaseHolders: `SELECT DISTINCT worker FROM episode_queue WHERE run_id = @run_id AND done = 0 AND worker IS NOT NULL
+      AND lease_expires_at IS NOT NULL AND lease_expires_at >= ${postgres ? postgresNow : '@now'}`,
+    endLeases: 'UPDATE episode_queue SET lease_expires_at = NULL WHERE run_id = @run_id AND worker = @worker AND done = 0',
     queueCounts: `SELECT SUM(CASE WHEN done = 1 THEN 1 ELSE 0 END) AS done,
         SUM(CASE WHEN done = 0 AND lease_expires_at IS NOT NULL AND lease_expires_at >= ${postgres ? postgresNow : '@now'} THEN 1 ELSE 0 END) AS leased,
         SUM(CASE WHEN done = 0 AND (lease_expires_at IS NULL OR lease_expires_at < ${postgres ? postgresNow : '@now'}) THEN 1 ELSE 0 END) AS pending
@@ -494,6 +497,14 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       connection.run(sql.renew, { run_id: runId, worker: workerId, lease_ms: leaseMs, ...(postgres ? {} : { now: now() }) });
     },
     queueCounts,
+    releaseGoneWorkers(runId, isGone) {
+      const holders = connection.all<{ worker: string }>(sql.leaseHolders, { run_id: runId, ...(postgres ? {} : { now: now() }) });
+      let freed = 0;
+      for (const { worker } of holders) {
+        if (isGone(worker)) freed += connection.run(sql.endLeases, { run_id: runId, worker });
+      }
+      return freed;
+    },
     holdRun(runId, holder, leaseMs, isGone) {
       getRun(runId);
       // Read and taken in one transaction: of two processes starting together, one holds the run.

@@ -337,6 +337,25 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     assert.deepEqual(store.claimEpisode('run-q', 'worker-2', 60_000), { taskId: tasks[2].id, trial: 1, claims: 2 });
   }));
 
+  test('work queue: the live leases of workers known to be gone end at once; a live worker\'s and done episodes stay', () => withStore(async (store, tasks) => {
+    store.createRun(sampleRun('run-g', { trials: 2 }), tasks);
+    store.enqueueEpisodes('run-g');
+    store.claimEpisode('run-g', 'dead', 60_000);
+    store.claimEpisode('run-g', 'dead', 60_000);
+    store.claimEpisode('run-g', 'alive', 60_000);
+    const saved = store.claimEpisode('run-g', 'dead', 60_000)!;
+    store.saveEpisode(sampleEpisode('run-g', saved.taskId, saved.trial));
+    assert.deepEqual(store.queueCounts('run-g'), { pending: 2, leased: 3, done: 1 });
+    const asked: string[] = [];
+    assert.equal(store.releaseGoneWorkers('run-g', (worker) => { asked.push(worker); return worker === 'dead'; }), 2);
+    assert.deepEqual(asked.sort(), ['alive', 'dead']);
+    assert.deepEqual(store.queueCounts('run-g'), { pending: 4, leased: 1, done: 1 });
+    // Freed in task order, claimed again with their claims counted.
+    assert.deepEqual(store.claimEpisode('run-g', 'next', 60_000), { taskId: tasks[0].id, trial: 0, claims: 2 });
+    assert.equal(store.releaseGoneWorkers('run-g', () => false), 0);
+    assert.equal(store.releaseGoneWorkers('missing-run', () => true), 0);
+  }));
+
   test('a run is held by one process at a time: a live hold is refused, a gone or lapsed holder is replaced, release frees it', () => withStore(async (store, tasks) => {
     store.createRun(sampleRun('run-h'), tasks);
     assert.equal(store.runHold('run-h'), undefined);
