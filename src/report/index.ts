@@ -17,3 +17,4 @@ export * from './run-costs.ts';
 export * from './trials-needed.ts';
 export * from './report-analysis.ts';
 export * from './analysis-tables.ts';
+export * from './superseded-runs.ts';

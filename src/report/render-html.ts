@@ -21,12 +21,14 @@ export type HtmlOptions = {
   comparisons?: readonly ReportedComparison[];
   /** Difficulty curves, leaderboard and costs (default: analyzeReports with the default prices). */
   analysis?: ReportAnalysis;
+  /** Said under the title: e.g. which runs a group report left out and why. */
+  notes?: readonly string[];
 };
 
 export function renderHtml(reports: readonly RunReport[], options: HtmlOptions = {}): string {
   const title = options.title ?? 'ToolForge report';
   const summaries = reports.map((report) => report.summary);
-  const body: string[] = [`<h1>${escapeHtml(title)}</h1>`];
+  const body: string[] = [`<h1>${escapeHtml(title)}</h1>`, ...(options.notes ?? []).map((note) => `<p class="note">Note: ${escapeHtml(note)}</p>`)];
   if (reports.length === 0) {
     body.push('<p>No runs recorded.</p>');
   } else {

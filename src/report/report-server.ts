@@ -22,6 +22,7 @@ import { shownRunStatus } from '../runner/run-hold.ts';
 import { renderSweepPage } from './viewer/sweep-page.ts';
 import { renderTaskPage } from './viewer/task-page.ts';
 import { runPath } from './viewer/viewer-shell.ts';
+import { supersededNote, withoutSupersededRuns } from './superseded-runs.ts';
 import { checkParameters, choiceParameter, episodeFilterParameters, parseEpisodeQuery } from './viewer/viewer-query.ts';
 
 export type ReportServer = { url: string; close(): Promise<void> };
@@ -74,8 +75,10 @@ export async function startReportServer(options: { dbPath: string; port?: number
     if (path === '/') return html(renderRunsIndex(store.listRuns().map((run) => ({ run, counts: store.countOutcomes(run.id), status: shownRunStatus(store, run) })), url.searchParams));
     if (path === '/report') {
       none();
-      const runIds = allRunIds();
-      return html(renderHtml(runIds.map((id) => loadRunReport(store, id)), { linkTasks: true, comparisons: compareWithFirstRuns(store, runIds) }));
+      const group = withoutSupersededRuns(store.listRuns().reverse());
+      const runIds = group.runs.map((run) => run.id);
+      const note = supersededNote(group.superseded);
+      return html(renderHtml(runIds.map((id) => loadRunReport(store, id)), { linkTasks: true, comparisons: compareWithFirstRuns(store, runIds), notes: note === undefined ? [] : [note] }));
     }
     if (path === '/compare') return html(comparePage(url.searchParams));
     if (path === '/api/runs') {
@@ -116,10 +119,11 @@ export async function startReportServer(options: { dbPath: string; port?: number
     const sweep = /^\/sweeps\/([^/]+)$/.exec(path);
     if (sweep) {
       none();
-      const runIds = store.listRuns().filter((run) => sweepMembershipOf(run.params)?.group === sweep[1]).map((run) => run.id).reverse();
-      if (runIds.length === 0) return send(response, 404, 'text/plain; charset=utf-8', `no run belongs to sweep '${sweep[1]}'; the runs page lists the sweeps\n`);
-      const reports = runIds.map((id) => loadRunReport(store, id));
-      return html(renderSweepPage(sweep[1], reports, difficultyCurves(reports)));
+      const members = store.listRuns().filter((run) => sweepMembershipOf(run.params)?.group === sweep[1]).reverse();
+      if (members.length === 0) return send(response, 404, 'text/plain; charset=utf-8', `no run belongs to sweep '${sweep[1]}'; the runs page lists the sweeps\n`);
+      const group = withoutSupersededRuns(members);
+      const reports = group.runs.map((run) => loadRunReport(store, run.id));
+      return html(renderSweepPage(sweep[1], reports, difficultyCurves(reports), supersededNote(group.superseded)));
     }
     // Task ids hold slashes (funcgen/0/3): the rest of the path is the id.
     const task = /^\/runs\/([^/]+)\/tasks\/(.+)$/.exec(path);

@@ -95,6 +95,8 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
   });
   const existing = new Map<string, StoredRun>();
   for (const run of store.listRuns()) {
+    // A rescore of a cell's run carries its membership, but the cell's run is the one that was run (and resumes).
+    if (run.provenance.rescoredFrom !== undefined) continue;
     const membership = run.params[evalSetParamsKey] as { group?: unknown; cell?: unknown } | undefined;
     if (membership?.group === group && typeof membership.cell === 'string') existing.set(membership.cell, run);
   }

@@ -30,6 +30,35 @@ describe('toolforge sweep', () => {
     assert.deepEqual(JSON.parse(latest.stdout), json);
   });
 
+  test('a rescored run of the sweep replaces its original in the sweep\'s and the whole database\'s report, which say so', async () => {
+    const directory = temporaryDirectory();
+    const sweep = await runCli(['sweep', 'funcgen', '--grid', 'core=4,5', '--model', 'builtin/noisy?p=0.5', '--count', '10', '--seed', '3'], { cwd: directory });
+    assert.equal(sweep.code, 0, sweep.stderr);
+    const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: directory })).stdout) as { id: string }[];
+    const original = runs[runs.length - 1].id;
+    const rescored = await runCli(['rescore', original, '--json'], { cwd: directory });
+    assert.equal(rescored.code, 0, rescored.stderr);
+    const rescoreId = (JSON.parse(rescored.stdout) as { runId: string }).runId;
+    const scoredAt = (report: string, core: number): number => {
+      const { difficulty } = JSON.parse(report) as { difficulty: { axis: string; points: { level: unknown; scored: number }[] }[] };
+      const curve = difficulty.find((candidate) => candidate.axis === 'core');
+      return curve?.points.filter((point) => point.level === core).reduce((sum, point) => sum + point.scored, 0) ?? Number.NaN;
+    };
+    for (const args of [['report', '--sweep', 'latest', '--format', 'json'], ['report', '--format', 'json']]) {
+      const report = await runCli(args, { cwd: directory });
+      assert.equal(report.code, 0, report.stderr);
+      assert.equal(scoredAt(report.stdout, 4), 10, `${args.join(' ')}: the 10 episodes at core=4 once, not twice`);
+      assert.match(report.stderr, new RegExp(`note: left out a run whose episodes a newer rescore reports: ${original} \\(rescored as ${rescoreId}\\)`));
+      assert.ok(!report.stdout.includes(`"runId": "${original}"`) && report.stdout.includes(rescoreId), args.join(' '));
+    }
+    const html = await runCli(['report', '--format', 'html'], { cwd: directory });
+    assert.match(html.stdout, /<p class="note">Note: left out a run whose episodes a newer rescore reports/);
+    // Named one by one, both are reported, side by side.
+    const named = await runCli(['report', original, rescoreId, '--format', 'json'], { cwd: directory });
+    assert.ok(named.stdout.includes(original) && named.stdout.includes(rescoreId));
+    assert.doesNotMatch(named.stderr, /left out/);
+  });
+
   test('report --prices prices a model from a user file; a bad file or grid exits 2 naming the fix', async () => {
     const directory = temporaryDirectory();
     assert.equal((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2'], { cwd: directory })).code, 0);

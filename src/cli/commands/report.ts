@@ -12,8 +12,10 @@ import { renderReportJson } from '../../report/render-json.ts';
 import { renderTable } from '../../report/render-table.ts';
 import { compareWithFirstRuns } from '../../report/run-comparisons.ts';
 import { withTransformPairs } from '../../report/transform-pairs.ts';
+import { supersededNote, withoutSupersededRuns } from '../../report/superseded-runs.ts';
 import { sweepMembershipOf } from '../../runner/sweep-membership.ts';
 import type { ResultsStore } from '../../store/results-store.ts';
+import type { StoredRun } from '../../store/stored-run.ts';
 import type { CliIo } from '../cli-io.ts';
 import { checkOutputPath } from '../output-path.ts';
 import { writeOutputFile } from '../write-output-file.ts';
@@ -42,10 +44,11 @@ export function registerReportCommand(program: Command, io: CliIo): void {
       if (options.out !== undefined) checkOutputPath(io.cwd, options.out);
       const output = await withStore(openExistingStore(resolveDatabasePath(options.db, io.cwd)), (store) => {
         // listRuns is newest first; reports read oldest first, like a lab notebook. Runs named are in the order given.
-        const runIds = options.sweep !== undefined
-          ? sweepRunIds(store, options.sweep)
-          : runs.length === 0 ? store.listRuns().map((stored) => stored.id).reverse() : namedRunIds(store, runs);
-        return renderStoredReport(store, runIds, options.format, { prices, single: runs.length === 1 });
+        if (runs.length > 0) return renderStoredReport(store, namedRunIds(store, runs), options.format, { prices, single: runs.length === 1 });
+        const group = withoutSupersededRuns(options.sweep !== undefined ? sweepRuns(store, options.sweep) : store.listRuns().reverse());
+        const note = supersededNote(group.superseded);
+        if (note !== undefined) io.stderr(`note: ${note}\n`);
+        return renderStoredReport(store, group.runs.map((run) => run.id), options.format, { prices, notes: note === undefined ? [] : [note] });
       });
       if (options.out) {
         const path = await writeOutputFile(io.cwd, options.out, output);
@@ -61,7 +64,10 @@ export function renderStoredReport(
   store: ResultsStore,
   runIds: readonly string[],
   format: ReportFormat,
-  options: { prices?: PriceTable; single?: boolean; /** Each run's own console report after the overview (default true). */ runDetails?: boolean } = {},
+  options: {
+    prices?: PriceTable; single?: boolean; /** Each run's own console report after the overview (default true). */ runDetails?: boolean;
+    /** Said at the top of an HTML report (other formats leave them to the command's stderr). */ notes?: readonly string[];
+  } = {},
 ): string {
   const reports = runIds.map((runId) => loadRunReport(store, runId));
   if (format === 'csv') return renderCsv(reports);
@@ -72,7 +78,7 @@ export function renderStoredReport(
     switch (format) {
       case 'table': return renderTable(reports, { comparisons, analysis, runDetails: options.runDetails });
       case 'json': return renderReportJson(reports, { single: options.single ?? false, prices: options.prices, comparisons, analysis });
-      case 'html': return renderHtml(reports, { comparisons, analysis });
+      case 'html': return renderHtml(reports, { comparisons, analysis, notes: options.notes });
       case 'csv': return renderCsv(reports);
     }
   }
@@ -91,14 +97,14 @@ function namedRunIds(store: ResultsStore, runs: readonly string[]): string[] {
 }
 
 /** The runs of a sweep group, oldest first; 'latest' is the group of the newest run that belongs to one. */
-export function sweepRunIds(store: ResultsStore, group: string): string[] {
+export function sweepRuns(store: ResultsStore, group: string): StoredRun[] {
   const runs = store.listRuns();
   const wanted = group === 'latest' ? runs.map((run) => sweepMembershipOf(run.params)?.group).find((candidate) => candidate !== undefined) : group;
-  const ids = runs.filter((run) => wanted !== undefined && sweepMembershipOf(run.params)?.group === wanted).map((run) => run.id).reverse();
-  if (ids.length === 0) {
+  const members = runs.filter((run) => wanted !== undefined && sweepMembershipOf(run.params)?.group === wanted).reverse();
+  if (members.length === 0) {
     throw new ConfigError('store.unknown-run', group === 'latest' ? 'there is no sweep in this results database' : `no run belongs to sweep '${group}'`, {
       fix: "start one with 'toolforge sweep <suite> --grid <knob>=<v1>,<v2> --model <ref>' (the sweep prints its group id), or pass --db <file>",
     });
   }
-  return ids;
+  return members;
 }
