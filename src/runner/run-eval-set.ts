@@ -22,6 +22,7 @@ import { streamGeneratedTasks } from './generate-tasks.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import type { ExecutionOptions } from './run-evaluation.ts';
 import { resumeEvaluation, runEvaluation } from './run-evaluation.ts';
+import { repeatedKnobValue } from './run-sweep.ts';
 import type { SweepMembership } from './sweep-membership.ts';
 import { sweepParamsKey } from './sweep-membership.ts';
 
@@ -77,6 +78,10 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
       // An unknown knob is the key's fault, not its first value's.
       if (!suite.knobs.some((knob) => knob.name === name)) atField(`${at}.grid.${name}`, () => resolveKnobs(suite.id, suite.knobs, { [name]: '' }));
       entry.grid[name].forEach((value, index) => atField(`${at}.grid.${name}[${index}]`, () => resolveKnobs(suite.id, suite.knobs, { [name]: String(value) }, { flag: 'eval-set' })));
+      const repeated = repeatedKnobValue(suite, name, entry.grid[name].map(String));
+      if (repeated !== undefined) {
+        throw new ConfigError('config.invalid', `eval set field '${at}.grid.${name}' needs distinct values${repeated}: the same point would run twice`, { fix: `list each value of ${name} once` });
+      }
     }
     let points: Record<string, string>[] = [{}];
     for (const name of gridNames) points = points.flatMap((point) => entry.grid[name].map((value) => ({ ...point, [name]: String(value) })));

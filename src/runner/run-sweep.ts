@@ -129,6 +129,21 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   return result;
 }
 
+/**
+ * Two values of a knob's grid that are one value (`5` and `05`, `true` and `True`...), said as ` ('5' and '05' are both 5)`:
+ * the same point would be run twice and pooled as two. Compared as the suite reads them, not as typed.
+ */
+export function repeatedKnobValue(suite: Suite, name: string, values: readonly string[]): string | undefined {
+  const seen = new Map<string, string>();
+  for (const value of values) {
+    const resolved = JSON.stringify(resolveKnobs(suite.id, suite.knobs, { [name]: value })[name]);
+    const earlier = seen.get(resolved);
+    if (earlier !== undefined) return earlier === value ? ` ('${value}' twice)` : ` ('${earlier}' and '${value}' are both ${resolved})`;
+    seen.set(resolved, value);
+  }
+  return undefined;
+}
+
 /** The cross product of the grid, first knob slowest, after checking names and values. */
 export function gridPoints(suite: Suite, grid: Readonly<Record<string, readonly string[]>>, fixed: Readonly<Record<string, string>>): Record<string, string>[] {
   const names = Object.keys(grid);
@@ -141,8 +156,9 @@ export function gridPoints(suite: Suite, grid: Readonly<Record<string, readonly 
     const values = grid[name];
     // resolveKnobs names unknown knobs and bad values with their fix.
     for (const value of values) resolveKnobs(suite.id, suite.knobs, { [name]: value }, { flag: '--grid' });
-    if (values.length === 0 || new Set(values).size !== values.length) {
-      throw new ConfigError('config.invalid', `--grid ${name} needs distinct values, got '${values.join(',')}'`, { fix: `--grid ${name}=<v1>,<v2>,...` });
+    const repeated = repeatedKnobValue(suite, name, values);
+    if (values.length === 0 || repeated !== undefined) {
+      throw new ConfigError('config.invalid', `--grid ${name} needs distinct values, got '${values.join(',')}'${repeated ?? ''}`, { fix: `--grid ${name}=<v1>,<v2>,...` });
     }
     if (Object.hasOwn(fixed, name)) {
       throw new ConfigError('config.invalid', `knob '${name}' is both swept (--grid) and fixed (--set)`, { fix: `drop --set ${name}=... or --grid ${name}=...` });

@@ -78,6 +78,8 @@ test('a bad eval set names the field and the fix, before anything runs', async (
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, grid: {core: [5, 1]}}]\n', message: /eval set field 'suites\[0\]\.grid\.core\[1\]': suite 'funcgen' knob 'core' cannot be '1'\n {2}fix: give core a value that is: integer in \[2, 200\]/ },
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, grid: {colour: [1]}}]\n', message: /eval set field 'suites\[0\]\.grid\.colour': suite 'funcgen' has no knob 'colour'/ },
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, set: {restate: maybe}}]\n', message: /eval set field 'suites\[0\]\.set\.restate': .*cannot be 'maybe'\n {2}fix: give restate a value that is: true\|false/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, grid: {core: [5, 6, 5]}}]\n', message: /eval set field 'suites\[0\]\.grid\.core' needs distinct values \('5' twice\): the same point would run twice/ },
+    { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, grid: {core: [5, \'05\']}}]\n', message: /'suites\[0\]\.grid\.core' needs distinct values \('5' and '05' are both 5\)/ },
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, set: {core: 5}, grid: {core: [5, 6]}}]\n', message: /'suites\[0\]\.grid\.core': knob 'core' is both swept \(grid\) and fixed \(set\)/ },
     { text: 'models: [{ref: builtin/oracle, baseUrl: "not a url"}]\nsuites: [{id: funcgen}]\n', message: /baseUrl/ },
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, modes: [calls, code]}]\n', message: /eval set field 'suites\[0\]\.modes\[1\]': suite 'funcgen' does not support mode 'code'/ },

@@ -21,7 +21,10 @@ describe('runSweep', () => {
     assert.throws(() => gridPoints(funcgen, { core: ['x'] }, {}), /knob 'core' cannot be 'x'/);
     // The fix names the flag the value came through, with what each value may be.
     assert.throws(() => gridPoints(funcgen, { core: ['5', '1000'] }, {}), /knob 'core' cannot be '1000'\n {2}fix: --grid core=<v1>,<v2>,\.\.\. \(each: integer in \[2, 200\]\)/);
-    assert.throws(() => gridPoints(funcgen, { core: ['5', '5'] }, {}), /distinct values/);
+    assert.throws(() => gridPoints(funcgen, { core: ['5', '5'] }, {}), /distinct values, got '5,5' \('5' twice\)/);
+    // One value typed two ways is one point: it would run twice and be pooled as two.
+    assert.throws(() => gridPoints(funcgen, { core: ['5', '05'] }, {}), /--grid core needs distinct values, got '5,05' \('5' and '05' are both 5\)/);
+    assert.throws(() => gridPoints(funcgen, { restate: ['true', 'false', 'TRUE'] }, {}), /distinct values|restate/);
     assert.throws(() => gridPoints(funcgen, { core: ['5'] }, { core: '6' }), /both swept .* and fixed/);
   });
 
