@@ -1,10 +1,13 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { EpisodePage } from '../store/episode-query.ts';
-import { openResultsStore } from '../store/results-store.ts';
+import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
+import { redactUrlPasswords } from '../core/redact-credentials.ts';
+import { shellArgument } from '../core/shell-argument.ts';
 import { sweepMembershipOf } from '../runner/sweep-membership.ts';
 import { listSuites } from '../suites/registry.ts';
 import type { StoredRun } from '../store/stored-run.ts';
@@ -48,6 +51,8 @@ export type ReportServer = { url: string; close(): Promise<void> };
  */
 export async function startReportServer(options: { dbPath: string; port?: number }): Promise<ReportServer> {
   const store = openResultsStore(options.dbPath, { readOnly: true });
+  // Commands the pages show to paste name this database unless it is the default one in the current folder.
+  const databaseFlag = resolve(options.dbPath) === resolve(defaultResultsPath) ? '' : ` --db ${shellArgument(redactUrlPasswords(options.dbPath))}`;
   const server = createServer((request, response) => {
     try {
       route(request, response);
@@ -108,7 +113,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
       const sweepOfRun = sweepMembershipOf(run.params);
       const axes = listSuites().find((suite) => suite.id === run.suite.id)?.difficultyAxes ?? [];
       return html(renderRunPage(run, store.countOutcomes(run.id), query, store.queryEpisodes(run.id, query), {
-        difficultyAxes: axes.map((axis) => axis.name), ...(sweepOfRun ? { sweep: sweepOfRun } : {}), status: shownRunStatus(store, run),
+        difficultyAxes: axes.map((axis) => axis.name), ...(sweepOfRun ? { sweep: sweepOfRun } : {}), status: shownRunStatus(store, run), databaseFlag,
       }));
     }
     const runDifficulty = /^\/runs\/([^/]+)\/difficulty$/.exec(path);

@@ -35,25 +35,33 @@ export function recordedAgentCommand(run: Pick<StoredRun, 'provenance'>): string
 }
 
 /** What a user types to continue an external agent's run: the same agent command, or serve for MCP clients. */
-export function continueExternalAgentRun(run: Pick<StoredRun, 'id' | 'provenance'>): string {
+export function continueExternalAgentRun(run: Pick<StoredRun, 'id' | 'model' | 'provenance'>, databaseFlag = ''): string {
+  const command = resumeCommand(run, databaseFlag);
+  return recordedAgentCommand(run) === undefined ? `${command}, and point the MCP client at it again` : command;
+}
+
+/**
+ * What a user types to continue a stored run, whoever ran it: an external agent's run with its agent command or
+ * `serve`, any other with `run --resume`. `databaseFlag`: the ` --db <file>` the printed command repeats ('' for the default).
+ */
+export function resumeCommand(run: Pick<StoredRun, 'id' | 'model' | 'provenance'>, databaseFlag = ''): string {
+  if (!isExternalAgentRun(run)) return `toolforge run --resume ${run.id}${databaseFlag}`;
   const command = recordedAgentCommand(run);
-  return command === undefined
-    ? `toolforge serve --resume ${run.id}, and point the MCP client at it again`
-    : `toolforge run --resume ${run.id} --agent-command ${shellArgument(command)}`;
+  return command === undefined ? `toolforge serve --resume ${run.id}${databaseFlag}` : `toolforge run --resume ${run.id} --agent-command ${shellArgument(command)}${databaseFlag}`;
 }
 
 /** Refuses to continue a run with a model other than its own, or an external agent's run without its agent. */
-export function checkRunAgent(run: StoredRun, agent: AgentSource | undefined): void {
+export function checkRunAgent(run: StoredRun, agent: AgentSource | undefined, databaseFlag = ''): void {
   if (agent === undefined) {
     if (!isExternalAgentRun(run)) return;
     throw new ConfigError('config.invalid', `run '${run.id}' evaluated an external agent (${run.model}), which ToolForge cannot call by itself`, {
-      fix: `continue it with its agent: ${continueExternalAgentRun(run)}`,
+      fix: `continue it with its agent: ${continueExternalAgentRun(run, databaseFlag)}`,
     });
   }
   if (agent.ref === run.model) return;
   throw new ConfigError('config.invalid', `run '${run.id}' evaluated ${run.model}, not ${agent.ref}: one run holds one model's episodes`, {
     fix: isExternalAgentRun(run)
-      ? `continue it with its own agent (${continueExternalAgentRun(run)}), or start a new run for ${agent.ref}`
+      ? `continue it with its own agent (${continueExternalAgentRun(run, databaseFlag)}), or start a new run for ${agent.ref}`
       : `drop --agent-command to continue it with ${run.model}, or start a new run for ${agent.ref}`,
   });
 }

@@ -50,7 +50,7 @@ import { checkExpected, checkTaskShape, createTaskParamsCheck, storeTasks } from
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 import { shellCommand } from '../core/shell-argument.ts';
-import { checkRunAgent } from './external-agent-run.ts';
+import { checkRunAgent, resumeCommand } from './external-agent-run.ts';
 import { withRunHeld } from './run-hold.ts';
 import { formatFieldPath } from '../core/field-path.ts';
 
@@ -84,6 +84,8 @@ export type ExecutionOptions = {
    * share it across runs.
    */
   waitBudget?: RetryWaitBudget;
+  /** The ` --db <file>` that commands printed to paste repeat (the CLI's; '' for the default database). */
+  databaseFlag?: string;
 };
 
 export type RunOptions = ExecutionOptions & {
@@ -404,6 +406,13 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
     });
   }
   const run = store.getRun(options.runId);
+  const from = run.provenance.rescoredFrom;
+  if (from !== undefined) {
+    // Its episodes are another run's, scored again: what it lacks was never run, and the model is not to be called here.
+    throw new ConfigError('config.invalid', `run '${run.id}' is a rescore of run '${from}': it holds that run's episodes scored again, so it cannot be continued by calling the model`, {
+      fix: `finish run '${from}' (toolforge run --resume ${from}${options.databaseFlag ?? ''}), then rescore it again`,
+    });
+  }
   const suite = options.suite ?? getSuite(run.suite.id);
   if (suite.version !== run.suite.version) {
     throw new ConfigError('config.invalid', `run '${run.id}' was made with suite ${run.suite.id} version ${run.suite.version}, but this ToolForge has version ${suite.version}; continuing it would mix two gradings`, {
@@ -413,7 +422,7 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
   if (!store.hasAllTasks(run.id) && !(continuing.storingTasks === true && run.provenance.taskRecipe)) {
     throw new ConfigError('store.invalid', `run '${run.id}' was stopped while its tasks were still being written (${run.taskCount} stored), so it has no complete task list to continue`, {
       fix: run.provenance.taskRecipe
-        ? `store the rest of its tasks with 'toolforge run --resume ${run.id}' (it runs the missing episodes too)`
+        ? `store the rest of its tasks with '${resumeCommand(run, options.databaseFlag)}' (it runs the missing episodes too)`
         : `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}'`,
     });
   }
@@ -421,7 +430,7 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
   checkPositiveInteger('concurrency', concurrency, '--concurrency <n>');
   checkExecutionOptions(options);
   const baseUrl = options.baseUrl ?? run.baseUrl ?? undefined;
-  checkRunAgent(run, options.agent);
+  checkRunAgent(run, options.agent, options.databaseFlag);
   const model = options.agent ?? cached(resolveModelSource(suite, storedModelReference(run), { baseUrl, env: options.env, retry: options.retry, budget: options.waitBudget }), baseUrl, options);
   return { run, suite, model, baseUrl, concurrency };
 }
@@ -670,7 +679,7 @@ async function executeRun(
   const sandbox = createLazySandbox(Math.min(options.concurrency, 2));
   const helperModels = createHelperModelSources({ retry, env: options.env, budget: options.waitBudget });
   const commits = createGroupCommit(store);
-  const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(options.concurrency), `toolforge run --resume ${run.id}`);
+  const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(options.concurrency), resumeCommand(run, options.databaseFlag));
   try {
     const inFlight = importing ? options.concurrency : Math.min(options.concurrency, Math.max(1, plannedEpisodes));
     await forEachWithConcurrency(importing ? importedPlan(importing) : plan(), inFlight, async ({ task, trial }) => {

@@ -7,7 +7,8 @@ import { openExistingStoreForWriting } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
-import { addRequestRetryOptions, executionFlags } from './run.ts';
+import { addRequestRetryOptions, databaseFlag, executionFlags } from './run.ts';
+import { resumeCommand } from '../../runner/external-agent-run.ts';
 
 type RescoreFlags = { db?: string; json?: boolean; maxRetries?: number; maxRetryWait?: number; requestTimeout?: number };
 
@@ -23,7 +24,13 @@ export function registerRescoreCommand(program: Command, io: CliIo, argv: readon
       const store = openExistingStoreForWriting(resolveDatabasePath(flags.db, io.cwd));
       try {
         const runId = resolveRunId(store, run);
+        const old = store.getRun(runId);
         const summary = await rescoreRun({ runId, store, cliArgs: recordedArguments(argv), retry: executionFlags(flags).retry, env: io.env });
+        const planned = old.taskCount * old.trials;
+        const scored = store.countEpisodes(runId).scored;
+        if (scored < planned) {
+          io.stderr(`note: run ${runId} is ${old.status === 'finished' ? 'finished' : 'not finished'} with ${scored} of its ${planned} episodes scored, so this rescore holds those ${scored}; to rescore them all, finish it (${resumeCommand(old, databaseFlag(flags))}) and rescore it again\n`);
+        }
         if (flags.json) {
           io.stdout(`${JSON.stringify({ ...summaryObject(summary), rescoredFrom: runId })}\n`);
           return;

@@ -532,13 +532,13 @@ export function addRequestRetryOptions(command: Command, waitScope: string): Com
 }
 
 /** How requests are retried and episodes timed: may differ between a run and its resumption. */
-export function executionFlags(flags: Pick<RunFlags, 'maxRetries' | 'maxRetryWait' | 'requestTimeout' | 'episodeTimeout' | 'stopAfterErrors'>): Pick<RunOptions, 'retry' | 'episodeTimeoutMs' | 'stopAfterInfrastructureErrors'> {
+export function executionFlags(flags: Pick<RunFlags, 'maxRetries' | 'maxRetryWait' | 'requestTimeout' | 'episodeTimeout' | 'stopAfterErrors' | 'db'>): Pick<RunOptions, 'retry' | 'episodeTimeoutMs' | 'stopAfterInfrastructureErrors' | 'databaseFlag'> {
   const retry: RunOptions['retry'] = {};
   if (flags.maxRetries !== undefined) retry.maxRetries = flags.maxRetries;
   if (flags.maxRetryWait !== undefined) retry.maxTotalWaitMs = flags.maxRetryWait;
   if (flags.requestTimeout !== undefined) retry.timeoutMs = flags.requestTimeout;
   return {
-    retry, ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
+    retry, databaseFlag: databaseFlag(flags), ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
     ...(flags.stopAfterErrors !== undefined ? { stopAfterInfrastructureErrors: flags.stopAfterErrors } : {}),
   };
 }

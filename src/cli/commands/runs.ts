@@ -14,6 +14,7 @@ import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { databaseFlag } from './run.ts';
+import { resumeCommand } from '../../runner/external-agent-run.ts';
 
 type RunsFlags = { db?: string; suite?: string; model?: string; status?: string; json?: boolean };
 
@@ -77,7 +78,7 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         }
         const interrupted = rows.filter((row) => row.status === 'interrupted');
         if (interrupted.length > 0) {
-          io.stdout(`${interrupted.length} interrupted (stopped before they ended, no process runs them): finish one with toolforge run --resume ${interrupted[0].run.id}${databaseFlag(flags)}\n`);
+          io.stdout(`${interrupted.length} interrupted (stopped before they ended, no process runs them): finish one with ${resumeCommand(interrupted[0].run, databaseFlag(flags))}\n`);
         }
       });
     });

@@ -24,6 +24,7 @@ import { flagName, parseMilliseconds, parseModelName, parsePort, parsePositiveIn
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions, checkValidateFlag } from '../run-task-options.ts';
 import { databaseFlag } from './run.ts';
+import { resumeCommand } from '../../runner/external-agent-run.ts';
 
 type ServeFlags = RunTaskFlags & {
   port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean; resume?: string;
@@ -124,7 +125,7 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
     const run = store.getRun(resolveRunId(store, runReference));
     if (suiteArgument !== undefined && suiteArgument !== run.suite.id) {
       throw new ConfigError('config.invalid', `run '${run.id}' is a ${run.suite.id} run, not ${suiteArgument}`, {
-        fix: `use 'toolforge serve --resume ${run.id}'`,
+        fix: `use '${resumeCommand(run, databaseFlag(flags))}'`,
       });
     }
     const unfinished = run.taskCount * run.trials - store.countEpisodes(run.id).scored;

@@ -10,6 +10,7 @@ import { modelSettingsLabel } from '../../models/model-settings-label.ts';
 import { transformsLabel } from '../model-variant.ts';
 import { runModeLabel } from '../run-mode-label.ts';
 import { episodeQueryString } from './viewer-query.ts';
+import { resumeCommand } from '../../runner/external-agent-run.ts';
 import { link, runPath, sweepPath, taskPath, viewerShell } from './viewer-shell.ts';
 
 /** What the run page shows beyond its counts: its suite's difficulty axes (a link to their page) and its sweep. */
@@ -19,6 +20,8 @@ export type RunPageExtras = {
   sweep?: SweepMembership;
   /** The status to show, when it is not the stored one (a killed run: 'interrupted'). */
   status?: string;
+  /** The ` --db <file>` the commands shown repeat ('' when the viewer reads the default database). */
+  databaseFlag?: string;
 };
 
 /**
@@ -51,7 +54,7 @@ export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: E
   return viewerShell(`ToolForge run ${run.id}`, [
     `<h1>Run ${escapeHtml(run.id)}</h1>`,
     `<p>Suite <b>${escapeHtml(run.suite.id)}</b> ${escapeHtml(run.suite.version)}, model <b>${escapeHtml(run.model)}</b>${settings === '' ? '' : ` (${escapeHtml(settings)})`}, `
-      + `mode <b>${escapeHtml(runModeLabel(run))}</b>, status ${escapeHtml(extras.status ?? run.status)}${extras.status === 'interrupted' ? ` (no process runs it: finish it with <code>toolforge run --resume ${escapeHtml(run.id)}</code>)` : ''}, started ${escapeHtml(run.createdAt)}. `
+      + `mode <b>${escapeHtml(runModeLabel(run))}</b>, status ${escapeHtml(extras.status ?? run.status)}${extras.status === 'interrupted' ? ` (no process runs it: finish it with <code>${escapeHtml(resumeCommand(run, extras.databaseFlag))}</code>)` : ''}, started ${escapeHtml(run.createdAt)}. `
       + `${run.taskCount} tasks × ${run.trials} trials; ${counts.scored} scored, ${counts.passed} passed`
       + (counts.scored > 0 ? ` (<b>${formatPercent(counts.passed / counts.scored)}</b>, 95% CI ${formatInterval(wilsonInterval(counts.passed, counts.scored))})` : '')
       + `, ${counts.infrastructureErrors} infrastructure errors, ${counts.cancelled} cancelled.</p>`,

@@ -1,0 +1,52 @@
+/**
+ * The commands printed to continue a run are the ones that work: the right command for who ran it (a served MCP
+ * client's run is continued by serve), with the --db it lives in; a rescore is not continued by calling the model.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { startReportServer } from '../../src/report/report-server.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { getSuite } from '../../src/suites/registry.ts';
+import { findClosedPort } from '../fakes/fake-http-server.ts';
+import { sampleRun } from '../runner/test-helpers.ts';
+import { runCli, temporaryDirectory } from './run-cli.ts';
+
+test('an interrupted served run: runs and the viewer give serve --resume with the --db; run --resume refuses it with that command', async () => {
+  const cwd = temporaryDirectory();
+  const database = join(cwd, 'elsewhere.db');
+  const store = openResultsStore(database);
+  // A served run whose process was killed: status running, no holder.
+  store.createRun(sampleRun('served-run', { model: 'mcp/my-client', suite: { id: 'funcgen', version: getSuite('funcgen').version } }), []);
+  store.close();
+  const runs = await runCli(['runs', '--db', database], { cwd });
+  assert.equal(runs.code, 0, runs.stderr);
+  assert.match(runs.stdout, new RegExp(`finish one with toolforge serve --resume served-run --db ${database.replace(/[.]/g, '\\.')}\\n`));
+  const refused = await runCli(['run', '--resume', 'served-run', '--db', database], { cwd });
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, new RegExp(`fix: continue it with its agent: toolforge serve --resume served-run --db ${database.replace(/[.]/g, '\\.')}, and point the MCP client at it again`));
+  const server = await startReportServer({ dbPath: database });
+  try {
+    const page = await (await fetch(new URL('runs/served-run', server.url))).text();
+    assert.ok(page.includes(`finish it with <code>toolforge serve --resume served-run --db ${database}</code>`), page.slice(0, 2000));
+  } finally {
+    await server.close();
+  }
+});
+
+test('a rescore of a run that did not score every episode says so, and run --resume of the rescore is refused', async () => {
+  const cwd = temporaryDirectory();
+  const closed = await findClosedPort();
+  const failed = await runCli(['run', 'funcgen', '--model', 'openai-compatible/nothing', '--base-url', `http://127.0.0.1:${closed}/v1`, '--count', '3',
+    '--max-retries', '0', '--stop-after-errors', '0', '--concurrency', '1', '--json'], { cwd, env: { ...process.env, OPENAI_API_KEY: 'test' } });
+  assert.equal(failed.code, 3, failed.stderr);
+  const original = (JSON.parse(failed.stdout) as { runId: string }).runId;
+  const rescored = await runCli(['rescore', original, '--json'], { cwd });
+  assert.equal(rescored.code, 0, rescored.stderr);
+  assert.match(rescored.stderr, new RegExp(`note: run ${original} is finished with 0 of its 3 episodes scored, so this rescore holds those 0; to rescore them all, finish it \\(toolforge run --resume ${original}\\) and rescore it again`));
+  const rescoreId = (JSON.parse(rescored.stdout) as { runId: string }).runId;
+  const resumed = await runCli(['run', '--resume', rescoreId], { cwd });
+  assert.equal(resumed.code, 2, resumed.stderr);
+  assert.match(resumed.stderr, new RegExp(`run '${rescoreId}' is a rescore of run '${original}': it holds that run's episodes scored again, so it cannot be continued by calling the model`));
+  assert.match(resumed.stderr, new RegExp(`fix: finish run '${original}' \\(toolforge run --resume ${original}\\), then rescore it again`));
+});
