@@ -141,13 +141,16 @@ function checkFactorialArgument(value: PythonNumber, operation: string): void {
 function factorialOf(value: PythonNumber, operation: string): number {
   checkFactorialArgument(value, operation);
   let result = 1;
-  for (let factor = 2; factor <= value.value; factor += 1) result *= factor;
+  // Stopped at the overflow (by 171!): a model's 10^16 would otherwise loop for ever (past 2^53, factor + 1 === factor).
+  for (let factor = 2; factor <= value.value && Number.isFinite(result); factor += 1) result *= factor;
   return finite(int(result), operation).value;
 }
 
 /** Python's `math.isqrt`: the exact floor of the square root of a non-negative int. */
 function integerSquareRoot(value: number): number {
   let root = Math.floor(Math.sqrt(value));
+  // Past 2^53 a double holds no exact int to correct towards (and root - 1 === root past it: the loops would not end).
+  if (value > Number.MAX_SAFE_INTEGER) return root;
   while (root * root > value) root -= 1;
   while ((root + 1) * (root + 1) <= value) root += 1;
   return root;
@@ -239,7 +242,9 @@ export const mathOperations: readonly MathOperation[] = [
       const rest = arithmetic('permutation', n, r, n.value - r.value);
       checkFactorialArgument(rest, 'permutation');
       let result = 1;
-      for (let factor = rest.value + 1; factor <= n.value; factor += 1) result *= factor;
+      // r factors, counted (past 2^53 neither n - (n - r) nor factor + 1 keeps the count); ~1,000 of them overflow first.
+      const factors = r.value;
+      for (let index = 1; index <= factors && Number.isFinite(result); index += 1) result *= rest.value + index;
       return finite(int(result), 'permutation');
     },
   },
@@ -253,7 +258,8 @@ export const mathOperations: readonly MathOperation[] = [
       if (n < 0 || r < 0) throw new OperationError('choose: n and k must be non-negative integers');
       if (r > n) return int(0);
       let result = 1;
-      for (let index = 1; index <= Math.min(r, n - r); index += 1) result = (result * (n - index + 1)) / index;
+      // C(n, k) with n >= 2k overflows before k reaches ~1,100: the loop ends there, not after k steps.
+      for (let index = 1; index <= Math.min(r, n - r) && Number.isFinite(result); index += 1) result = (result * (n - index + 1)) / index;
       return finite(int(Math.round(result)), 'choose');
     },
   },

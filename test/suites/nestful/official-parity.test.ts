@@ -217,6 +217,13 @@ describe('item 5: the published basic_functions semantics', () => {
       ['volume_cube', [[3]], { kind: 'int', value: 27 }],
       ['max_number', [[[2, 2.0]]], { kind: 'int', value: 2 }], // max() keeps the first of equal elements
       ['min_number', [[[]]], 'raises'],
+      // A model's huge arguments end at the overflow (171!), not in a loop that never ends (past 2^53, n + 1 === n).
+      ['factorial', [[1e16]], 'raises'],
+      ['factorial', [[170]], { kind: 'int', value: 7.257415615307994e306 }],
+      ['permutation', [[1e16], [1e16]], 'raises'],
+      ['permutation', [[1e16], [1]], { kind: 'int', value: 1e16 }],
+      ['choose', [[1e16], [5e15]], 'raises'],
+      ['choose', [[1e16], [1]], { kind: 'int', value: 1e16 }],
     ];
     for (const [name, values, expected] of cases) {
       assert.deepEqual(run(name, ...values), expected, `${name}(${values.map(([value, isFloat]) => (isFloat ? `${value}.0` : JSON.stringify(value))).join(', ')})`);
