@@ -103,20 +103,31 @@ export function referenceStats(reference: NestfulReference): CallGraphStats & { 
   return { ...prepared.stats, goldAnswer: prepared.goldAnswer, goldDecimals: prepared.goldDecimals, goldObjects: prepared.goldObjects };
 }
 
-function labelMatches(label: string, value: string): boolean {
-  if (!value.startsWith('$var')) return false;
-  const dot = value.indexOf('.');
-  if (dot < 0) return false;
-  return value.slice(0, dot).replaceAll('$', '') === label;
-}
-
 /** The official grounding: every label in a reference replaced by the producing function's name. */
 export function groundCalls(calls: readonly JsonObject[]): JsonObject[] {
-  const producers = new Map<string, string>();
+  // The official loop tries every label on every argument, in the order the labels were first seen (a label defined
+  // twice keeps its first place and its last producer). Only the label a value names can match it, so each value looks
+  // its label up instead: the same replacements, in the same order, without the calls x labels cost (a 40,000-call
+  // answer took 74 s).
+  const producers = new Map<string, { order: number; producer: string }>();
   for (const call of calls) {
     if (call.name === 'varResult' || call.name === resultPseudoCall) continue;
-    if (typeof call.label === 'string') producers.set(call.label.replaceAll('$', ''), String(call.name));
+    if (typeof call.label !== 'string') continue;
+    const label = call.label.replaceAll('$', '');
+    producers.set(label, { order: producers.get(label)?.order ?? producers.size, producer: String(call.name) });
   }
+  const ground = (value: string): string => {
+    let grounded = value;
+    let after = -1;
+    for (;;) {
+      const label = referencedLabelOf(grounded);
+      const entry = label === undefined ? undefined : producers.get(label);
+      // A replacement may make the value name another label, which the official loop applies only if it comes later.
+      if (label === undefined || entry === undefined || entry.order <= after) return grounded;
+      grounded = grounded.split(label).join(entry.producer);
+      after = entry.order;
+    }
+  };
   const grounded: JsonObject[] = [];
   for (const call of calls) {
     if (call.name === resultPseudoCall) continue;
@@ -124,15 +135,13 @@ export function groundCalls(calls: readonly JsonObject[]): JsonObject[] {
     const argumentsOut: JsonObject = {};
     for (const [name, original] of Object.entries(source)) {
       let value = original;
-      for (const [label, producer] of producers) {
-        if (typeof value === 'string' && labelMatches(label, value)) {
-          value = value.split(label).join(producer);
-        } else if (Array.isArray(value)) {
-          const list = value;
-          const replaced = list.map((item) => (typeof item === 'string' && labelMatches(label, item) ? item.split(label).join(producer) : item));
-          copyFloatMarks(list, replaced);
-          value = replaced;
-        }
+      if (typeof value === 'string') {
+        value = ground(value);
+      } else if (Array.isArray(value) && producers.size > 0) {
+        const list = value;
+        const replaced = list.map((item) => (typeof item === 'string' ? ground(item) : item));
+        copyFloatMarks(list, replaced);
+        value = replaced;
       }
       argumentsOut[name] = value;
     }
@@ -140,6 +149,13 @@ export function groundCalls(calls: readonly JsonObject[]): JsonObject[] {
     grounded.push({ name: call.name ?? null, arguments: argumentsOut });
   }
   return grounded;
+}
+
+/** The label a value names as the official check reads it (`$var_1.result$` -> `var_1`), or undefined. */
+function referencedLabelOf(value: string): string | undefined {
+  if (!value.startsWith('$var')) return undefined;
+  const dot = value.indexOf('.');
+  return dot < 0 ? undefined : value.slice(0, dot).replaceAll('$', '');
 }
 
 /**
