@@ -24,15 +24,17 @@ export type ReactStep =
  * Action line is present (the react agent scores that as output.unparsable).
  */
 export function parseReactStep(text: string): ReactStep | undefined {
-  const actionMatches = [...text.matchAll(/^\s*Action\s*:\s*(.+?)\s*$/gim)];
-  const finalMatch = /^\s*Final Answer\s*:\s*([\s\S]*)$/im.exec(text);
+  // Line starts allow spaces and tabs, not newlines: with '^\s*' every line start re-read the blank lines after it,
+  // and a reply of 40,000 blank lines took 8.6 s of the main thread to parse.
+  const actionMatches = [...text.matchAll(/^[^\S\n]*Action\s*:\s*(.+?)\s*$/gim)];
+  const finalMatch = /^[^\S\n]*Final Answer\s*:\s*([\s\S]*)$/im.exec(text);
   if (actionMatches.length === 0) {
     return finalMatch ? { type: 'finish', thought: extractThought(text), answer: finalMatch[1].trim() } : undefined;
   }
   const actionMatch = actionMatches[0];
   const action = actionMatch[1].replace(/^`|`$/g, '').trim();
   const rest = text.slice((actionMatch.index ?? 0) + actionMatch[0].length);
-  const inputMatch = /^\s*Action\s*Input\s*:\s*([\s\S]*?)(?=^\s*(?:Observation|Thought|Action)\s*:|$(?![\s\S]))/im.exec(rest);
+  const inputMatch = /^[^\S\n]*Action\s*Input\s*:\s*([\s\S]*?)(?=^[^\S\n]*(?:Observation|Thought|Action)\s*:|$(?![\s\S]))/im.exec(rest);
   const actionInputText = stripFence(inputMatch ? inputMatch[1].trim() : '');
   if (action.toLowerCase() === reactFinishAction.toLowerCase()) {
     return { type: 'finish', thought: extractThought(text), answer: finishAnswer(actionInputText) };
@@ -41,7 +43,7 @@ export function parseReactStep(text: string): ReactStep | undefined {
 }
 
 function extractThought(text: string): string {
-  const match = /^\s*Thought\s*:\s*(.*)$/im.exec(text);
+  const match = /^[^\S\n]*Thought\s*:\s*(.*)$/im.exec(text);
   return match ? match[1].trim() : '';
 }
 
