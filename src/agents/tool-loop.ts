@@ -43,7 +43,8 @@ async function runToolLoop(task: Task, context: AgentContext): Promise<AgentOutc
       usage = addUsage(usage, result.usage);
       messages.push(result.message);
       if (result.message.toolCalls.length === 0) {
-        return finish(result.finishReason === 'content-filter' ? 'content-filter' : 'final-answer');
+        // 'error': the provider could not read the call the model wrote (Gemini's MALFORMED_FUNCTION_CALL), the model's fault.
+        return finish(result.finishReason === 'content-filter' ? 'content-filter' : result.finishReason === 'error' ? 'output-unparsable' : 'final-answer');
       }
       for (const call of result.message.toolCalls) {
         if (toolCalls >= limits.maxToolCalls) return finish('max-tool-calls');

@@ -68,6 +68,28 @@ describe('openai specifics', () => {
     assert.equal('tool_choice' in second, false);
   });
 
+  test('a tool call the model wrote malformed (no name, a number id, another type) is a call to score, not a broken response', async () => {
+    server.reply({
+      type: 'raw', status: 200,
+      body: JSON.stringify({ choices: [{ message: { role: 'assistant', content: null, tool_calls: [
+        { id: 'a', type: 'function', function: { arguments: '{}' } },
+        { id: 5, type: 'function', function: { name: null, arguments: { x: 1 } } },
+        { id: 'c', type: 'custom', custom: { name: 'get_time', input: 'now' } },
+      ] }, finish_reason: 'tool_calls' }] }),
+    });
+    const result = await model().generate(generateRequest([{ role: 'user', content: 'q' }]));
+    assert.deepEqual(result.message.toolCalls.map((call) => [call.id, call.name, call.argumentsText]), [['a', '', '{}'], ['5', '', '{"x":1}'], ['c', 'get_time', 'now']]);
+    assert.equal(result.finishReason, 'tool-calls');
+  });
+
+  test('a refusal is the content filter\'s answer, its text kept as a warning', async () => {
+    server.reply({ type: 'raw', status: 200, body: JSON.stringify({ choices: [{ message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, finish_reason: 'stop' }] }) });
+    const result = await model().generate(generateRequest([{ role: 'user', content: 'q' }]));
+    assert.equal(result.finishReason, 'content-filter');
+    assert.equal(result.message.content, '');
+    assert.deepEqual(result.warnings, [{ type: 'other', message: 'the model refused: I cannot help with that.' }]);
+  });
+
   test('content filter finish maps to content-filter', async () => {
     server.reply({ type: 'message', text: '', finish: 'content-filter' });
     assert.equal((await model().generate(generateRequest([{ role: 'user', content: 'q' }]))).finishReason, 'content-filter');

@@ -78,18 +78,27 @@ async function chat(openai: OpenAI, request: GenerateRequest, config: OpenAILang
   const [choice] = parsed.data.choices;
   // Ids are only missing from some local servers; a per-turn index keeps them unique and deterministic.
   const turn = request.messages.filter((message) => message.role === 'assistant').length;
-  const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => createToolCall(
-    call.id ?? `call_${turn}_${index}`,
-    call.function.name,
-    typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments ?? {}),
-  ));
+  const toolCalls = (choice.message.tool_calls ?? []).map((call, index) => {
+    const name = call.function?.name ?? call.custom?.name;
+    const argumentsValue = call.function?.arguments ?? call.custom?.input;
+    return createToolCall(
+      call.id === null || call.id === undefined ? `call_${turn}_${index}` : String(call.id),
+      // No usable name: the environment answers it as an unknown tool.
+      typeof name === 'string' ? name : '',
+      typeof argumentsValue === 'string' ? argumentsValue : JSON.stringify(argumentsValue ?? {}),
+    );
+  });
+  const refusal = choice.message.refusal ?? undefined;
   const reasoning = choice.message.reasoning_content ?? choice.message.reasoning ?? undefined;
   const message: AssistantMessage = { role: 'assistant', content: choice.message.content ?? '', toolCalls, ...(reasoning ? { reasoning } : {}) };
   return {
     message,
-    finishReason: toolCalls.length > 0 && choice.finish_reason === 'stop' ? 'tool-calls' : mapOpenAIFinishReason(choice.finish_reason),
+    // A refusal is the content filter's answer, whatever finish reason came with it.
+    finishReason: refusal !== undefined && toolCalls.length === 0 ? 'content-filter'
+      : toolCalls.length > 0 && choice.finish_reason === 'stop' ? 'tool-calls' : mapOpenAIFinishReason(choice.finish_reason),
     usage: usageOf(parsed.data.usage),
     warnings: [
+      ...(refusal !== undefined ? [{ type: 'other' as const, message: `the model refused: ${refusal}` }] : []),
       ...completionIgnoredWarning(config.provider, request),
       ...(tools.notStrict.length > 0
         ? [{ type: 'other' as const, message: `strictTools: ${tools.notStrict.length} tool(s) sent without strict, their schemas cannot be strict: ${tools.notStrict.join('; ')}` }]

@@ -9,10 +9,16 @@ export const openAIChatResponseSchema = z.object({
       // vLLM and llama.cpp put reasoning models' thinking here.
       reasoning_content: z.string().nullish(),
       reasoning: z.string().nullish(),
+      // Only the model wrote these (a local server's tool parser passes on what it made of the model's text): a call
+      // without a name or of another type is the model's malformed call, scored as one, not a broken response.
       tool_calls: z.array(z.object({
-        id: z.string().nullish(),
-        function: z.object({ name: z.string(), arguments: z.unknown() }),
+        id: z.union([z.string(), z.number()]).nullish(),
+        type: z.string().nullish(),
+        function: z.object({ name: z.unknown(), arguments: z.unknown() }).partial().nullish(),
+        custom: z.object({ name: z.unknown(), input: z.unknown() }).partial().nullish(),
       })).nullish(),
+      // A safety refusal, in place of content.
+      refusal: z.string().nullish(),
     }),
     finish_reason: z.string().nullish(),
   })).min(1),
