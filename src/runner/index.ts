@@ -20,7 +20,7 @@ export type { CompareRunsOptions, RunComparison } from './compare-runs.ts';
 export { failedTasksOf, globExpression, selectTasks } from './select-tasks.ts';
 export type { TaskSelection } from './select-tasks.ts';
 export { rescoreRun } from './rescore-run.ts';
-export type { RescoreOptions } from './rescore-run.ts';
+export type { RescoreOptions, RescoreSummary } from './rescore-run.ts';
 export { scoreEpisode, createEpisodeEnvironment } from './run-episode.ts';
 export type { EpisodeEvidence } from './run-episode.ts';
 export { gridPoints, runSweep } from './run-sweep.ts';

@@ -6,7 +6,9 @@
  * Episodes that were not scored (infrastructure errors) are copied as they are. The old run is read a page at a
  * time and the new one written in groups (group-commit.ts), so memory does not grow with the run.
  */
+import { isCutText } from '../core/cap-text.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
+import type { Message } from '../core/message.ts';
 import { ConfigError, errorMessage, ProviderError, ToolForgeError } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
 import { createHelperModelSources } from '../models/helper-models.ts';
@@ -44,7 +46,10 @@ export type RescoreOptions = {
 /** Tasks per transaction when the new run's tasks are copied. */
 const taskBatch = 500;
 
-export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
+/** `keptScores`: episodes whose stored transcript was cut, so their old score was kept (present when any were). */
+export type RescoreSummary = RunSummary & { keptScores?: number };
+
+export async function rescoreRun(options: RescoreOptions): Promise<RescoreSummary> {
   const store = options.store ?? openResultsStore(options.dbPath ?? defaultResultsPath);
   try {
     const old = store.getRun(options.runId);
@@ -76,13 +81,17 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
     };
     const commit = createGroupCommit(store);
     const helperModels = createHelperModelSources({ retry: options.retry, env: options.env, budget: options.waitBudget ?? createRetryWaitBudget({ ...defaultRequestRetryPolicy, ...options.retry }, 'rescore') });
+    let keptScores = 0;
     try {
       for (const episode of store.iterateEpisodes(old.id)) {
         options.signal?.throwIfAborted();
         const episodeTask = taskOf(episode.taskId);
         if (!episodeTask) throw new ConfigError('store.invalid', `run '${old.id}' has an episode of task '${episode.taskId}' it does not list`, { fix: 'the results file is damaged; re-import the run' });
         const rescored: EpisodeRecord = { ...episode, runId };
-        if (episode.status === 'scored' && episode.termination !== null) {
+        // A transcript stored cut (a message past textCaps.content) is not what was scored: its score stands, and is counted.
+        if (episode.status === 'scored' && episode.termination !== null && hasCutText(episode.messages)) {
+          keptScores += 1;
+        } else if (episode.status === 'scored' && episode.termination !== null) {
           // The scorer's own requests (the judge) retried now are counted on the episode, beside its run's retries.
           const retries: Record<string, number> = { ...episode.retries };
           const requests: EpisodeRequestHooks = { pauseClock: () => () => {}, onRetry: (retry) => { retries[retry.cause] = (retries[retry.cause] ?? 0) + 1; } };
@@ -110,7 +119,7 @@ export async function rescoreRun(options: RescoreOptions): Promise<RunSummary> {
     commit.close();
     // A run still 'running' here was killed (a live one is refused above): its copy is an interrupted run, not a live one.
     store.setRunStatus(runId, old.status === 'running' ? 'cancelled' : old.status);
-    return summarizeRun(store, runId, suite);
+    return { ...summarizeRun(store, runId, suite), ...(keptScores > 0 ? { keptScores } : {}) };
   } finally {
     if (!options.store) store.close();
   }
@@ -153,4 +162,17 @@ function copyTasks(store: ResultsStore, fromRunId: string, toRunId: string): voi
   }
   if (batch.length > 0) append();
   store.completeTasks(toRunId);
+}
+
+/** Whether a stored transcript holds text the store cut (textCaps.content): the scorer saw the whole of it. */
+function hasCutText(messages: readonly Message[]): boolean {
+  return messages.some((message) => {
+    switch (message.role) {
+      case 'system':
+      case 'user': return isCutText(message.content);
+      case 'assistant': return isCutText(message.content) || (message.reasoning !== undefined && isCutText(message.reasoning))
+        || message.toolCalls.some((call) => isCutText(call.argumentsText));
+      case 'tool': return message.result.ok ? typeof message.result.output === 'string' && isCutText(message.result.output) : isCutText(message.result.error.message);
+    }
+  });
 }

@@ -77,4 +77,21 @@ describe('malformed model output through the CLI (fake OpenAI on 127.0.0.1)', ()
       await google.close();
     }
   });
+
+  test('an answer longer than the stored transcript keeps its score on rescore, and the rescore says so', async () => {
+    const cwd = temporaryDirectory();
+    const env = { ...process.env, OPENAI_API_KEY: 'k' };
+    const first = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '1', '--json'], { cwd, env });
+    const target = (JSON.parse((await runCli(['export', (JSON.parse(first.stdout) as { runId: string }).runId], { cwd })).stdout.split('\n')[1]) as { task: { expected: { target: { value: number } } } }).task.expected.target.value;
+    // The answer is at the end of 112,000 characters: past the 65,536 stored.
+    server.reply({ type: 'message', text: `${'Let me think. '.repeat(8000)}\nThe answer is ${target}` });
+    const run = await runCli(['run', 'funcgen', '--model', 'openai/test-model', '--base-url', server.baseUrl, '--count', '1', '--json'], { cwd, env });
+    const runId = (JSON.parse(run.stdout) as { runId: string; passRate: number }).runId;
+    assert.equal((JSON.parse(run.stdout) as { passRate: number }).passRate, 1);
+    const rescored = await runCli(['rescore', runId, '--json'], { cwd, env });
+    assert.equal(rescored.code, 0, rescored.stderr);
+    const summary = JSON.parse(rescored.stdout) as { passRate: number; keptScores: number };
+    assert.deepEqual([summary.passRate, summary.keptScores], [1, 1]);
+    assert.match(rescored.stderr, /note: 1 episode\(s\) kept the score they had: a message of their transcript was stored cut at 65,536 characters/);
+  });
 });

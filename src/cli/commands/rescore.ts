@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { textCaps } from '../../core/cap-text.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
 import { rescoreRun } from '../../runner/rescore-run.ts';
@@ -31,8 +32,11 @@ export function registerRescoreCommand(program: Command, io: CliIo, argv: readon
         if (scored < planned) {
           io.stderr(`note: run ${runId} is ${old.status === 'finished' ? 'finished' : 'not finished'} with ${scored} of its ${planned} episodes scored, so this rescore holds those ${scored}; to rescore them all, finish it (${resumeCommand(old, databaseFlag(flags))}) and rescore it again\n`);
         }
+        if (summary.keptScores !== undefined) {
+          io.stderr(`note: ${summary.keptScores} episode(s) kept the score they had: a message of their transcript was stored cut at ${textCaps.content.toLocaleString('en-US')} characters, and the scorer read it whole\n`);
+        }
         if (flags.json) {
-          io.stdout(`${JSON.stringify({ ...summaryObject(summary), rescoredFrom: runId })}\n`);
+          io.stdout(`${JSON.stringify({ ...summaryObject(summary), rescoredFrom: runId, ...(summary.keptScores !== undefined ? { keptScores: summary.keptScores } : {}) })}\n`);
           return;
         }
         io.stdout(`${renderRunTable(summary)}\nre-scored run ${runId} as ${summary.runId} (the model under test was not called)\n`);
