@@ -18,6 +18,9 @@ import { renderJson } from './render-json.ts';
 import { storedReportEpisodes } from './report-episodes.ts';
 import { compareWithFirstRuns } from './run-comparisons.ts';
 import { renderCompareList, renderComparePage } from './viewer/compare-page.ts';
+import type { TaskPairing } from './viewer/compare-page.ts';
+import { taskPairKey } from '../core/task-digest.ts';
+import { taskKeysOf } from '../runner/compare-runs.ts';
 import { renderRunDifficultyPage } from './viewer/difficulty-section.ts';
 import { renderRunPage } from './viewer/run-page.ts';
 import { renderRunsIndex } from './viewer/runs-index-page.ts';
@@ -182,12 +185,34 @@ export async function startReportServer(options: { dbPath: string; port?: number
       if (!runId) throw new ConfigError('input.invalid', `/compare needs ?a=<run>&b=<run>, ${name} is missing`, { fix: 'pick two runs on the runs page' });
       return store.getRun(runId);
     });
+    const pairing = pairTasks(a.id, b.id);
     const taskId = parameters.get('task');
     if (taskId) {
-      return renderComparePage(a, b, taskId, store.findTask(a.id, taskId) ?? store.findTask(b.id, taskId),
-        store.listTaskEpisodes(a.id, taskId), store.listTaskEpisodes(b.id, taskId));
+      const taskIdB = pairing.pairs.get(taskId);
+      if (taskIdB === undefined) {
+        throw new ConfigError('input.invalid', `task '${taskId}' of run ${a.id} is not a task of run ${b.id}${store.findTask(b.id, taskId) ? ' (that run has a different task under this id: other knobs or seeds)' : ''}`, {
+          fix: `pick a task the two runs share: /compare?a=${a.id}&b=${b.id} lists them`,
+        });
+      }
+      return renderComparePage(a, b, taskId, taskIdB, store.findTask(a.id, taskId),
+        store.listTaskEpisodes(a.id, taskId), store.listTaskEpisodes(b.id, taskIdB));
     }
-    return renderCompareList(a, b, store.listEpisodeOutcomes(a.id), store.listEpisodeOutcomes(b.id), only);
+    return renderCompareList(a, b, store.listEpisodeOutcomes(a.id), store.listEpisodeOutcomes(b.id), only, pairing);
+  }
+
+  /** The tasks two runs share, paired as reports pair them (taskPairKey): by content, not by id alone. */
+  function pairTasks(runA: string, runB: string): TaskPairing {
+    const keysA = taskKeysOf(store, runA, taskPairKey);
+    const keysB = taskKeysOf(store, runB, taskPairKey);
+    const idInB = new Map([...keysB].map(([id, key]) => [key, id]));
+    const pairs = new Map<string, string>();
+    let sameIdOtherTask = 0;
+    for (const [id, key] of keysA) {
+      const other = idInB.get(key);
+      if (other !== undefined) pairs.set(id, other);
+      else if (keysB.has(id)) sameIdOtherTask += 1;
+    }
+    return { pairs, sameIdOtherTask };
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -14,9 +14,11 @@ let server: ReportServer;
 let runId = '';
 let randomRunId = '';
 let knobs: Record<string, unknown> = {};
+let databasePath = '';
 
 before(async () => {
   const dbPath = join(mkdtempSync(join(tmpdir(), 'toolforge-view-')), 'results.db');
+  databasePath = dbPath;
   const suite = getSuite('funcgen');
   const params = resolveKnobs(suite.id, suite.knobs, {});
   knobs = params;
@@ -171,4 +173,24 @@ test('a parameter a page does not read, or a value outside its choices, is a 400
     `/api/runs/${runId}/episodes?transcripts=0&knob.core=5`, `/compare?a=${runId}&b=${randomRunId}&only=all`, `/compare?a=${runId}&b=${randomRunId}&only=`]) {
     assert.equal((await get(path)).status, 200, path);
   }
+});
+
+test('compare pairs tasks by content: the same ids from other knobs are not compared, and the page says so', async () => {
+  const suite = getSuite('funcgen');
+  const params = resolveKnobs(suite.id, suite.knobs, { core: '6' });
+  const tasks = await generateTasks(suite, { seed: 2, count: 6, params });
+  const otherRunId = (await runEvaluation({ suite, tasks, modelRef: 'builtin/random', seed: 2, params, dbPath: databasePath })).runId;
+  // Same seed and ids (funcgen/2/0 ...), other tasks: nothing is shared.
+  const list = await get(`/compare?a=${runId}&b=${otherRunId}&only=all`);
+  assert.equal(list.status, 200);
+  assert.match(list.text, /: 0 shared tasks\. /);
+  assert.match(list.text, /Note: 6 task id\(s\) name different tasks in the two runs \(other knobs or seeds\): they are not compared\./);
+  const one = await get(`/compare?a=${runId}&b=${otherRunId}&task=funcgen/2/0`);
+  assert.equal(one.status, 400);
+  assert.match(one.text, new RegExp(`task 'funcgen/2/0' of run ${runId} is not a task of run ${otherRunId} \\(that run has a different task under this id`));
+  // The same tasks still pair.
+  const shared = await get(`/compare?a=${runId}&b=${randomRunId}&only=all`);
+  assert.match(shared.text, /: 6 shared tasks\. /);
+  assert.doesNotMatch(shared.text, /not compared/);
+  assert.equal((await get(`/compare?a=${runId}&b=${randomRunId}&task=funcgen/2/0`)).status, 200);
 });
