@@ -12,6 +12,7 @@ import type { Environment } from '../core/environment.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { AssistantMessage, Message, PromptMessage } from '../core/message.ts';
+import { reactFinishAction } from '../core/react-format.ts';
 import type { Rng } from '../core/rng.ts';
 import type { Task, TransformRecord } from '../core/task.ts';
 import type { LanguageModel } from '../models/spec.ts';
@@ -65,10 +66,22 @@ function renameMessages(messages: readonly Message[], map: ReadonlyMap<string, s
   });
 }
 
+/**
+ * A built-in model's answer text names a tool only on a react `Action:` line; anything else in it is data (a voice
+ * answer's history lists the tools it used by their real names) and stays as written.
+ */
+function renameActionLines(text: string, map: ReadonlyMap<string, string>): string {
+  return text.replace(/^([^\S\n]*Action[^\S\n]*:[^\S\n]*`?)([^`\n]*?)(`?[^\S\n]*)$/gm, (line, head: string, name: string, tail: string) => {
+    // The react protocol's own Finish ends the episode with the answer: it is no tool's call, whatever tools are named.
+    const renamed = name.toLowerCase() === reactFinishAction.toLowerCase() ? undefined : map.get(name);
+    return renamed === undefined ? line : `${head}${renamed}${tail}`;
+  });
+}
+
 function renameAssistant(message: AssistantMessage, map: ReadonlyMap<string, string>): AssistantMessage {
   return {
     ...message,
-    content: quotedNames(message.content, map),
+    content: renameActionLines(message.content, map),
     toolCalls: message.toolCalls.map((call) => ({ ...call, name: map.get(call.name) ?? call.name })),
   };
 }
@@ -101,7 +114,11 @@ export const renameToolsTransform: TaskTransform = {
       async callTool(call, context) {
         const original = back.get(call.name);
         if (original !== undefined) return inner.callTool({ ...call, name: original }, context);
-        if (!map.has(call.name)) return inner.callTool(call, context);
+        if (!map.has(call.name)) {
+          // The suite's message would list the tools by their real names: the model is told only what it called.
+          const result = await inner.callTool(call, context);
+          return result.ok || result.error.code !== 'tool.unknown' ? result : { ok: false, error: { code: result.error.code, message: `no tool named '${call.name}'` } };
+        }
         // A retired name: the suite's environment still sees (and logs) the call, under a name no tool can have.
         const result = await inner.callTool({ ...call, name: `${retiredPrefix}${call.name}` }, context);
         return result.ok ? result : { ok: false, error: { code: result.error.code, message: `no tool named '${call.name}'` } };

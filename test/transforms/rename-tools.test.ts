@@ -16,6 +16,7 @@ import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { applyTransforms, parseTransformRequest } from '../../src/transforms/registry.ts';
 import { counterSuite } from '../fixtures/counter-suite.ts';
+import { fixturePath } from '../require-data.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'toolforge-rename-'));
 after(() => rmSync(directory, { recursive: true, force: true }));
@@ -117,4 +118,39 @@ describe('transform rename-tools', () => {
       }
     });
   }
+
+  // The oracle's text names tools only on a react Action line; anything else in it is data, kept as written (a voice
+  // answer's history lists the tools it used by their real names). The react Finish is no tool's call.
+  for (const [suiteId, mode, knobs] of [['funcgen', 'react', {}], ['nestful', 'react', {}], ['toolbench', 'react', { data: fixturePath('stabletoolbench', 'solvable_queries', 'test_instruction', 'G1_instruction.json') }],
+    ['stateful', 'calls', { scenario: 'voice' }]] as const) {
+    test(`${suiteId} (${mode}${'scenario' in knobs ? `, ${knobs.scenario}` : ''}): the oracle scores 100% on renamed tools`, async () => {
+      const suite = getSuite(suiteId);
+      const params = resolveKnobs(suite.id, suite.knobs, knobs as Record<string, string>);
+      const renamed = await generateTasks(suite, { seed: 2, count: suiteId === 'stateful' ? 12 : 4, params, transforms: [parseTransformRequest('rename-tools:style=suffix')], validate: false });
+      const store = openResultsStore(':memory:');
+      try {
+        const oracle = await runEvaluation({ suite, tasks: renamed, modelRef: 'builtin/oracle', mode, seed: 2, params, store, concurrency: 1 });
+        assert.equal(oracle.passRate, 1, JSON.stringify(oracle.failures));
+      } finally {
+        store.close();
+      }
+    });
+  }
+
+  test('a call to a tool that never existed is told its own name only, not the real names behind the renamed ones', async () => {
+    const suite = getSuite('funcgen');
+    const params = resolveKnobs(suite.id, suite.knobs, {});
+    const [task] = await generateTasks(suite, { seed: 2, count: 1, params, transforms: [parseTransformRequest('rename-tools')], validate: false });
+    const replay = join(directory, 'unknown-tool.jsonl');
+    writeFileSync(replay, `${JSON.stringify({ taskId: task.id, turns: [{ content: '', toolCalls: [{ id: 'c1', name: 'no_such_tool', argumentsText: '{}' }] }, { content: 'done' }] })}\n`);
+    const store = openResultsStore(':memory:');
+    try {
+      const run = await runEvaluation({ suite, tasks: [task], modelRef: `replay/${replay}`, mode: 'calls', seed: 2, params, store, concurrency: 1 });
+      const [episode] = store.listEpisodes(run.runId);
+      const result = episode.messages.find((message) => message.role === 'tool');
+      assert.deepEqual(result?.role === 'tool' ? result.result : undefined, { ok: false, error: { code: 'tool.unknown', message: "no tool named 'no_such_tool'" } });
+    } finally {
+      store.close();
+    }
+  });
 });
