@@ -59,6 +59,12 @@ export function parseTransformRequest(text: string): TransformRequest {
         fix: names.length === 0 ? `--transform ${id} takes no knobs` : `use one of: ${names.join(', ')}${example}`,
       });
     }
+    if (Object.hasOwn(raw, knobName)) {
+      // `drift:nest,op=type` sets op twice: the last used to win without a word, as --set refuses.
+      throw new ConfigError('config.invalid', `--transform ${text}: knob '${knobName}' is given twice`, {
+        fix: `give ${knobName} once: --transform ${id}:${knobName}=<value>${knobName === primary ? ` (or --transform ${id}:<value>)` : ''}`,
+      });
+    }
     raw[knobName] = value;
   }
   try {
@@ -132,6 +138,11 @@ function finish(state: DerivationState): Task {
 }
 
 function applyOne({ task, origin }: DerivationState, { transform, knobs }: TransformRequest, seed: number, prepared: JsonObject | undefined): DerivationState {
+  if (transform.once === true && origin.transforms.some((record) => record.id === transform.id)) {
+    throw new ConfigError('config.invalid', `task '${task.id}' is already derived by transform ${transform.id}, which applies once to a task`, {
+      fix: `apply --transform ${transform.id} once (give its options together: --transform ${transform.id}:name=value,...)`,
+    });
+  }
   const rng = new Rng(deriveSeed(seed, 'transform', transform.id, transform.version, canonicalJson(knobs), task.id));
   const supported = typeof transform.modes === 'function' ? transform.modes(task) : transform.modes;
   const modes = supported ? task.modes.filter((mode) => supported.includes(mode)) : task.modes;

@@ -93,6 +93,7 @@ export const schemaDriftTransform: TaskTransform = {
     { type: 'enum', name: 'op', description: 'the drift operator, or all of them in order', default: 'all', values: driftOperatorIds },
     { type: 'number', name: 'probability', description: 'probability of endpoint evolution, nesting and each required/optional swap', default: 0.99, min: 0, max: 1 },
   ],
+  once: true,
   apply(task: Task, rng: Rng, knobs: JsonObject, context: TransformContext) {
     const operator = parseDriftOperatorId(String(knobs.op));
     if (task.suite.id === webapiSuiteId) return driftWebapiTask(task, { operator, probability: Number(knobs.probability), knobs, runSeed: context.seed });

@@ -39,6 +39,11 @@ export interface TaskTransform {
    */
   readonly modes?: readonly Mode[] | ((task: Task) => readonly Mode[]);
   /**
+   * A task it derived already is refused (drift: the environment enforces one changed schema, the one the model was
+   * not shown; a second drift of the old schema would judge against neither).
+   */
+  readonly once?: boolean;
+  /**
    * Deterministic in (task, rng, knobs, context). Must not change `expected` semantics the suite's scorer reads,
    * unless changing what is judged is the point (drift on webapi: the request the new API expects).
    */

@@ -43,6 +43,12 @@ describe('transform rename-tools', () => {
     assert.throws(() => parseTransformRequest('no-such'), (error: unknown) => error instanceof ConfigError && /rename-tools/.test(error.message));
     assert.throws(() => parseTransformRequest('rename-tools:colour=red'), (error: unknown) => error instanceof ConfigError && error.code === 'config.unknown-knob');
     assert.throws(() => parseTransformRequest('rename-tools:style'), (error: unknown) => error instanceof ConfigError && /name=value/.test(error.message));
+    // A knob given twice (the short form counts) is refused, as --set refuses it; the last one used to win.
+    for (const [text, knob, fix] of [['rename-tools:style=opaque,style=suffix', 'style', 'give style once: --transform rename-tools:style=<value> (or --transform rename-tools:<value>)'],
+      ['drift:nest,op=type', 'op', 'give op once: --transform drift:op=<value> (or --transform drift:<value>)'],
+      ['drift:probability=0,probability=1', 'probability', 'give probability once: --transform drift:probability=<value>']]) {
+      assert.throws(() => parseTransformRequest(text), (error: unknown) => error instanceof ConfigError && error.message.includes(`--transform ${text}: knob '${knob}' is given twice`) && error.fix === fix, text);
+    }
   });
 
   test('a code task (scored from its program, not through tool calls) is refused, naming the modes', async () => {

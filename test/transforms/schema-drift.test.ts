@@ -20,6 +20,17 @@ import { rejectedSources, replayFileWriter } from './paired-run-helpers.ts';
 const replayFile = replayFileWriter('toolforge-drift-');
 
 describe('transform drift', () => {
+  test('a task already drifted is refused, in one chain or from a file of drifted tasks, with the fix', async () => {
+    const suite = getSuite('nestful');
+    const params = resolveKnobs(suite.id, suite.knobs, {});
+    const [task] = await generateTasks(suite, { seed: 1, count: 1, params, validate: false });
+    const refused = (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid'
+      && /task 'nestful\/1\/0~drift' is already derived by transform drift, which applies once to a task/.test(error.message) && /fix: apply --transform drift once/.test(error.message);
+    assert.throws(() => applyTransforms([task], [parseTransformRequest('drift'), parseTransformRequest('drift:op=type')], 1), refused);
+    const [drifted] = applyTransforms([task], [parseTransformRequest('drift')], 1);
+    assert.throws(() => applyTransforms([drifted], [parseTransformRequest('identity'), parseTransformRequest('drift')], 1), (error: unknown) => error instanceof ConfigError && /already derived by transform drift/.test(error.message));
+  });
+
   test('knobs: op is one of the operators, probability in [0, 1]; code tasks are refused with the modes named', async () => {
     assert.deepEqual(parseTransformRequest('drift').knobs, { op: 'all', probability: 0.99 });
     assert.equal(parseTransformRequest('drift:op=nest').knobs.op, 'nest');

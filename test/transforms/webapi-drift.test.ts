@@ -217,7 +217,7 @@ describe('webapi under schema drift (notes fixture)', () => {
   test('refused: drifting a drifted task; a moved URL when the starter fixes it (setup=argument, endpoint=completions)', async () => {
     const [task] = await generateTasks(suite, { seed: 3, count: 1, params: fixtureParams, validate: false, transforms: [parseTransformRequest('drift:rename')] });
     const { applyTransforms } = await import('../../src/transforms/registry.ts');
-    assert.throws(() => applyTransforms([task], [parseTransformRequest('drift:type')], 3), (error: unknown) => error instanceof ConfigError && /already judged against a drifted spec/.test(error.message));
+    assert.throws(() => applyTransforms([task], [parseTransformRequest('drift:type')], 3), (error: unknown) => error instanceof ConfigError && /already derived by transform drift, which applies once to a task/.test(error.message));
     const argumentParams = resolveKnobs('webapi', suite.knobs, { data: fixtureData, setup: 'argument', endpoint: 'completions' });
     await assert.rejects(generateTasks(suite, { seed: 3, count: 1, params: argumentParams, validate: false, transforms: [parseTransformRequest('drift:endpoint')] }),
       (error: unknown) => error instanceof ConfigError && /the starter fixes the old URL/.test(error.message) && /fix: use --set setup=full or --set endpoint=chat/.test(error.message));
