@@ -55,7 +55,7 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
   registerViewCommand(program, io);
   registerDeleteCommand(program, io);
   registerDataCommand(program, io);
-  registerServeCommand(program, io, argv);
+  registerServeCommand(program, io, argv, outcome);
   registerWorkerCommand(program, io, argv, outcome);
   // Subcommands inherit the output routing and the exit override; they are set on each explicitly, with a usage
   // error's fix naming the command's own help (`toolforge data fetch --help`), not a placeholder.

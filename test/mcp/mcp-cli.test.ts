@@ -96,6 +96,8 @@ describe('CLI: toolforge serve and run --agent-command', () => {
       [['serve', '--tasks', tasksPath, '--set', 'core=4'], /--tasks reads fixed tasks/],
       [['serve', '--tasks', tasksPath, '--seed', '4'], /--tasks reads fixed tasks, so --count, --seed and --set have nothing to change/],
       [['serve', 'funcgen', '--db', 'not-a-database.db'], /not-a-database\.db is not a ToolForge results database/],
+      // The suite has the mode, these tasks do not (calls is the voice scenario's): refused before it listens.
+      [['serve', 'stateful', '--count', '1', '--mode', 'calls'], /task 'stateful\/session\/0\/0' does not support mode 'calls' \(it supports code\)\n {2}fix: use --mode code/],
     ];
     for (const [args, expected] of cases) {
       const result = await runCli(args, { cwd: directory, env: {} });

@@ -117,8 +117,10 @@ appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ stdin: readFileSync(0, 
     const timer = setTimeout(() => serve.kill('SIGKILL'), 15_000);
     const exit = await exited;
     clearTimeout(timer);
-    assert.deepEqual(exit, { code: 0, signal: null }, `serve did not exit by itself after stdin closed; stderr: ${stderr}`);
-    const summary = JSON.parse(stderr.slice(stderr.indexOf('{'))) as { runId: string; model: string; episodes: number; infrastructureErrors: number };
+    // Exit 3, as run gives: a serve that scored nothing is no result.
+    assert.deepEqual(exit, { code: 3, signal: null }, `serve did not exit by itself after stdin closed; stderr: ${stderr}`);
+    const summary = JSON.parse(stderr.slice(stderr.indexOf('{')).split('\n')[0]) as { runId: string; model: string; episodes: number; infrastructureErrors: number };
+    assert.match(stderr, /\nno episode scored: 2 infrastructure errors \(.*\), 0 episodes not served; there is no pass rate to report \(exit code 3\)\n$/);
     assert.equal(summary.model, 'mcp/closing-client');
     assert.equal(summary.episodes, 0);
     assert.equal(summary.infrastructureErrors, 2);

@@ -23,7 +23,9 @@ import type { RunSummary } from '../../runner/summarize-run.ts';
 import { flagName, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions, checkValidateFlag } from '../run-task-options.ts';
-import { databaseFlag } from './run.ts';
+import { databaseFlag, runExitCodes } from './run.ts';
+import type { RunOutcome } from './run.ts';
+import { infrastructureCauses } from '../infrastructure-causes.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
 
 type ServeFlags = RunTaskFlags & {
@@ -31,7 +33,7 @@ type ServeFlags = RunTaskFlags & {
 };
 
 /** `argv` is recorded with each served run as provenance. */
-export function registerServeCommand(program: Command, io: CliIo, argv: readonly string[] = []): void {
+export function registerServeCommand(program: Command, io: CliIo, argv: readonly string[] = [], outcome: RunOutcome = { exitCode: 0 }): void {
   const command = program
     .command('serve')
     .description('serve the episodes of a run over MCP (streamable HTTP on 127.0.0.1): one session per episode; scored and stored like any run (model mcp/<client name>)')
@@ -49,7 +51,10 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
         throw new ConfigError('config.invalid', '--stdio serves on stdin/stdout, so --port has nothing to set', { fix: 'drop --port to serve over stdio, or drop --stdio to serve over HTTP on that port' });
       }
       checkValidateFlag(flags);
-      if (flags.resume !== undefined) return resumeServedRun(suiteArgument, flags.resume, flags, cliArgs, io);
+      if (flags.resume !== undefined) {
+        outcome.exitCode = await resumeServedRun(suiteArgument, flags.resume, flags, cliArgs, io);
+        return;
+      }
       const tasksPath = flags.tasks === undefined ? undefined : resolve(io.cwd, flags.tasks);
       const suiteId = suiteArgument ?? (tasksPath === undefined ? undefined : tasksFileSuite(tasksPath));
       if (suiteId === undefined) {
@@ -66,14 +71,14 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
       // A bad --db fails now, not after every task was made and checked.
       const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
       try {
-        await serveTasks(suite, tasksPath, flags, store, cliArgs, io);
+        outcome.exitCode = await serveTasks(suite, tasksPath, flags, store, cliArgs, io);
       } finally {
         store.close();
       }
     });
 }
 
-async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: ServeFlags, store: ResultsStore, cliArgs: string[], io: CliIo): Promise<void> {
+async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: ServeFlags, store: ResultsStore, cliArgs: string[], io: CliIo): Promise<number> {
   const seed = flags.seed ?? 0;
   const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}) : {};
   // The second read of generated tasks makes the same tasks from the seed: builtin/oracle solved them in the first.
@@ -84,7 +89,15 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
       : streamTasksFile(tasksPath, { suiteId: suite.id }));
   // Every task is read and checked once before the endpoint listens, so a bad line or an unsolvable generated task
   // is reported before a client connects; the run then reads them again as a stream. Nothing holds them all.
-  const { first, count } = await firstAndCount(taskStream('check'));
+  const { first, count } = await firstAndCount(taskStream('check'), (task, firstTask) => {
+    // Every task must be playable in the mode served (a stateful session task has no calls mode): said now, not to a client.
+    const mode = flags.mode ?? defaultMode(firstTask);
+    if (mode !== undefined && !task.modes.includes(mode)) {
+      throw new ConfigError('config.unsupported-mode', `task '${task.id}' does not support mode '${mode}' (it supports ${task.modes.join(', ')})`, {
+        fix: flags.mode !== undefined ? `use --mode ${task.modes.join('|')}` : 'serve tasks that share a mode, or pick one with --mode',
+      });
+    }
+  });
   if (first === undefined) {
     if (tasksPath !== undefined) throw emptyTasksFile(tasksPath);
     throw new ConfigError('config.invalid', `suite '${suite.id}' made no tasks to serve`, { fix: 'pass --count <n> >= 1, or --tasks <file>' });
@@ -102,14 +115,14 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
       ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
       onListening: (url) => io.stderr(`serving ${count * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
     });
-    printSummary(summary, flags, io);
+    return printSummary(summary, flags, io, store);
   } finally {
     process.removeListener('SIGINT', onInterrupt);
   }
 }
 
 /** `serve --resume`: the run's own tasks, mode, trials and client; only how it is served may change. */
-async function resumeServedRun(suiteArgument: string | undefined, runReference: string, flags: ServeFlags, cliArgs: string[], io: CliIo): Promise<void> {
+async function resumeServedRun(suiteArgument: string | undefined, runReference: string, flags: ServeFlags, cliArgs: string[], io: CliIo): Promise<number> {
   const fixed = (['tasks', 'seed', 'count', 'set', 'mode', 'trials', 'clientName'] as const).filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map(flagName).join(', ');
@@ -135,29 +148,38 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
       ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
       onListening: (url) => io.stderr(`serving the ${unfinished} unfinished episodes of run ${run.id} (${run.model}) over MCP at ${url} (one session per episode)\n`),
     });
-    printSummary(summary, flags, io);
+    return printSummary(summary, flags, io, store);
   } finally {
     process.removeListener('SIGINT', onInterrupt);
     store.close();
   }
 }
 
-/** The summary, and how to serve the episodes a client left unfinished. Under --stdio, stdout is the MCP channel. */
-function printSummary(summary: RunSummary, flags: ServeFlags, io: CliIo): void {
+/**
+ * The summary, and how to serve the episodes a client left unfinished (under --stdio, stdout is the MCP channel); the
+ * exit code as `run` gives it: a serve that scored nothing is no result (exit 3, with the first cause).
+ */
+function printSummary(summary: RunSummary, flags: ServeFlags, io: CliIo, store: ResultsStore): number {
   const unfinished = summary.infrastructureErrors + summary.missingEpisodes;
   const text = flags.json
     ? `${JSON.stringify(summaryObject(summary))}\n`
     : `${renderRunTable(summary)}\n${unfinished > 0 ? `${unfinished} episodes not scored; serve them again with: toolforge serve --resume ${summary.runId}${databaseFlag(flags)}\n` : ''}`;
   if (flags.stdio) io.stderr(text);
   else io.stdout(text);
+  if (summary.status === 'cancelled') return runExitCodes.interrupted;
+  if (summary.episodes > 0) return 0;
+  const cause = infrastructureCauses(store, summary.runId)[0]?.text.split('\n')[0];
+  io.stderr(`no episode scored: ${summary.infrastructureErrors} infrastructure errors${cause ? ` (${cause})` : ''}, ${summary.missingEpisodes} episodes not served; there is no pass rate to report (exit code ${runExitCodes.nothingScored})\n`);
+  return runExitCodes.nothingScored;
 }
 
-/** The first task and how many there are, read past once. */
-async function firstAndCount(tasks: Iterable<Task> | AsyncIterable<Task>): Promise<{ first: Task | undefined; count: number }> {
+/** The first task and how many there are, read past once, each checked (beside the first). */
+async function firstAndCount(tasks: Iterable<Task> | AsyncIterable<Task>, check: (task: Task, first: Task) => void): Promise<{ first: Task | undefined; count: number }> {
   let first: Task | undefined;
   let count = 0;
   for await (const task of tasks) {
     first ??= task;
+    check(task, first);
     count += 1;
   }
   return { first, count };
