@@ -27,7 +27,7 @@ const needsModel = (): ConfigError => new ConfigError('config.invalid', 'perturb
 
 export const queryPerturbationTransform: TaskTransform = {
   id: 'perturb',
-  version: '1',
+  version: '2',
   description: 'rewrites the user request only: a distractor story, case mixing, punctuation noise or a paraphrase by --phrasing-model (DynamicToolBench)',
   knobs: [{ type: 'enum', name: 'kind', description: 'which perturbation (paraphrase asks the --phrasing-model)', default: 'distractor', values: queryPerturbationIds }],
   async prepare(tasks: readonly Task[], knobs: JsonObject, resources: TransformResources): Promise<JsonObject[] | undefined> {

@@ -1,17 +1,23 @@
 /**
  * Case mixing (mode `case_mix`): one draw picks upper, lower or random case (equally likely); random
- * case then draws once per character (upper below 0.5), as the reference does per code point.
+ * case then draws once per character (upper below 0.5), as the reference does per code point. Names and values
+ * (verbatim-spans.ts) keep their case, and take no draw.
  */
 import type { RandomSource } from './random-source.ts';
+import { verbatimMask } from './verbatim-spans.ts';
 
 export type CaseMode = 'upper' | 'lower' | 'random';
 const caseModes: readonly CaseMode[] = ['upper', 'lower', 'random'];
 
 export function mixCase(query: string, random: RandomSource): string {
   const mode = caseModes[Math.min(caseModes.length - 1, Math.floor(random.float() * caseModes.length))];
-  if (mode === 'upper') return query.toUpperCase();
-  if (mode === 'lower') return query.toLowerCase();
+  const kept = verbatimMask(query);
   let mixed = '';
-  for (const character of query) mixed += random.float() < 0.5 ? character.toUpperCase() : character.toLowerCase();
+  let index = 0;
+  for (const character of query) {
+    const upper = kept[index] ? undefined : mode === 'upper' ? true : mode === 'lower' ? false : random.float() < 0.5;
+    mixed += upper === undefined ? character : upper ? character.toUpperCase() : character.toLowerCase();
+    index += character.length;
+  }
   return mixed;
 }

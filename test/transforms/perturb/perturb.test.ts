@@ -40,6 +40,15 @@ describe('query perturbations', () => {
     assert.equal(mixCase('Ab c', draws(0.9, 0.7, 0.2, 0.4, 0.6)), 'aB c');
   });
 
+  test('names and values keep their case and periods, and take no draw: identifiers, code, quoted values, decimals', () => {
+    const request = 'Set RESULT to user_variable_0 where data.title is "Rome", via torch.load("t_0") or `voiceName`; 12.8 km. Then stop.';
+    assert.equal(mixCase(request, draws(0.1)), 'SET RESULT TO user_variable_0 WHERE data.title IS "Rome", VIA torch.load("t_0") OR `voiceName`; 12.8 KM. THEN STOP.');
+    assert.equal(mixCase(request, draws(0.5)), 'set RESULT to user_variable_0 where data.title is "Rome", via torch.load("t_0") or `voiceName`; 12.8 km. then stop.');
+    // Random case draws only for the characters it may change: 'Set ' and ' to ' (eight), none for RESULT and x_1.
+    assert.equal(mixCase('Set RESULT to x_1', draws(0.9, 0.7, 0.2, 0.4, 0.1, 0.6, 0.3, 0.8, 0.5)), 'sET RESULT To x_1');
+    assert.equal(addPunctuationNoise(request, draws(0.9, 0.9, 0.1)), 'Set RESULT to user_variable_0 where data.title is "Rome", via torch.load("t_0") or `voiceName`; 12.8 km Then stop');
+  });
+
   test('punctuation noise: each of the three draws, by hand', () => {
     assert.equal(addPunctuationNoise(`  ${query} `, draws(0.9, 0.9, 0.9)), query);
     assert.equal(addPunctuationNoise(query, draws(0.1, 0.9, 0.9)), `${query}.??`);
