@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ToolForgeError } from '../core/errors.ts';
+import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import { describeSystemError } from '../core/system-error.ts';
 import type { CliIo } from './cli-io.ts';
 import { processIo } from './cli-io.ts';
@@ -43,6 +43,22 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
       'Results go to .toolforge/results.db (--db to choose another file).',
     ].join('\n'))
     .exitOverride();
+  // An empty path (--out "$FILE" with FILE unset) would resolve to the current folder and fail there, or write
+  // the default file: every flag and argument that names a file is refused empty, naming it.
+  program.hook('preAction', (_program, action) => {
+    const options = action.opts() as Record<string, unknown>;
+    for (const option of action.options) {
+      const key = option.attributeName();
+      if (options[key] === '' && /<(file|path|dir|folder|url|file\|url|url\|file|cmd)>/.test(option.flags)) {
+        throw new ConfigError('config.invalid', `${option.long} is empty`, { fix: `pass ${option.long} ${/<([^>]+)>/.exec(option.flags)?.[0] ?? '<value>'}, or leave it out` });
+      }
+    }
+    action.registeredArguments.forEach((argument, index) => {
+      if (action.args[index] === '' && /file/.test(argument.name())) {
+        throw new ConfigError('config.invalid', `the <${argument.name()}> argument is empty`, { fix: `pass the path of the ${argument.name()}` });
+      }
+    });
+  });
   registerSuitesCommand(program, io);
   registerGenerateCommand(program, io);
   registerRunCommand(program, io, argv, outcome);

@@ -64,6 +64,12 @@ function parseKnobValue(suiteId: string, knob: Knob, value: string | JsonValue, 
       if (value === false || text === 'false' || text === '0') return false;
       return fail('true|false');
     case 'string':
+      // `--set data=$FILE` with FILE unset: an empty value would read as the default (for data, generated samples).
+      if (typeof value === 'string' && text === '') {
+        throw new ConfigError('config.invalid-knob', `suite '${suiteId}' knob '${knob.name}' is empty`, {
+          fix: `give ${knob.name} a value${flag === 'eval-set' ? '' : ` (${flag} ${knob.name}=<value>)`}, or leave it out for its default (${knob.default ?? 'unset'})`,
+        });
+      }
       return typeof value === 'string' ? value : text;
     case 'enum':
       if (!knob.values.includes(text)) return fail(knob.values.join('|'));

@@ -36,8 +36,10 @@ describe('CLI: --transform, --keep-raw and rescore', () => {
     const report = await runCli(['report', '--format', 'table'], { cwd });
     assert.equal(report.code, 0, report.stderr);
     const baseRunId = (JSON.parse(base.stdout) as Summary).runId;
-    const pairing = report.stdout.split('\n').find((line) => line.includes(baseRunId) && line.includes(summary.runId));
-    assert.ok(pairing, `no comparison of ${summary.runId} with ${baseRunId}:\n${report.stdout}`);
+    // The rescore reports the transformed run's episodes (the run it was made from is left out, and the report says so).
+    assert.match(report.stderr, new RegExp(`left out a run whose episodes a newer rescore reports: ${summary.runId} \\(rescored as ${rescored.runId}\\)`));
+    const pairing = report.stdout.split('\n').find((line) => line.includes(baseRunId) && line.includes(rescored.runId));
+    assert.ok(pairing, `no comparison of ${rescored.runId} with ${baseRunId}:\n${report.stdout}`);
     assert.match(pairing, /\s2\s/);
   });
 
