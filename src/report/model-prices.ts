@@ -14,7 +14,8 @@ export type PriceTable = Readonly<Record<string, ModelPrice>>;
 /**
  * List prices (USD per million input / output tokens, standard tier, no caching or batch discount)
  * as published by the providers in 2025. Prices change: pass your own with `report --prices <file>`,
- * which adds to and overrides this table. Built-in and replay models make no paid call.
+ * which adds to and overrides this table (its prefix* keys cover the built-in prices under them). Built-in and replay
+ * models make no paid call.
  */
 export const defaultPrices: PriceTable = {
   'builtin/*': { input: 0, output: 0 },
@@ -71,7 +72,22 @@ export function readPriceFile(path: string): PriceTable {
       fix: 'each key is a model reference (or a prefix ending in *) mapping to {"input": <USD per million input tokens>, "output": <USD per million output tokens>}',
     });
   }
-  return { ...defaultPrices, ...parsed.data };
+  return overBuiltInPrices(parsed.data);
+}
+
+/**
+ * A user's prices over the built-in table: a user's `prefix*` key covers every built-in key under that prefix (its
+ * `openai/*` prices openai/gpt-4.1 too, which an exact built-in key would otherwise win), except the built-in and
+ * replay models, which make no paid call.
+ */
+function overBuiltInPrices(user: PriceTable): PriceTable {
+  const prefixes = Object.keys(user).filter((key) => key.endsWith('*')).map((key) => key.slice(0, -1));
+  const kept = Object.entries(defaultPrices).filter(([key]) => {
+    if (key === 'builtin/*' || key === 'replay/*') return true;
+    const covered = key.endsWith('*') ? key.slice(0, -1) : key;
+    return !prefixes.some((prefix) => covered.startsWith(prefix));
+  });
+  return { ...Object.fromEntries(kept), ...user };
 }
 
 /** The price of a model: its exact reference, else the longest matching `prefix*` key; undefined when unknown. */

@@ -5,7 +5,10 @@ import type { Score } from '../../src/core/score.ts';
 import { difficultyCurves } from '../../src/report/difficulty-curves.ts';
 import { leaderboard } from '../../src/report/leaderboard.ts';
 import { leaderboardTable } from '../../src/report/analysis-tables.ts';
-import { defaultPrices, priceOf } from '../../src/report/model-prices.ts';
+import { defaultPrices, priceOf, readPriceFile } from '../../src/report/model-prices.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runCosts } from '../../src/report/run-costs.ts';
 import type { RunReport } from '../../src/report/run-report.ts';
 
@@ -144,5 +147,24 @@ describe('leaderboard, costs and prices', () => {
     assert.deepEqual(priceOf(prices, 'openai/other'), { input: 9, output: 9 });
     assert.deepEqual(priceOf(defaultPrices, 'builtin/noisy?p=0.3'), { input: 0, output: 0 });
     assert.equal(priceOf(defaultPrices, 'anthropic/unknown'), undefined);
+  });
+
+  test('a price file\'s prefix* covers the built-in prices under it; its exact keys win; built-in and replay models stay free', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'toolforge-prices-'));
+    const file = (prices: object): string => {
+      const path = join(directory, `${Object.keys(prices).join('-').replaceAll(/[/*]/g, '_')}.json`);
+      writeFileSync(path, JSON.stringify(prices));
+      return path;
+    };
+    const openai = readPriceFile(file({ 'openai/*': { input: 1, output: 1 } }));
+    assert.deepEqual(priceOf(openai, 'openai/gpt-4.1'), { input: 1, output: 1 });
+    assert.deepEqual(priceOf(openai, 'anthropic/claude-opus-4-1'), { input: 15, output: 75 });
+    const everything = readPriceFile(file({ '*': { input: 3, output: 4 } }));
+    assert.deepEqual(priceOf(everything, 'openai/gpt-4.1'), { input: 3, output: 4 });
+    assert.deepEqual(priceOf(everything, 'builtin/planner'), { input: 0, output: 0 });
+    assert.deepEqual(priceOf(everything, 'replay/x.jsonl'), { input: 0, output: 0 });
+    const both = readPriceFile(file({ 'openai/*': { input: 1, output: 1 }, 'openai/gpt-4.1': { input: 5, output: 5 } }));
+    assert.deepEqual(priceOf(both, 'openai/gpt-4.1'), { input: 5, output: 5 });
+    assert.deepEqual(priceOf(both, 'openai/gpt-4.1-mini'), { input: 1, output: 1 });
   });
 });
