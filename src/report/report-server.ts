@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
-import type { EpisodePage } from '../store/episode-query.ts';
+import type { EpisodePage, EpisodeQuery } from '../store/episode-query.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import { redactUrlPasswords } from '../core/redact-credentials.ts';
 import { shellArgument } from '../core/shell-argument.ts';
@@ -112,7 +112,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
     if (htmlRun) {
       const run = store.getRun(htmlRun[1]);
       filters();
-      const query = parseEpisodeQuery(url.searchParams);
+      const query = checkKnobFilters(run.id, parseEpisodeQuery(url.searchParams));
       const sweepOfRun = sweepMembershipOf(run.params);
       const axes = listSuites().find((suite) => suite.id === run.suite.id)?.difficultyAxes ?? [];
       return html(renderRunPage(run, store.countOutcomes(run.id), query, store.queryEpisodes(run.id, query), {
@@ -144,7 +144,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
         return send(response, 404, 'text/plain; charset=utf-8', `no task '${taskId}' in run ${run.id}; its page lists the tasks (${runPath(run.id)})\n`);
       }
       filters();
-      const query = parseEpisodeQuery(url.searchParams);
+      const query = checkKnobFilters(run.id, parseEpisodeQuery(url.searchParams));
       const otherRuns = store.listRuns().filter((other) => other.id !== run.id && store.findTask(other.id, taskId) !== undefined);
       return html(renderTaskPage(run, taskId, storedTask, taskEpisodes, {
         query,
@@ -169,7 +169,7 @@ export async function startReportServer(options: { dbPath: string; port?: number
 
   function episodePage(runId: string, parameters: URLSearchParams): EpisodePage | (Omit<EpisodePage, 'episodes'> & { episodes: EpisodeRecord[] }) {
     store.getRun(runId);
-    const page = store.queryEpisodes(runId, parseEpisodeQuery(parameters));
+    const page = store.queryEpisodes(runId, checkKnobFilters(runId, parseEpisodeQuery(parameters)));
     if (choiceParameter(parameters, 'transcripts', ['0', '1'] as const, '1') === '0') return page;
     return {
       ...page,
@@ -198,6 +198,30 @@ export async function startReportServer(options: { dbPath: string; port?: number
         store.listTaskEpisodes(a.id, taskId), store.listTaskEpisodes(b.id, taskIdB));
     }
     return renderCompareList(a, b, store.listEpisodeOutcomes(a.id), store.listEpisodeOutcomes(b.id), only, pairing);
+  }
+
+  /**
+   * Knob filters name knobs the run's tasks have, with values of their type: `?knob.nope=1` or `?knob.core=abc` would
+   * match nothing and look like an empty result.
+   */
+  function checkKnobFilters(runId: string, query: EpisodeQuery): EpisodeQuery {
+    const names = Object.keys(query.knobs ?? {});
+    if (names.length === 0) return query;
+    const first = store.iterateTaskParamsAndStats(runId)[Symbol.iterator]().next();
+    const params = first.done ? {} : first.value.params;
+    const taken = Object.keys(params).filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && (params[name] === null || typeof params[name] !== 'object'));
+    for (const name of names) {
+      if (!taken.includes(name)) {
+        throw new ConfigError('input.invalid', `the tasks of run ${runId} have no knob '${name}'`, { fix: taken.length === 0 ? 'drop the knob filter' : `filter on one of: ${taken.map((knob) => `knob.${knob}`).join(', ')}` });
+      }
+      const text = query.knobs![name];
+      const sample = params[name];
+      const fits = typeof sample === 'number' ? text.trim() !== '' && Number.isFinite(Number(text)) : typeof sample === 'boolean' ? text === 'true' || text === 'false' : true;
+      if (!fits) {
+        throw new ConfigError('input.invalid', `knob.${name} must be ${typeof sample === 'number' ? 'a number' : 'true or false'}, got '${text}'`, { fix: `pass ?knob.${name}=${String(sample)}` });
+      }
+    }
+    return query;
   }
 
   /** The tasks two runs share, paired as reports pair them (taskPairKey): by content, not by id alone. */

@@ -162,6 +162,12 @@ test('a parameter a page does not read, or a value outside its choices, is a 400
     ['/report?run=x', /\/report has no parameter 'run'/],
     [`/api/runs/${runId}?limit=1`, /has no parameter 'limit'.*\n.*open .* without a query string/],
     [`/runs/${runId}/difficulty?x=1`, /has no parameter 'x'/],
+    // Filter values that would match nothing and look like an empty result.
+    [`/api/runs/${runId}/episodes?failure=bogus`, /failure must be a failure code \(output\.unparsable, .*\), got 'bogus'/],
+    [`/api/runs/${runId}/episodes?knob.nope=1`, new RegExp(`the tasks of run ${runId} have no knob 'nope'\n.*fix: filter on one of: knob\.core, knob\.depth`)],
+    [`/runs/${runId}?knob.core=abc`, /knob\.core must be a number, got 'abc'/],
+    [`/runs/${runId}?knob.restate=maybe`, /knob\.restate must be true or false, got 'maybe'/],
+    [`/runs/${runId}?outcome=passed&outcome=failed`, /outcome is given 2 times; a filter takes one value/],
   ];
   for (const [path, pattern] of cases) {
     const response = await get(path);
@@ -170,7 +176,7 @@ test('a parameter a page does not read, or a value outside its choices, is a 400
   }
   // What the pages' own links and forms send is taken, empty values (a form's "any") included.
   for (const path of ['/?sort=passRate&order=asc', `/runs/${runId}?status=&outcome=failed&failure=&task=&search=&knob.core=5&limit=5&offset=0`,
-    `/api/runs/${runId}/episodes?transcripts=0&knob.core=5`, `/compare?a=${runId}&b=${randomRunId}&only=all`, `/compare?a=${runId}&b=${randomRunId}&only=`]) {
+    `/api/runs/${runId}/episodes?transcripts=0&knob.core=5`, `/runs/${runId}?knob.restate=false&failure=result.wrong`, `/compare?a=${runId}&b=${randomRunId}&only=all`, `/compare?a=${runId}&b=${randomRunId}&only=`]) {
     assert.equal((await get(path)).status, 200, path);
   }
 });

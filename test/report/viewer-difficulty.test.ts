@@ -15,12 +15,14 @@ import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import { runSweep } from '../../src/runner/run-sweep.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
+import { fixturePath } from '../require-data.ts';
 
 describe('viewer: difficulty charts', () => {
   let server: ReportServer;
   let group = '';
   let sweepRunIds: string[] = [];
   let mixedRunId = '';
+  let importedRunId = '';
 
   before(async () => {
     const dbPath = join(mkdtempSync(join(tmpdir(), 'toolforge-viewer-difficulty-')), 'results.db');
@@ -35,6 +37,11 @@ describe('viewer: difficulty charts', () => {
     const easy = await generateTasks(suite, { seed: 1, count: 3, params: resolveKnobs(suite.id, suite.knobs, { core: 3, depth: 1, connected: 0, disconnected: 0 }) });
     const hard = await generateTasks(suite, { seed: 2, count: 2, params: resolveKnobs(suite.id, suite.knobs, { core: 6, depth: 1, connected: 0, disconnected: 0 }) });
     mixedRunId = (await runEvaluation({ suite, tasks: [...easy, ...hard], modelRef: 'builtin/noisy', seed: 1, params: {}, dbPath })).runId;
+    // Imported NESTFUL data: its tasks vary in calls by their statistics, not by a knob.
+    const nestful = getSuite('nestful');
+    const nestfulParams = resolveKnobs(nestful.id, nestful.knobs, { data: fixturePath('nestful', 'samples.json') });
+    const imported = await generateTasks(nestful, { seed: 0, count: undefined, params: nestfulParams, validate: false });
+    importedRunId = (await runEvaluation({ suite: nestful, tasks: imported, modelRef: 'builtin/random', seed: 0, params: nestfulParams, dbPath })).runId;
     server = await startReportServer({ dbPath });
   });
   after(async () => { await server?.close(); });
@@ -96,5 +103,15 @@ describe('viewer: difficulty charts', () => {
     const filtered = await get(link);
     assert.match(filtered.text, /episodes 1–2 of 2/);
     assert.equal((await get('/runs/no-such-run/difficulty')).status, 404);
+  });
+
+  test('a run of imported data whose levels are task statistics: no level links, and the page does not say they do', async () => {
+    const page = await get(`/runs/${importedRunId}/difficulty`);
+    assert.equal(page.status, 200);
+    assert.ok(charts(page.text).length >= 1, 'the data\'s tasks vary in calls');
+    assert.doesNotMatch(page.text, /links to the run's episodes/);
+    assert.doesNotMatch(page.text, /\?knob\./);
+    // Nor does a knob filter the tasks do not have pass for an empty result.
+    assert.equal((await get(`/runs/${importedRunId}?knob.calls=2`)).status, 400);
   });
 });

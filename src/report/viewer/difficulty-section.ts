@@ -47,7 +47,9 @@ export function renderRunDifficultyPage(run: StoredRun, curves: readonly Difficu
   };
   return viewerShell(`ToolForge run ${run.id}: difficulty`, [
     `<h1>Run ${link(base, run.id)}: accuracy by difficulty</h1>`,
-    `<p>Suite <b>${escapeHtml(run.suite.id)}</b>, model <b>${escapeHtml(run.model)}</b>. Each level of a knob links to the run's episodes at that level.</p>`,
+    // Only levels that are knob values link (a filter matches task knobs); a data set's per-task statistics do not.
+    `<p>Suite <b>${escapeHtml(run.suite.id)}</b>, model <b>${escapeHtml(run.model)}</b>.${curves.some((curve) => knobAxes[curve.axis] !== undefined)
+      ? " Each level of a knob links to the run's episodes at that level." : ''}</p>`,
     curves.length > 0 ? renderDifficultySection(curves, levelHref)
       : `<p>This run's tasks do not vary along any difficulty axis of ${escapeHtml(run.suite.id)}${sweep ? `; its sweep ${link(sweepPath(sweep.group), sweep.group)} charts accuracy across its points` : ''}.</p>`,
   ]);

@@ -1,5 +1,6 @@
 import type { EpisodeStatus } from '../../core/episode.ts';
 import { ConfigError } from '../../core/errors.ts';
+import { failureCodes } from '../../core/failure.ts';
 import type { EpisodeQuery } from '../../store/episode-query.ts';
 
 const statuses: readonly EpisodeStatus[] = ['scored', 'infrastructure-error', 'cancelled'];
@@ -13,6 +14,15 @@ export function parseEpisodeQuery(parameters: URLSearchParams): EpisodeQuery {
     const text = parameters.get(name);
     return text === null || text === '' ? undefined : text;
   };
+  for (const name of new Set(parameters.keys())) {
+    if (parameters.getAll(name).length > 1) {
+      throw new ConfigError('input.invalid', `${name} is given ${parameters.getAll(name).length} times; a filter takes one value`, { fix: `pass ?${name}= once` });
+    }
+  }
+  const failure = value('failure');
+  if (failure !== undefined && !(failureCodes as readonly string[]).includes(failure)) {
+    throw new ConfigError('input.invalid', `failure must be a failure code (${failureCodes.join(', ')}), got '${failure}'`, { fix: 'pass ?failure=result.wrong' });
+  }
   const status = value('status');
   if (status !== undefined && !statuses.includes(status as EpisodeStatus)) {
     throw new ConfigError('input.invalid', `status must be one of ${statuses.join(', ')}, got '${status}'`, { fix: 'pass ?status=scored' });
@@ -28,7 +38,7 @@ export function parseEpisodeQuery(parameters: URLSearchParams): EpisodeQuery {
   return {
     status: status as EpisodeStatus | undefined,
     outcome: outcome as EpisodeQuery['outcome'],
-    failure: value('failure'),
+    failure,
     task: value('task'),
     search: value('search'),
     knobs,
@@ -56,7 +66,7 @@ export function episodeQueryString(query: EpisodeQuery, overrides: { offset?: nu
 
 function integer(text: string | undefined, name: string): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text)) throw new ConfigError('input.invalid', `${name} must be a non-negative integer, got '${text}'`, { fix: `pass ?${name}=0` });
+  if (!/^\d+$/.test(text)) throw new ConfigError('input.invalid', `${name} must be a non-negative integer, got '${text}'`, { fix: `pass ?${name}=${name === 'limit' ? 50 : 0}` });
   return Number(text);
 }
 
