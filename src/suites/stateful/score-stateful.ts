@@ -6,6 +6,7 @@
  * and the end state the lab's after its calls, judged against the first test case.
  */
 import type { FailureCode } from '../../core/failure.ts';
+import { failureCodes } from '../../core/failure.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Score, ScoreInput } from '../../core/score.ts';
 import { z } from 'zod';
@@ -67,7 +68,15 @@ export async function scoreStateful(input: ScoreInput & { mode?: Mode }): Promis
     if (!observation || (input.termination !== 'final-answer' && input.termination !== 'content-filter')) return score('not-run', ['not-run'], '', ` (${input.termination})`);
     const answer = [...input.messages].reverse().find((message) => message.role === 'assistant')?.content ?? '';
     const verdict = judgeObservation(expected.testCases[0], { ...observation, result: stripVoiceIds(parseResultAnswer(answer)), logs: [] }, comparison);
-    return score(verdict, [verdict], '', note);
+    const scored = score(verdict, [verdict], '', note);
+    // Calls the backend refused are counted by their code (an unknown tool, bad arguments), as in the other call
+    // suites; a wrong end that began with one is failed for the first of them.
+    const faults = input.calls.flatMap((call) => (call.type === 'tool' && !call.result.ok && (failureCodes as readonly string[]).includes(call.result.error.code)
+      ? [call.result.error.code as FailureCode] : []));
+    if (faults.length === 0) return scored;
+    const failureCounts: Partial<Record<FailureCode, number>> = {};
+    for (const fault of faults) failureCounts[fault] = (failureCounts[fault] ?? 0) + 1;
+    return { ...scored, failureCounts, ...(scored.passed ? {} : { failure: faults[0] }) };
   }
   if (!run || run.extraction.type === 'none') {
     if (!run && input.termination !== 'final-answer' && input.termination !== 'content-filter') return score('not-run', [], '', ` (${input.termination})`);

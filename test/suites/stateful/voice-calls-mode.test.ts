@@ -155,6 +155,13 @@ describe('stateful voice in mode calls', () => {
     assert.deepEqual(await run(true, `Done. RESULT:\n\`\`\`json\n${JSON.stringify(result)}\n\`\`\``), [true, 'passed']);
     assert.deepEqual(await run(true, '```json\n{"nothing": true}\n```'), [false, 'wrong-result']);
     assert.deepEqual(await run(false, JSON.stringify(result)), [false, 'wrong-state']);
+    // Calls the lab refused are counted by their code, and a failed episode that made one fails for the first of them.
+    const faulty = await runEpisode({ suite: statefulSuite, task, trial: 0, mode: 'calls', model: scripted((state) => (state.history.length === 0
+      ? { type: 'calls', calls: [call('x1', 'no_such_tool', {}), call('x2', calls[0].name, { no_such_argument: 5 })] }
+      : { type: 'answer', text: '{"nothing": true}' })) });
+    assert.equal(faulty.score.passed, false);
+    assert.equal(faulty.score.failure, 'tool.unknown');
+    assert.deepEqual(faulty.score.failureCounts, { 'tool.unknown': 1, 'arguments.invalid': 1 });
   });
 
   test('drift applies to voice tasks through mode calls: the oracle passes every drifted task; the change log is in the task', async () => {
