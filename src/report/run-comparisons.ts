@@ -8,7 +8,11 @@ import type { TrialsNeeded } from './trials-needed.ts';
 import { trialsNeeded } from './trials-needed.ts';
 
 /** A paired comparison as a report shows it: which suite, which runs, and how many tasks a study of it needs. */
-export type ReportedComparison = { suite: string; comparison: RunComparison; trialsNeeded?: TrialsNeeded };
+export type ReportedComparison = {
+  suite: string; comparison: RunComparison; trialsNeeded?: TrialsNeeded;
+  /** The two runs' trials per task (baseline, run), when they differ: the study size pairs only the trials both ran. */
+  trials?: [number, number];
+};
 
 /**
  * Each later run of a suite against the first run of that suite in `runIds` (given oldest first)
@@ -42,7 +46,9 @@ export function compareWithFirstRuns(store: ResultsStore, runIds: readonly strin
     const baselineRunId = earlier.find((candidate) => someKey(taskKeys(candidate).values(), (key) => keys.has(key)));
     if (baselineRunId === undefined) continue;
     const comparison = compareRuns(store, baselineRunId, runId, { taskKeys, seed: 0 });
-    if (comparison.pairs > 0) comparisons.push({ suite, comparison, trialsNeeded: trialsNeeded(store, baselineRunId, runId, taskKeys) });
+    if (comparison.pairs === 0) continue;
+    const trials: [number, number] = [store.getRun(baselineRunId).trials, store.getRun(runId).trials];
+    comparisons.push({ suite, comparison, trialsNeeded: trialsNeeded(store, baselineRunId, runId, taskKeys), ...(trials[0] !== trials[1] ? { trials } : {}) });
   }
   return comparisons;
 }
@@ -57,13 +63,23 @@ export function comparisonTable(comparisons: readonly ReportedComparison[]): Rep
     title: 'Paired comparison with the first run of each suite on the same tasks (per-task pass rate; bootstrap 95% CI; exact sign test; '
       + 'tasks needed to detect the difference at 95% confidence and 80% power, McNemar)',
     columns: ['suite', 'baseline run', 'run', 'paired tasks', 'baseline pass rate', 'run pass rate', 'difference', 'difference 95% CI', 'better / worse / tied', 'sign test p', 'tasks needed'],
-    rows: comparisons.map(({ suite, comparison, trialsNeeded: needed }) => [
+    rows: comparisons.map(({ suite, comparison, trialsNeeded: needed, trials }) => [
       suite, comparison.baselineRunId, comparison.treatmentRunId, comparison.pairs, formatPercent(comparison.baselineMean),
       formatPercent(comparison.treatmentMean), signedPercent(comparison.meanDifference), formatInterval(comparison.differenceCI95),
       `${comparison.signTest.improved} / ${comparison.signTest.worsened} / ${comparison.signTest.ties}`, formatPValue(comparison.signTest.pValue),
-      needed === undefined ? '-' : needed.needed === null ? 'no difference' : needed.needed,
+      needed === undefined ? '-' : `${needed.needed === null ? 'no difference' : needed.needed}${neededFromNote(trials)}`,
     ]),
   };
+}
+
+/**
+ * The study size pairs episodes by task and trial, the other columns pair tasks (their mean over trials): runs of 1
+ * and 3 trials pair on the first trial alone, and the cell says so.
+ */
+function neededFromNote(trials: [number, number] | undefined): string {
+  if (trials === undefined) return '';
+  const shared = Math.min(...trials);
+  return ` (from ${shared === 1 ? 'the first trial' : `the first ${shared} trials`} of each task: the runs have ${trials[0]} and ${trials[1]})`;
 }
 
 /** Four decimals, and a bound below that (a p-value is never exactly 0). */

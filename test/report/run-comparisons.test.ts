@@ -36,7 +36,7 @@ test('later runs are paired with the first run of their suite, on identical task
     const { pValue, ...counts } = comparison.signTest;
     assert.deepEqual(counts, { improved: 0, worsened: 3, ties: 0 });
     assert.ok(Math.abs(pValue - 0.25) < 1e-12, `p = ${pValue}`);
-    assert.deepEqual(comparisonTable(comparisons).rows[0].slice(3), [3, '100.0%', '0.0%', '-100.0%', '[-100.0%, -100.0%]', '0 / 3 / 0', '0.25', 4]);
+    assert.deepEqual(comparisonTable(comparisons).rows[0].slice(3), [3, '100.0%', '0.0%', '-100.0%', '[-100.0%, -100.0%]', '0 / 3 / 0', '0.25', '4']);
     // McNemar sizing: 3 discordant of 3 (ψ = 1, δ = -1): n = z_0.975² = 3.84 -> 4 tasks.
     assert.deepEqual(comparisons[0].trialsNeeded, { pairs: 3, bothPassed: 0, bothFailed: 0, baselineOnly: 3, treatmentOnly: 0, needed: 4 });
   } finally {
@@ -66,6 +66,24 @@ test('each run\'s tasks are read once however many runs a report compares (a dig
     assert.deepEqual([...reads.values()], [1, 1, 1, 1]);
     // The same figures as comparing each pair on its own.
     assert.deepEqual(comparisons.map(({ comparison }) => comparison), runIds.slice(1).map((runId) => compareWithFirstRuns(store, [runIds[0], runId])[0].comparison));
+  } finally {
+    store.close();
+  }
+});
+
+test('runs of 1 and 3 trials: the tasks-needed cell says it pairs only the first trial of each task', async () => {
+  const dbPath = join(mkdtempSync(join(tmpdir(), 'toolforge-trials-')), 'results.db');
+  const suite = getSuite('funcgen');
+  const params = resolveKnobs(suite.id, suite.knobs, {});
+  const tasks = await generateTasks(suite, { seed: 0, count: 3, params, validate: false });
+  const one = (await runEvaluation({ suite, tasks, modelRef: 'builtin/oracle', seed: 0, params, dbPath })).runId;
+  const three = (await runEvaluation({ suite, tasks, modelRef: 'builtin/random', seed: 0, params, dbPath, trials: 3 })).runId;
+  const store = openResultsStore(dbPath);
+  try {
+    const comparisons = compareWithFirstRuns(store, [one, three]);
+    assert.deepEqual(comparisons[0].trials, [1, 3]);
+    assert.equal(comparisons[0].trialsNeeded?.pairs, 3);
+    assert.equal(comparisonTable(comparisons).rows[0].at(-1), '4 (from the first trial of each task: the runs have 1 and 3)');
   } finally {
     store.close();
   }
