@@ -18,8 +18,8 @@ import type { RunReport } from './run-report.ts';
 export function loadRunReport(store: ResultsStore, runId: string): RunReport {
   const summary = summarizeRun(store, runId);
   const run = store.getRun(runId);
-  const { axes, taskLevels } = loadTaskLevels(store, runId, run.suite.id);
   const sweep = sweepMembershipOf(run.params);
+  const { axes, taskLevels } = loadTaskLevels(store, runId, run.suite.id, Object.keys(sweep?.grid ?? {}));
   const settingsLabel = modelSettingsLabel(run.baseUrl, run.settings);
   return {
     summary, startedAt: summary.createdAt, episodes: storedReportEpisodes(store, runId),
@@ -36,10 +36,13 @@ export function loadRunReport(store: ResultsStore, runId: string): RunReport {
  * whose levels all come from a knob every task records (`knobAxes`: axis name -> knob), which the viewer's
  * `knob.<name>` filter can select.
  */
-export function loadTaskLevels(store: ResultsStore, runId: string, suiteId: string): {
+export function loadTaskLevels(store: ResultsStore, runId: string, suiteId: string, sweptKnobs: readonly string[] = []): {
   axes: readonly DifficultyAxis[]; taskLevels: Record<string, Record<string, DifficultyLevel>>; knobAxes: Record<string, string>;
 } {
-  const axes = listSuites().find((suite) => suite.id === suiteId)?.difficultyAxes ?? [];
+  const suiteAxes = listSuites().find((suite) => suite.id === suiteId)?.difficultyAxes ?? [];
+  // A knob a sweep varied is charted too, axis of the suite or not (`--grid restate=true,false`): the sweep asked for it.
+  const axes = [...suiteAxes, ...sweptKnobs.filter((knob) => !suiteAxes.some((axis) => axis.name === knob || axis.knob === knob))
+    .map((knob): DifficultyAxis => ({ name: knob, description: `the swept knob ${knob}`, knob }))];
   const taskLevels: Record<string, Record<string, DifficultyLevel>> = {};
   const knobAxes: Record<string, string> = Object.fromEntries(axes.flatMap((axis) => (axis.knob ? [[axis.name, axis.knob]] : [])));
   if (axes.length === 0) return { axes, taskLevels, knobAxes };

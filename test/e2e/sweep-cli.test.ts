@@ -59,6 +59,15 @@ describe('toolforge sweep', () => {
     assert.doesNotMatch(named.stderr, /left out/);
   });
 
+  test('a swept knob that is not a difficulty axis of the suite is charted too (the sweep asked for it)', async () => {
+    const directory = temporaryDirectory();
+    const sweep = await runCli(['sweep', 'funcgen', '--grid', 'restate=true,false', '--model', 'builtin/planner', '--count', '3'], { cwd: directory });
+    assert.equal(sweep.code, 0, sweep.stderr);
+    assert.match(sweep.stdout, /Accuracy by restate \(funcgen: the swept knob restate; Wilson 95% CI\)\nrestate +model +scored/);
+    assert.match(sweep.stdout, /\nfalse +builtin\/planner +3 +3 +100\.0%/);
+    assert.match(sweep.stdout, /\ntrue +builtin\/planner +3 +3 +100\.0%/);
+  });
+
   test('report --prices prices a model from a user file; a bad file or grid exits 2 naming the fix', async () => {
     const directory = temporaryDirectory();
     assert.equal((await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2'], { cwd: directory })).code, 0);
