@@ -70,10 +70,13 @@ export class McpEpisode {
     if (this.ended) return errorAnswer('episode.over', 'this episode has ended; start a new session (or read the next task) to continue');
     if (this.mode === 'code') {
       if (name !== runProgramTool) return errorAnswer('tool.unknown', `unknown tool '${name}' (code-mode tasks offer only ${runProgramTool})`);
-      return this.runProgram(typeof args?.program === 'string' ? args.program : '');
+      // A call without its one argument is a malformed call, answered as the task's tools answer one: the episode goes on.
+      if (typeof args?.program !== 'string') return this.refuseMalformed(name, args, `${runProgramTool} needs {"program": "<your program>"}; nothing ran and the episode goes on`);
+      return this.runProgram(args.program);
     }
     if (name === submitAnswerTool) {
-      const answer = typeof args?.answer === 'string' ? args.answer : JSON.stringify(args?.answer ?? '');
+      if (args?.answer === undefined) return this.refuseMalformed(name, args, `${submitAnswerTool} needs {"answer": "<your final answer>"}; nothing was recorded and the episode goes on`);
+      const answer = typeof args.answer === 'string' ? args.answer : JSON.stringify(args.answer);
       this.finish('final-answer', answer);
       return textAnswer('answer recorded; the episode is over');
     }
@@ -88,6 +91,14 @@ export class McpEpisode {
     const result: ToolResult = await this.context.environment.callTool(call, { signal: this.context.signal });
     this.messages.push({ role: 'tool', toolCallId: call.id, toolName: name, result });
     return result.ok ? textAnswer(renderToolResult(result)) : { ...textAnswer(renderToolResult(result)), isError: true };
+  }
+
+  /** A call of ours without its required argument: kept in the transcript with its error, and told to the client. */
+  private refuseMalformed(name: string, args: JsonObject | undefined, message: string): McpToolAnswer {
+    const call = createToolCall(`mcp_${this.toolCalls + 1}_${this.messages.length}`, name, JSON.stringify(args ?? {}));
+    const result: ToolResult = { ok: false, error: { code: 'arguments.invalid', message } };
+    this.messages.push({ role: 'assistant', content: '', toolCalls: [call] }, { role: 'tool', toolCallId: call.id, toolName: name, result });
+    return errorAnswer('arguments.invalid', message);
   }
 
   /** The agent stopped without submitting an answer (it exited cleanly): scored as an episode without an answer. */
