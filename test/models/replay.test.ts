@@ -99,7 +99,10 @@ describe('replay models', () => {
 
   test('a line with a wrong field is a ConfigError naming file, line and field', () => {
     const path = replayFile([{ taskId: 'a', output: 'x' }, { taskId: 'b', turns: [{ content: 'y', toolCalls: [{ name: 'f', arguments: 'not an object' }] }] }]);
-    assertConfigError(() => createModelSource(`replay/${path}`), 'input.invalid', new RegExp(`${path.replace(/[.]/g, '\\.')} line 2 field "turns\\[0\\]\\.toolCalls\\[0\\]\\.arguments": .*expected record`));
+    assertConfigError(() => createModelSource(`replay/${path}`), 'input.invalid', new RegExp(`${path.replace(/[.]/g, '\\.')} line 2 field "turns\\[0\\]\\.toolCalls\\[0\\]\\.arguments": expected an object; put argument text as the model wrote it \\(malformed or not an object\\) in "argumentsText", e\\.g\\. "argumentsText": "not an object"`));
+    // An array (what a model may emit) is pointed the same way, as its text.
+    const array = replayFile([{ taskId: 'a', turns: [{ toolCalls: [{ name: 'f', arguments: [1, 2] }] }] }]);
+    assertConfigError(() => createModelSource(`replay/${array}`), 'input.invalid', /"argumentsText", e\.g\. "argumentsText": "\[1,2\]"/);
   });
 
   test('a tool call with neither arguments nor argumentsText says to give exactly one', () => {

@@ -18,7 +18,11 @@ import { formatFieldPath } from '../../core/field-path.ts';
 const replayToolCallSchema = z.strictObject({
   id: z.string().min(1).optional(),
   name: z.string(),
-  arguments: z.record(z.string(), z.unknown()).optional(),
+  // Anything but an object is the model's raw text, which goes in argumentsText (a string, an array, `not json`).
+  arguments: z.record(z.string(), z.unknown(), {
+    error: (issue) => (issue.input === undefined ? undefined
+      : `expected an object; put argument text as the model wrote it (malformed or not an object) in "argumentsText", e.g. \"argumentsText\": ${JSON.stringify(typeof issue.input === 'string' ? issue.input : JSON.stringify(issue.input)).slice(0, 80)}`),
+  }).optional(),
   // The raw text as the model emitted it, so malformed recorded calls replay as malformed.
   argumentsText: z.string().optional(),
 }).refine((call) => (call.arguments === undefined) !== (call.argumentsText === undefined), {
@@ -229,7 +233,7 @@ function describeLineIssue(value: unknown, error: z.ZodError): string {
 
 function lineError(path: string, lineNumber: number, problem: string): ConfigError {
   return new ConfigError('input.invalid', `replay file ${path} line ${lineNumber} ${problem}`, {
-    fix: 'each line must be {"taskId": "...", "turns": [{"content": "...", "toolCalls": [{"name": "...", "arguments": {...}}]}]} or {"taskId": "...", "output": "..."}',
+    fix: 'each line must be {"taskId": "...", "turns": [{"content": "...", "toolCalls": [{"name": "...", "arguments": {...} or "argumentsText": "..."}]}]} or {"taskId": "...", "output": "..."}',
   });
 }
 
