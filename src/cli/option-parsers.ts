@@ -1,5 +1,4 @@
 import { InvalidArgumentError } from 'commander';
-import { ConfigError } from '../core/errors.ts';
 import { resolve } from 'node:path';
 import { longestTimerMs } from '../core/limits.ts';
 import { checkStoreLocation, defaultResultsPath, isPostgresLocation } from '../store/index.ts';
@@ -72,10 +71,6 @@ export const collectSetting = repeatable((value: string, previous: Record<string
 
 /** A SQLite path is resolved against the working folder; a postgres:// address is kept as given. */
 export function resolveDatabasePath(database: string | undefined, cwd: string): string {
-  // An empty --db (an unset shell variable: --db "$DB") would resolve to the current folder.
-  if (database !== undefined && database.trim() === '') {
-    throw new ConfigError('config.invalid', '--db is empty', { fix: `pass --db <file> or a postgres:// URL, or leave --db out for ${defaultResultsPath}` });
-  }
   if (database !== undefined) checkStoreLocation(database);
   if (database !== undefined && isPostgresLocation(database)) return database;
   return resolve(cwd, database ?? defaultResultsPath);

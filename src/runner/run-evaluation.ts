@@ -410,7 +410,7 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
   if (from !== undefined) {
     // Its episodes are another run's, scored again: what it lacks was never run, and the model is not to be called here.
     throw new ConfigError('config.invalid', `run '${run.id}' is a rescore of run '${from}': it holds that run's episodes scored again, so it cannot be continued by calling the model`, {
-      fix: `finish run '${from}' (toolforge run --resume ${from}${options.databaseFlag ?? ''}), then rescore it again`,
+      fix: `finish run '${from}' (${resumeCommand(store.findRun(from) ?? { ...run, id: from }, options.databaseFlag)}), then rescore it again`,
     });
   }
   const suite = options.suite ?? getSuite(run.suite.id);
