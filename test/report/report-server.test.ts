@@ -167,7 +167,8 @@ test('a parameter a page does not read, or a value outside its choices, is a 400
     [`/api/runs/${runId}/episodes?knob.nope=1`, new RegExp(`the tasks of run ${runId} have no knob 'nope'\n.*fix: filter on one of: knob\.core, knob\.depth`)],
     [`/runs/${runId}?knob.core=abc`, /knob\.core must be a number, got 'abc'/],
     [`/runs/${runId}?knob.restate=maybe`, /knob\.restate must be true or false, got 'maybe'/],
-    [`/runs/${runId}?outcome=passed&outcome=failed`, /outcome is given 2 times; a filter takes one value/],
+    [`/runs/${runId}?outcome=passed&outcome=failed`, /outcome is given 2 times; it takes one value/],
+    ['/?sort=passRate&sort=tasks', /sort is given 2 times; it takes one value/],
   ];
   for (const [path, pattern] of cases) {
     const response = await get(path);

@@ -14,11 +14,6 @@ export function parseEpisodeQuery(parameters: URLSearchParams): EpisodeQuery {
     const text = parameters.get(name);
     return text === null || text === '' ? undefined : text;
   };
-  for (const name of new Set(parameters.keys())) {
-    if (parameters.getAll(name).length > 1) {
-      throw new ConfigError('input.invalid', `${name} is given ${parameters.getAll(name).length} times; a filter takes one value`, { fix: `pass ?${name}= once` });
-    }
-  }
   const failure = value('failure');
   if (failure !== undefined && !(failureCodes as readonly string[]).includes(failure)) {
     throw new ConfigError('input.invalid', `failure must be a failure code (${failureCodes.join(', ')}), got '${failure}'`, { fix: 'pass ?failure=result.wrong' });
@@ -79,6 +74,10 @@ export const episodeFilterParameters: readonly string[] = ['status', 'outcome', 
  */
 export function checkParameters(parameters: URLSearchParams, page: string, known: readonly string[], options: { knobs?: boolean } = {}): void {
   for (const name of new Set(parameters.keys())) {
+    // Given twice, only the first would count (`?outcome=passed&outcome=failed`): said, not picked.
+    if (parameters.getAll(name).length > 1) {
+      throw new ConfigError('input.invalid', `${name} is given ${parameters.getAll(name).length} times; it takes one value`, { fix: `pass ?${name}= once` });
+    }
     if (known.includes(name) || (options.knobs === true && name.startsWith('knob.') && name.length > 'knob.'.length)) continue;
     const takes = [...known, ...(options.knobs === true ? ['knob.<name>'] : [])];
     throw new ConfigError('input.invalid', `${page} has no parameter '${name}'`, {
