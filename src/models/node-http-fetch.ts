@@ -10,7 +10,7 @@
  * its cause, the signal's reason on abort), so the SDKs classify them as they always have.
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 
@@ -35,17 +35,38 @@ export async function nodeHttpFetch(input: string | URL | Request, init: Request
   }
   const url = typeof input === 'string' ? new URL(input) : input;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return fetch(input, init);
-  const signal = init.signal ?? undefined;
-  signal?.throwIfAborted();
   const method = (init.method ?? 'GET').toUpperCase();
-  const headers = plainHeaders(init.headers);
+  const exchanged = await httpExchange(url, method, plainHeaders(init.headers), body ?? undefined, init.signal ?? undefined, { followRedirects: init.redirect !== 'manual' });
+  // fetch's redirect rules (method changes, header stripping, limits) are fetch's to apply.
+  if (exchanged === 'redirect') return fetch(input, init);
+  const { status, statusMessage, rawHeaders, body: decoded } = exchanged;
+  const responseHeaders = new Headers();
+  for (let index = 0; index < rawHeaders.length; index += 2) responseHeaders.append(rawHeaders[index], rawHeaders[index + 1]);
+  const hasBody = method !== 'HEAD' && !nullBodyStatuses.has(status);
+  // A view, not a copy: Response takes any ArrayBufferView.
+  const view = new Uint8Array(decoded.buffer as ArrayBuffer, decoded.byteOffset, decoded.byteLength);
+  return new Response(hasBody ? view : null, { status, statusText: statusMessage, headers: responseHeaders });
+}
+
+/** A whole HTTP answer, its body read and decoded. */
+export type HttpExchange = { status: number; statusMessage: string; headers: IncomingHttpHeaders; rawHeaders: string[]; body: Buffer };
+
+/**
+ * One buffered request and its whole, decoded answer, with fetch's failures (see the module comment). 'redirect': the
+ * answer is a redirect with a location, left for fetch to follow (unless `followRedirects` is false: then it is the
+ * answer). `timeoutMs`: the request is dropped after it with a TimeoutError as the cause, as fetch's timeout signal does.
+ */
+export async function httpExchange(
+  url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal | undefined,
+  options: { followRedirects?: boolean; timeoutMs?: number } = {},
+): Promise<HttpExchange | 'redirect'> {
+  signal?.throwIfAborted();
   headers['accept-encoding'] ??= 'gzip, deflate, br';
-  const response = await send(url, method, headers, body ?? undefined, signal);
+  const response = await send(url, method, headers, body, signal, options.timeoutMs);
   const status = response.statusCode ?? 0;
-  if (redirectStatuses.has(status) && response.headers.location !== undefined && init.redirect !== 'manual') {
-    // fetch's redirect rules (method changes, header stripping, limits) are fetch's to apply.
+  if (redirectStatuses.has(status) && response.headers.location !== undefined && options.followRedirects !== false) {
     response.resume();
-    return fetch(input, init);
+    return 'redirect';
   }
   if (status < 200 || status > 599) {
     response.destroy();
@@ -54,13 +75,7 @@ export async function nodeHttpFetch(input: string | URL | Request, init: Request
   const encoded = await readBody(response, signal);
   const encoding = response.headers['content-encoding']?.trim().toLowerCase();
   const decoded = encoding !== undefined && encoding in decoders && encoded.length > 0 ? await decode(encoded, encoding) : encoded;
-  const responseHeaders = new Headers();
-  const raw = response.rawHeaders;
-  for (let index = 0; index < raw.length; index += 2) responseHeaders.append(raw[index], raw[index + 1]);
-  const hasBody = method !== 'HEAD' && !nullBodyStatuses.has(status);
-  // A view, not a copy: Response takes any ArrayBufferView.
-  const view = new Uint8Array(decoded.buffer as ArrayBuffer, decoded.byteOffset, decoded.byteLength);
-  return new Response(hasBody ? view : null, { status, statusText: response.statusMessage ?? '', headers: responseHeaders });
+  return { status, statusMessage: response.statusMessage ?? '', headers: response.headers, rawHeaders: response.rawHeaders, body: decoded };
 }
 
 function plainHeaders(headers: HeadersInit | undefined): Record<string, string> {
@@ -71,7 +86,9 @@ function plainHeaders(headers: HeadersInit | undefined): Record<string, string> 
   return plain;
 }
 
-function send(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+function send(
+  url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal | undefined, timeoutMs: number | undefined,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const options = { method, headers, agent: url.protocol === 'https:' ? httpsAgent : httpAgent };
     const request = url.protocol === 'https:' ? httpsRequest(url, options) : httpRequest(url, options);
@@ -80,12 +97,20 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
       reject(abortReason(signal));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    // Until the whole answer is read: a server that sends its headers and then stalls is timed out too.
+    let answer: IncomingMessage | undefined;
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
+      (answer ?? request).destroy(new DOMException(`the request timed out after ${timeoutMs} ms`, 'TimeoutError'));
+    }, timeoutMs);
     request.on('response', (response) => {
+      answer = response;
       signal?.removeEventListener('abort', onAbort);
+      if (timer !== undefined) response.once('close', () => clearTimeout(timer));
       resolve(response);
     });
     request.on('error', (error) => {
       signal?.removeEventListener('abort', onAbort);
+      if (timer !== undefined) clearTimeout(timer);
       reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: error }));
     });
     request.end(body);

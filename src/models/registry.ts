@@ -49,7 +49,12 @@ type ProviderContext = { reference: ModelReference; baseUrl: string | undefined;
 export const openAICompatibleKeyVariable = 'OPENAI_COMPATIBLE_API_KEY';
 
 const providers: Record<string, (context: ProviderContext) => ModelSource> = {
-  openai: (context) => sharedModel(context, createOpenAILanguageModel({ provider: 'openai', modelId: context.reference.modelId, apiKey: requireApiKey(context, ['OPENAI_API_KEY']).value, apiKeyVariable: 'OPENAI_API_KEY', baseUrl: context.baseUrl, maxTokensField: 'max_completion_tokens', supportsCompletion: false, timeoutMs: context.timeoutMs })),
+  // OPENAI_BASE_URL, OPENAI_ORG_ID and OPENAI_PROJECT_ID are read as the openai SDK reads them.
+  openai: (context) => sharedModel(context, createOpenAILanguageModel({
+    provider: 'openai', modelId: context.reference.modelId, apiKey: requireApiKey(context, ['OPENAI_API_KEY']).value, apiKeyVariable: 'OPENAI_API_KEY',
+    baseUrl: context.baseUrl ?? nonEmpty(context.env.OPENAI_BASE_URL), organization: nonEmpty(context.env.OPENAI_ORG_ID), project: nonEmpty(context.env.OPENAI_PROJECT_ID),
+    maxTokensField: 'max_completion_tokens', supportsCompletion: false, timeoutMs: context.timeoutMs,
+  })),
   'openai-compatible': (context) => sharedModel(context, createOpenAICompatibleLanguageModel({ modelId: context.reference.modelId, baseUrl: requireBaseUrl(context), apiKey: nonEmpty(context.env[openAICompatibleKeyVariable]), timeoutMs: context.timeoutMs })),
   anthropic: (context) => sharedModel(context, createAnthropicLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['ANTHROPIC_API_KEY']).value, baseUrl: context.baseUrl, timeoutMs: context.timeoutMs })),
   google: (context) => sharedModel(context, createGoogleLanguageModel({ modelId: context.reference.modelId, apiKey: requireApiKey(context, ['GEMINI_API_KEY', 'GOOGLE_API_KEY']), baseUrl: context.baseUrl, timeoutMs: context.timeoutMs })),

@@ -90,6 +90,55 @@ describe('openai specifics', () => {
     assert.deepEqual(result.warnings, [{ type: 'other', message: 'the model refused: I cannot help with that.' }]);
   });
 
+  test('the base URL, organization and project come from OPENAI_BASE_URL, OPENAI_ORG_ID and OPENAI_PROJECT_ID, as the openai SDK reads them', async () => {
+    server.reply({ type: 'message', text: 'hi' });
+    const fromEnvironment = createModelSource('openai/test-model', { env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: `${server.baseUrl}/`, OPENAI_ORG_ID: 'org-1', OPENAI_PROJECT_ID: 'proj-1' } })
+      .forEpisode({ task: episodeTask(), trial: 0, mode: 'calls' });
+    assert.equal((await fromEnvironment.generate(generateRequest([{ role: 'user', content: 'q' }]))).message.content, 'hi');
+    const [request] = server.requests;
+    // A base URL ending in a slash is not doubled.
+    assert.equal(request.path, '/v1/chat/completions');
+    assert.deepEqual([request.headers['openai-organization'], request.headers['openai-project'], request.headers['content-type']], ['org-1', 'proj-1', 'application/json']);
+  });
+
+  test('an HTTP error is worded as the openai SDK words it: the body\'s error message, else its text, else "(no body)"', async () => {
+    server.reply(
+      { type: 'http-error', status: 400, message: 'unknown parameter' },
+      { type: 'raw', status: 400, body: 'upstream says no', contentType: 'text/plain' },
+      { type: 'raw', status: 403, body: '' },
+      { type: 'raw', status: 404, body: JSON.stringify({ error: 'gone' }) },
+    );
+    const messages: string[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      await assert.rejects(model().generate(generateRequest([{ role: 'user', content: 'q' }])), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'provider.request-rejected');
+        messages.push(error.message.split('\n')[0]);
+        return true;
+      });
+    }
+    assert.match(messages[0], /HTTP 400 for model 'test-model': 400 unknown parameter/);
+    assert.match(messages[1], /HTTP 400 for model 'test-model': 400 upstream says no/);
+    assert.match(messages[2], /HTTP 403 for model 'test-model': 403 status code \(no body\)/);
+    assert.match(messages[3], /HTTP 404 for model 'test-model': 404 "gone"/);
+  });
+
+  test('a 200 whose body is text, or JSON that does not parse, is an invalid response (retried), not a crash', async () => {
+    server.reply({ type: 'raw', status: 200, body: '<html>proxy</html>', contentType: 'text/html' }, { type: 'raw', status: 200, body: '{"choices": [' });
+    await assert.rejects(model().generate(generateRequest([{ role: 'user', content: 'q' }])), /invalid response .*the body is text, not JSON \(it starts "<html>proxy<\/html>"\)/);
+    await assert.rejects(model().generate(generateRequest([{ role: 'user', content: 'q' }])), /invalid response .*not valid JSON/);
+  });
+
+  test('the request timeout holds on the bare model too (no retrying wrapper): a server that never answers is a provider.timeout', async () => {
+    server.reply({ type: 'hang' });
+    const bare = createModelSource('openai/test-model', { baseUrl: server.baseUrl, env: { OPENAI_API_KEY: 'k' }, requestTimeoutMs: 150 })
+      .forEpisode({ task: episodeTask(), trial: 0, mode: 'calls' });
+    await assert.rejects(bare.generate(generateRequest([{ role: 'user', content: 'q' }])), (error: Error & { code?: string; isRetryable?: boolean }) => {
+      assert.equal(error.code, 'provider.timeout');
+      assert.equal(error.isRetryable, true);
+      return true;
+    });
+  });
+
   test('content filter finish maps to content-filter', async () => {
     server.reply({ type: 'message', text: '', finish: 'content-filter' });
     assert.equal((await model().generate(generateRequest([{ role: 'user', content: 'q' }]))).finishReason, 'content-filter');

@@ -8,10 +8,11 @@ import { createToolCall } from '../../core/tool.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
 import { describeInvalidBody, invalidResponseError, toProviderError } from '../provider-error-mapping.ts';
-import { nodeHttpFetch } from '../node-http-fetch.ts';
 import { completionIgnoredWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../spec.ts';
 import { convertToOpenAIMessages, prepareOpenAITools } from './convert-to-openai-messages.ts';
+import type { OpenAIConnection } from './openai-http-client.ts';
+import { postOpenAI } from './openai-http-client.ts';
 import { mapOpenAIFinishReason, openAIChatResponseSchema, openAICompletionResponseSchema } from './openai-response.ts';
 
 export type OpenAILanguageModelConfig = {
@@ -20,7 +21,11 @@ export type OpenAILanguageModelConfig = {
   /** undefined: send no Authorization header (local servers need none). */
   apiKey: string | undefined;
   apiKeyVariable: string | undefined;
+  /** undefined: OpenAI's own (https://api.openai.com/v1). */
   baseUrl: string | undefined;
+  /** Sent as OpenAI-Organization and OpenAI-Project (OPENAI_ORG_ID, OPENAI_PROJECT_ID), as the openai SDK sends them. */
+  organization?: string;
+  project?: string;
   /** OpenAI renamed max_tokens; most compatible servers only know the old name. */
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /** Whether `completion: true` goes to /v1/completions (else it is answered as chat with a warning). */
@@ -29,35 +34,34 @@ export type OpenAILanguageModelConfig = {
   timeoutMs: number;
 };
 
+export const openAIDefaultBaseUrl = 'https://api.openai.com/v1';
+
 export function createOpenAILanguageModel(config: OpenAILanguageModelConfig): LanguageModel {
-  let client: Promise<OpenAI> | undefined;
   const context: ProviderErrorContext = {
     provider: config.provider, modelId: config.modelId, apiKeyVariable: config.apiKeyVariable, baseUrl: config.baseUrl,
   };
-  // Loaded on first use so that runs with other providers never pay for this SDK.
-  const getClient = (): Promise<OpenAI> => (client ??= import('openai').then(({ default: OpenAIClient }) => new OpenAIClient({
-    apiKey: config.apiKey ?? 'no-key',
-    baseURL: config.baseUrl,
-    maxRetries: 0,
-    timeout: config.timeoutMs,
-    fetch: nodeHttpFetch,
-    ...(config.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
-  })));
-
+  const connection: OpenAIConnection = {
+    baseUrl: config.baseUrl ?? openAIDefaultBaseUrl,
+    headers: {
+      ...(config.apiKey === undefined ? {} : { authorization: `Bearer ${config.apiKey}` }),
+      ...(config.organization === undefined ? {} : { 'openai-organization': config.organization }),
+      ...(config.project === undefined ? {} : { 'openai-project': config.project }),
+    },
+    timeoutMs: config.timeoutMs,
+  };
   return {
     specificationVersion: 'v1',
     provider: config.provider,
     modelId: config.modelId,
     async generate(request: GenerateRequest): Promise<GenerateResult> {
-      const openai = await getClient();
       return request.completion && config.supportsCompletion
-        ? complete(openai, request, config, context)
-        : chat(openai, request, config, context);
+        ? complete(connection, request, config, context)
+        : chat(connection, request, config, context);
     },
   };
 }
 
-async function chat(openai: OpenAI, request: GenerateRequest, config: OpenAILanguageModelConfig, context: ProviderErrorContext): Promise<GenerateResult> {
+async function chat(connection: OpenAIConnection, request: GenerateRequest, config: OpenAILanguageModelConfig, context: ProviderErrorContext): Promise<GenerateResult> {
   const { settings } = request;
   const tools = prepareOpenAITools(request.tools, request.toolChoice, settings.strictTools === true);
   const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
@@ -69,7 +73,7 @@ async function chat(openai: OpenAI, request: GenerateRequest, config: OpenAILang
   if (settings.maxOutputTokens !== undefined) body[config.maxTokensField] = settings.maxOutputTokens;
   let response: unknown;
   try {
-    response = (await openai.chat.completions.create(body, { signal: request.signal }).withResponse()).data;
+    response = await postOpenAI(connection, '/chat/completions', body, request.signal);
   } catch (error) {
     throw toProviderError(error, context, request.signal);
   }
@@ -109,7 +113,7 @@ async function chat(openai: OpenAI, request: GenerateRequest, config: OpenAILang
 }
 
 /** A plain continuation of the last user message through /v1/completions, for base models. */
-async function complete(openai: OpenAI, request: GenerateRequest, config: OpenAILanguageModelConfig, context: ProviderErrorContext): Promise<GenerateResult> {
+async function complete(connection: OpenAIConnection, request: GenerateRequest, config: OpenAILanguageModelConfig, context: ProviderErrorContext): Promise<GenerateResult> {
   const { settings } = request;
   const lastUser = [...request.messages].reverse().find((message) => message.role === 'user');
   const body: OpenAI.CompletionCreateParamsNonStreaming = {
@@ -120,7 +124,7 @@ async function complete(openai: OpenAI, request: GenerateRequest, config: OpenAI
   };
   let response: unknown;
   try {
-    response = (await openai.completions.create(body, { signal: request.signal }).withResponse()).data;
+    response = await postOpenAI(connection, '/completions', body, request.signal);
   } catch (error) {
     throw toProviderError(error, context, request.signal);
   }
