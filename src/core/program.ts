@@ -80,14 +80,18 @@ export type ProgramError = { name: string; message: string; stack?: string };
  * The verdict on the program. All of these are the program's doing (score them); a failure of the sandbox itself
  * is a thrown SandboxError instead.
  * - completed: the async body returned (`value` is its JSON form, undefined when it returned nothing or a
- *   non-JSON value).
+ *   non-JSON value; `valueError` says why when the value was there but could not be read as JSON).
  * - error: it threw (including SyntaxError, require of an unknown module, import()) or a timer callback threw.
  * - timeout / memory-limit / stack-overflow: a limit was hit. `stack-overflow` also covers source too deeply
  *   nested to compile and program data nested deeper than `maximumNestingDepth` (sent, passed or returned).
  * - unsettled: it awaits a promise nothing can ever settle (no pending job, timer or host call remains).
  */
 export type ProgramResult = ProgramTrace & (
-  | { status: 'completed'; value: JsonValue | undefined; stoppedAfterFirstRequest: boolean }
+  | {
+    status: 'completed'; value: JsonValue | undefined; stoppedAfterFirstRequest: boolean;
+    /** Why `value` is undefined though the program returned something: it could not be read as JSON. */
+    valueError?: string;
+  }
   | { status: 'error'; error: ProgramError }
   | { status: 'timeout' }
   | { status: 'memory-limit' }

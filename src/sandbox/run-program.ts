@@ -409,7 +409,13 @@ export async function runProgram(prepared: PreparedModule, job: ProgramJob, brid
     if (interruptReason === 'nesting') return { status: 'stack-overflow' };
     if (timerError) return classify(timerError, undefined);
     if (settled?.ok) {
-      const text = callControl(toJson, settled.value) ?? '';
+      const text = callControl(toJson, settled.value);
+      // Interrupted while it was read (a getter or toJSON that never returns): the value is not there to read.
+      if (text === undefined) return { status: 'completed', value: undefined, stoppedAfterFirstRequest: false, valueError: 'reading it as JSON did not finish in time (a getter or toJSON that does not return)' };
+      if (text.startsWith('e')) {
+        const why = describeText(text.slice(1));
+        return { status: 'completed', value: undefined, stoppedAfterFirstRequest: false, valueError: `it cannot be turned into JSON (${why.name}: ${why.message})` };
+      }
       if (text === 'n' || jsonTextDepth(text) > maximumNestingDepth) return { status: 'stack-overflow' };
       const value = text.startsWith('v') ? capJsonStrings(JSON.parse(text.slice(1)) as JsonValue).value : undefined;
       return { status: 'completed', value, stoppedAfterFirstRequest: false };

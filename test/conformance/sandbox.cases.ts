@@ -357,6 +357,28 @@ export function registerSandboxConformance(label: string, create: (options: Sand
       });
     });
 
+    describe('a returned value that cannot be read as JSON says why, instead of reading as nothing', () => {
+      const unreadable: [string, string, RegExp][] = [
+        ['a cycle', 'const a = {}; a.self = a; return a;', /cannot be turned into JSON \(TypeError: .*circular/i],
+        ['a BigInt', 'return { n: 10n };', /cannot be turned into JSON \(TypeError: .*BigInt/i],
+        ['a toJSON that throws', "return { toJSON() { throw new RangeError('no JSON for you'); } };", /cannot be turned into JSON \(RangeError: no JSON for you\)/],
+        ['a getter that never returns', 'return { get x() { for (;;) {} } };', /did not finish in time/],
+      ];
+      for (const [name, code, why] of unreadable) {
+        test(name, async () => {
+          const result = expectStatus(await run(code, { limits: { timeLimitMs: 2000 } }), 'completed');
+          assert.equal(result.value, undefined);
+          assert.match(result.valueError ?? '', why);
+        });
+      }
+      test('nothing returned, or a function, is no value and no error', async () => {
+        for (const code of ['return;', 'return () => 1;']) {
+          const result = expectStatus(await run(code), 'completed');
+          assert.deepEqual([result.value, result.valueError], [undefined, undefined]);
+        }
+      });
+    });
+
     describe('excess code', () => {
       test("'stop-after-first-request' stops the program right after its first request", async () => {
         const result = expectStatus(await run(`

@@ -68,13 +68,16 @@ return {
     hasUncaughtTimerError = false;
     return jsonStringify(describeError(uncaughtTimerError));
   },
-  /** 'v' + the value's JSON; '' when it has none (undefined, a function, a cycle); 'n' when it nests too deeply. */
+  /**
+   * 'v' + the value's JSON; '' when it has none (undefined, a function); 'n' when it nests too deeply; 'e' + the
+   * description of why it cannot be JSON (a cycle, a BigInt, a toJSON or getter that throws).
+   */
   toJson(value) {
     try {
       const text = jsonStringify(value);
       return text === undefined ? '' : 'v' + text;
     } catch (error) {
-      return isStackOverflow(error) ? 'n' : '';
+      return isStackOverflow(error) ? 'n' : 'e' + jsonStringify(describeError(error));
     }
   },
   describe(error) {

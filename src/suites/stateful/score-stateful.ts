@@ -93,5 +93,8 @@ export async function scoreStateful(input: ScoreInput & { mode?: Mode }): Promis
   const judged = verdicts.filter((verdict): verdict is TestCaseVerdict => verdict !== 'not-run');
   const outcome = taskOutcome(judged);
   if (outcome === 'passed' && judged.length < verdicts.length) return score('not-run', verdicts, program);
-  return score(outcome, verdicts, program);
+  // A RESULT that could not be read compares as null: say why, or the wrong result looks like the program's answer.
+  const unreadable = verdicts.findIndex((verdict, index) => verdict === 'wrong-result' && observations[index]?.resultError !== undefined);
+  const note = unreadable === -1 ? '' : `; test case ${unreadable + 1}: RESULT reads as null because ${observations[unreadable]?.resultError}`;
+  return score(outcome, verdicts, program, note);
 }

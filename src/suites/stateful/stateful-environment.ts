@@ -21,6 +21,8 @@ export type StoredObservation = {
   error?: { name: string; message: string };
   /** RESULT in comparable form (null when the program did not complete). */
   result: JsonValue;
+  /** Why RESULT reads as null though the program set it: it could not be read as JSON (a cycle, a BigInt, ...). */
+  resultError?: string;
   state: JsonValue;
 };
 
@@ -39,7 +41,9 @@ export function extractStatefulProgram(answer: string): ExtractedProgram {
 
 function observe(result: ProgramResult, backend: StatefulBackend): StoredObservation {
   const state = backend.snapshotState();
-  if (result.status === 'completed') return { status: result.status, result: backend.resolveResult(result.value), state };
+  if (result.status === 'completed') {
+    return { status: result.status, result: backend.resolveResult(result.value), ...(result.valueError === undefined ? {} : { resultError: result.valueError }), state };
+  }
   return { status: result.status, ...(result.status === 'error' ? { error: { name: result.error.name, message: result.error.message } } : {}), result: null, state };
 }
 

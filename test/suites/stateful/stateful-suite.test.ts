@@ -102,6 +102,13 @@ for (const scenario of scenarioIds) {
         assert.equal(result.score.failure, failure, answer);
       }
     });
+
+    test('a RESULT that cannot be read as JSON (a BigInt) fails as a wrong result whose reason says why it reads as null', async () => {
+      const [task] = tasks;
+      const result = await runEpisode({ suite: statefulSuite, task, trial: 0, mode: 'code', model: textModel('```javascript\nRESULT = { big: 10n };\n```'), sandbox: () => sandbox });
+      assert.equal((result.score.details as StatefulScoreDetails).outcome, 'wrong-result');
+      assert.match(result.score.reason ?? '', /test case 1: RESULT reads as null because it cannot be turned into JSON \(TypeError: .*BigInt/i);
+    });
   });
 }
 
