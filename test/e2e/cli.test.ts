@@ -358,6 +358,26 @@ describe('bad input exits 2 with a message naming the fix, and loses nothing rec
     for (const name of ['absent.db', 'absent-worker.db', 'absent-resume.db', 'absent-rescore.db', 'mysql:', 'sqlite:']) assert.equal(existsSync(join(directory, name)), false, name);
   });
 
+  test('a command that records runs and stops before its run starts leaves no empty database it created; one that was there stays', async () => {
+    const fresh = temporaryDirectory();
+    const stopped: string[][] = [
+      ['run', 'funcgen', '--model', 'builtin/oracle', '--set', 'core=abc'],
+      ['run', 'funcgen', '--model', 'builtin/oracle', '--tasks', 'missing.jsonl'],
+      ['run', 'nestful', '--model', 'builtin/oracle', '--set', 'data=missing.json'],
+      ['sweep', 'funcgen', '--model', 'builtin/oracle', '--grid', 'core=abc'],
+      ['serve', 'funcgen', '--stdio', '--set', 'core=abc'],
+    ];
+    for (const args of stopped) {
+      const result = await runCli([...args, '--db', 'new.db'], { cwd: fresh, env: {} });
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.deepEqual(readdirSync(fresh), [], args.join(' '));
+    }
+    // The database of the run above (with its run) is kept by a command that then stops.
+    const kept = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--set', 'core=abc', '--db', join(directory, 'results.db')], { cwd: fresh, env: {} });
+    assert.equal(kept.code, 2);
+    assert.equal((await runCli(['export', runId], { cwd: directory })).stdout, exportBefore);
+  });
+
   test('no bad input created another run', async () => {
     const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: directory })).stdout) as unknown[];
     assert.equal(runs.length, 1);

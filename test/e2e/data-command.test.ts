@@ -47,6 +47,10 @@ describe('toolforge data', () => {
     assert.equal(run.code, 2);
     assert.match(run.stderr, /nestful data file 'src\/icl_examples\.json' does not exist\n {2}fix: .*lacks files .*run toolforge data fetch nestful/);
     assert.doesNotMatch(run.stderr, /e\.g\. --set data=/);
+    // A path the data set does not have (a typo) gets an example that is there: the benchmark's samples, not the prompt's examples.
+    const typo = await spawnCli(['run', 'nestful', '--model', 'builtin/oracle', '--set', 'data=executable-data.json'], { cwd: temporaryDirectory(), env });
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, new RegExp(`nestful data file 'executable-data\\.json' does not exist\n {2}fix: .*e\\.g\\. --set data=${join(root, 'nestful', 'data_v1', 'executable', 'executable-data.json').replaceAll('/', '\\/')}$`, 'm'));
   });
 
   test('path prints the folder; without the data it says which command gets it', async () => {

@@ -20,13 +20,12 @@ import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
-import { openExistingStore, withStore } from '../open-store.ts';
+import { openExistingStore, openStoreForRuns, withStore } from '../open-store.ts';
 import { collectTransform, collectValues, flagName, parseHttpUrl, parseMilliseconds, parseModelName, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
 import type { TaskRecipe } from '../../runner/task-import.ts';
 import { formatPercent } from '../../report/format-figure.ts';
-import { openResultsStore } from '../../store/index.ts';
 import { readEvalSetFile } from '../../runner/eval-set-config.ts';
 import { runEvalSet } from '../../runner/run-eval-set.ts';
 import { renderStoredReport } from './report.ts';
@@ -162,7 +161,7 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
   }
   const path = resolve(io.cwd, flags.config as string);
   const { evalSet } = readEvalSetFile(path);
-  const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
+  const store = openStoreForRuns(resolveDatabasePath(flags.db, io.cwd));
   const progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt();
   try {
@@ -280,7 +279,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
     }
   }
   // The store is opened (and checked) before any task is generated: a bad --db fails in a second, not after minutes.
-  const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
+  const store = openStoreForRuns(resolveDatabasePath(flags.db, io.cwd));
   // One retry wait budget (--max-retry-wait) for every model this command calls: the tested one, the phrasing model
   // and the suite's helpers.
   const execution = executionFlags(flags);

@@ -11,12 +11,11 @@ import { emptyTasksFile, streamTasksFile, tasksFileSuite } from '../../runner/re
 import { ConfigError } from '../../core/errors.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
 import { getSuite } from '../../suites/registry.ts';
-import { openResultsStore } from '../../store/index.ts';
 import type { ResultsStore } from '../../store/index.ts';
 import type { Suite } from '../../suites/spec.ts';
 import { checkSuiteMode } from '../../runner/episode-mode.ts';
 import type { CliIo } from '../cli-io.ts';
-import { openExistingStoreForWriting } from '../open-store.ts';
+import { openExistingStoreForWriting, openStoreForRuns } from '../open-store.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
@@ -69,7 +68,7 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
         });
       }
       // A bad --db fails now, not after every task was made and checked.
-      const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
+      const store = openStoreForRuns(resolveDatabasePath(flags.db, io.cwd));
       try {
         outcome.exitCode = await serveTasks(suite, tasksPath, flags, store, cliArgs, io);
       } finally {

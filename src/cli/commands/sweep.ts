@@ -6,7 +6,6 @@ import type { Mode } from '../../core/mode.ts';
 import { defaultPrices, readPriceFile } from '../../report/model-prices.ts';
 import { runSweep } from '../../runner/run-sweep.ts';
 import { getSuite } from '../../suites/registry.ts';
-import { openResultsStore } from '../../store/index.ts';
 import type { CliIo } from '../cli-io.ts';
 import { collectSetting, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseTemperature, parseText, repeatable, resolveDatabasePath } from '../option-parsers.ts';
 import { createProgressDisplay } from '../progress-display.ts';
@@ -17,6 +16,7 @@ import { renderStoredReport } from './report.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
 import { shellArgument } from '../../core/shell-argument.ts';
 import { reportGroupOutcome } from '../group-outcome.ts';
+import { openStoreForRuns } from '../open-store.ts';
 import type { RunOutcome } from './run.ts';
 import { addExecutionOptions, databaseFlag, executionFlags, runExitCodes, settingsOf } from './run.ts';
 
@@ -69,7 +69,7 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
       const prices = flags.prices === undefined ? defaultPrices : readPriceFile(resolve(io.cwd, flags.prices));
       // Checked before the first point runs; it is written only once every point has.
       if (flags.out !== undefined) checkOutputPath(io.cwd, flags.out);
-      const store = openResultsStore(resolveDatabasePath(flags.db, io.cwd));
+      const store = openStoreForRuns(resolveDatabasePath(flags.db, io.cwd));
       const progress = createProgressDisplay(io);
       const controller = new AbortController();
       const onInterrupt = (): void => controller.abort(new Error('interrupted'));

@@ -5,13 +5,14 @@
  * checked with zod; errors name the record and the field.
  */
 import { existsSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { otherFileKind } from '../../core/file-kind.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { isJsonObject } from '../../core/json.ts';
 import { datasetPath, locateDataset, missingDataError } from '../../core/data-location.ts';
+import { findDataset } from '../../datasets/dataset-manifest.ts';
 import { isFloatLiteral, markFloat, parseLenientJson } from './lenient-json.ts';
 import type { NestfulFlavour, NestfulSample, NestfulTool } from './nestful-sample.ts';
 import { pythonJsonDumps } from './python-format.ts';
@@ -59,10 +60,14 @@ export function resolveDataPath(path: string): string {
   if (!locateDataset('nestful')) throw missingDataError('nestful', `nestful data file '${path}'`, { alternative: 'pass a NESTFUL file by its path: --set data=<file>' });
   const shared = datasetPath('nestful', path);
   if (existsSync(shared)) return shared;
-  // The example is a file that is there: a copy short of files (a broken download) gets the command that repairs it.
-  const example = datasetPath('nestful', 'src', 'icl_examples.json');
+  // A file the data set should hold is missing (a broken download): the command that repairs the copy. Any other
+  // path gets an example that is there: the benchmark's samples file, not the in-context examples file (it holds the
+  // prompt's examples, not samples to run).
+  const example = datasetPath('nestful', 'data_v1', 'executable', 'executable-data.json');
+  const normalized = path.split(sep).join('/').replace(/^\.\//, '');
+  const ofDataset = findDataset('nestful')?.files.some((file) => file.path === normalized) === true;
   throw new ConfigError('input.unreadable', `nestful data file '${path}' does not exist`, {
-    fix: existsSync(example) ? `--set data=<a NESTFUL .json/.jsonl file>, e.g. --set data=${example}`
+    fix: !ofDataset && existsSync(example) ? `--set data=<a NESTFUL .json/.jsonl file>, e.g. --set data=${example}`
       : `--set data=<a NESTFUL .json/.jsonl file>; the NESTFUL copy in ${datasetPath('nestful')} lacks files (toolforge data verify nestful lists them): run toolforge data fetch nestful`,
   });
 }
