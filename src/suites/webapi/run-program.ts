@@ -22,7 +22,21 @@ export function programOf(starter: string, answer: string, endpoint: Endpoint): 
 export function extractWebapiProgram(starter: string, answer: string, endpoint: Endpoint): ExtractedProgram {
   const program = programOf(starter, answer, endpoint);
   const extraction = extractAxiosCall(program);
-  return extraction.type === 'call' ? { type: 'program', code: extraction.code } : { type: 'none', reason: extraction.type, text: program };
+  if (extraction.type === 'call') return { type: 'program', code: extraction.code };
+  // The answer wrote no call at all (prose, a refusal): only the prompt's unfinished `axios.` is left. WAPIIBench counts
+  // that as an incomplete request too; the reason says what happened.
+  const reason = extraction.type === 'incomplete-request' && !writesCall(starter, answer, endpoint) ? noCallWritten : extraction.type;
+  return { type: 'none', reason, text: program };
+}
+
+/** The extraction reason of an answer that writes no axios call, so the starter's `axios.` stays unfinished. */
+const noCallWritten = 'incomplete-request: no call written';
+
+/** Whether the answer itself starts a call: `axios.` in a chat answer, a method call continuing a completion's `axios.`. */
+function writesCall(starter: string, answer: string, endpoint: Endpoint): boolean {
+  if (endpoint !== 'completions') return answer.includes('axios.');
+  const continuation = answer.startsWith(starter) ? answer.slice(starter.length) : answer;
+  return /^\s*[A-Za-z_$][\w$]*\s*\(/.test(continuation) || continuation.includes('axios.');
 }
 
 /**
@@ -46,7 +60,10 @@ const mockReply = { status: 200 } as const;
 /** The outcome the scorer judges, from the program run the code agent recorded. */
 export function programOutcomeOf(run: ProgramRun): ProgramOutcome {
   const { extraction, result } = run;
-  if (extraction.type === 'none') return { type: extraction.reason === 'incomplete-request' ? 'incomplete-request' : 'absent-request' };
+  if (extraction.type === 'none') {
+    if (extraction.reason === noCallWritten) return { type: 'incomplete-request', noCallWritten: true };
+    return { type: extraction.reason === 'incomplete-request' ? 'incomplete-request' : 'absent-request' };
+  }
   if (result === null) return { type: 'limit-exceeded', message: 'the episode ended before the program ran' };
   return outcomeOf(result);
 }

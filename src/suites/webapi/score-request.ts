@@ -25,7 +25,8 @@ export type RequestScore = Score<WebapiRequestDetails> & { details: WebapiReques
 /** What running the model's program gave. */
 export type ProgramOutcome =
   | { type: 'absent-request' }
-  | { type: 'incomplete-request' }
+  /** `noCallWritten`: the answer wrote no call at all, so only the prompt's unfinished `axios.` was there. */
+  | { type: 'incomplete-request'; noCallWritten?: boolean }
   | { type: 'syntax-error'; message: string }
   /** `requestsSent`: requests the program had sent when it threw (absent in outcomes built by hand). */
   | { type: 'runtime-error'; message: string; requestsSent?: number }
@@ -49,7 +50,9 @@ export async function scoreWebapiOutcome(task: Task, outcome: ProgramOutcome): P
     case 'absent-request':
       return failed('no_request', 'output.unparsable', 'the output contains no axios call');
     case 'incomplete-request':
-      return failed('incomplete_request', 'output.unparsable', 'the axios call is incomplete (no end of the call found)');
+      return failed('incomplete_request', 'output.unparsable', outcome.noCallWritten === true
+        ? 'the answer writes no axios call, so the prompt\'s unfinished `axios.` is all there is (an incomplete request, as WAPIIBench counts it)'
+        : 'the axios call is incomplete (no end of the call found)');
     case 'syntax-error':
       return failed('runtime_error', 'output.unparsable', `the program does not parse: ${outcome.message}`);
     case 'runtime-error':

@@ -20,6 +20,8 @@ import { runEpisode } from '../../../src/runner/run-episode.ts';
 import { resolveKnobs } from '../../../src/suites/knob.ts';
 import type { ScoredEpisode } from '../../../src/suites/spec.ts';
 import { webapiSuite } from '../../../src/suites/webapi/index.ts';
+import { extractWebapiProgram, programOutcomeOf } from '../../../src/suites/webapi/run-program.ts';
+import type { ProgramRun } from '../../../src/core/program-host.ts';
 import { fixturePath, requireData } from '../../require-data.ts';
 
 
@@ -114,6 +116,18 @@ describe('scored failures', () => {
     }
     const correct = await runEpisode({ suite: webapiSuite, task, trial: 0, mode: 'code', model: resolveModelSource(webapiSuite, 'builtin/oracle'), sandbox: () => programs.get() });
     assert.equal(correct.score.passed, true, 'the sandbox still works after the failures');
+  });
+
+  test('an answer that writes no call is an incomplete request (as WAPIIBench counts it) whose reason says no call was written; a call cut short keeps its own reason', () => {
+    const task = fixtureTasks[0]!;
+    const starter = task.prompt.at(-1)!.content.slice(task.prompt.at(-1)!.content.lastIndexOf('```javascript\n') + '```javascript\n'.length);
+    const outcome = (answer: string, endpoint: 'chat' | 'completions') => programOutcomeOf({ extraction: extractWebapiProgram(starter, answer, endpoint), result: null } as unknown as ProgramRun);
+    for (const [answer, endpoint] of [['I cannot help with that.', 'chat'], ['```\nconsole.log(1)\n```', 'chat'], [' I would rather not.', 'completions'], [`${starter} sorry`, 'completions']] as const) {
+      assert.deepEqual(outcome(answer, endpoint), { type: 'incomplete-request', noCallWritten: true }, answer);
+    }
+    for (const [answer, endpoint] of [["```javascript\naxios.get('https://notes.example.test/v1/notes'", 'chat'], ["get('https://notes.example.test/v1/notes', {", 'completions']] as const) {
+      assert.deepEqual(outcome(answer, endpoint), { type: 'incomplete-request' }, answer);
+    }
   });
 
   test('excess code after the call never runs (cut as the reference cuts it); URL query strings count as params', async () => {
