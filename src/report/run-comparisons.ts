@@ -53,6 +53,25 @@ export function compareWithFirstRuns(store: ResultsStore, runIds: readonly strin
   return comparisons;
 }
 
+/**
+ * Why named runs are in no paired comparison, in one note (undefined when every run is in one, or only one is named): the
+ * only run of its suite named, or none of its tasks is a task of an earlier run of its suite named. Without it, a run
+ * missing from the comparison table looks like a run that was compared and dropped.
+ */
+export function unpairedRunsNote(store: ResultsStore, runIds: readonly string[], comparisons: readonly ReportedComparison[]): string | undefined {
+  if (runIds.length < 2) return undefined;
+  const compared = new Set(comparisons.flatMap(({ comparison }) => [comparison.baselineRunId, comparison.treatmentRunId]));
+  const suiteOf = new Map(runIds.map((runId) => [runId, store.getRun(runId).suite.id]));
+  const runsOfSuite = (suite: string): number => [...suiteOf.values()].filter((each) => each === suite).length;
+  const reasons = runIds.filter((runId) => !compared.has(runId)).map((runId) => {
+    const suite = suiteOf.get(runId) as string;
+    if (runsOfSuite(suite) === 1) return `${runId} is the only ${suite} run named`;
+    const first = runIds.find((each) => suiteOf.get(each) === suite) === runId;
+    return first ? `no other ${suite} run named shares a task with ${runId}` : `${runId} shares no task with the ${suite} runs named before it`;
+  });
+  return reasons.length === 0 ? undefined : `not in the paired comparison: ${reasons.join('; ')} (runs pair on the same tasks: the same suite, seed and knobs)`;
+}
+
 function someKey(keys: Iterable<string>, test: (key: string) => boolean): boolean {
   for (const key of keys) if (test(key)) return true;
   return false;

@@ -1,6 +1,7 @@
 /**
  * `report <run> <run> ...`: the runs named, in the order given, each compared with the first given of its suite;
- * one run keeps its single-object JSON; a run named twice and runs with --sweep are refused.
+ * one run keeps its single-object JSON; a run named twice and runs with --sweep are refused; a run in no comparison is
+ * said to be, with why.
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,5 +46,20 @@ describe('report of named runs', () => {
     const unknown = await runCli(['report', ids.noisy, 'no-such-run'], { cwd: directory });
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /no run 'no-such-run'/);
+  });
+
+  test('a named run in no paired comparison is said to be (the only run of its suite, or no shared task), naming why; paired runs get no note', async () => {
+    const other = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '2', '--seed', '9', '--json'], { cwd: directory });
+    const otherSeed = (JSON.parse(other.stdout) as { runId: string }).runId;
+    const nestful = await runCli(['run', 'nestful', '--model', 'builtin/oracle', '--count', '2', '--json'], { cwd: directory });
+    const nestfulRun = (JSON.parse(nestful.stdout) as { runId: string }).runId;
+    const result = await runCli(['report', ids.planner, nestfulRun, otherSeed, ids.random], { cwd: directory });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, `note: not in the paired comparison: ${nestfulRun} is the only nestful run named; ${otherSeed} shares no task with the funcgen runs named before it (runs pair on the same tasks: the same suite, seed and knobs)\n`);
+    const lone = await runCli(['report', otherSeed, ids.random, '--format', 'html'], { cwd: directory });
+    assert.match(lone.stderr, new RegExp(`no other funcgen run named shares a task with ${otherSeed}; ${ids.random} shares no task`));
+    assert.match(lone.stdout, /not in the paired comparison/);
+    const paired = await runCli(['report', ids.noisy, ids.planner], { cwd: directory });
+    assert.equal(paired.stderr, '');
   });
 });

@@ -10,7 +10,8 @@ import { renderCsv } from '../../report/render-csv.ts';
 import { renderHtml } from '../../report/render-html.ts';
 import { renderReportJson } from '../../report/render-json.ts';
 import { renderTable } from '../../report/render-table.ts';
-import { compareWithFirstRuns } from '../../report/run-comparisons.ts';
+import type { ReportedComparison } from '../../report/run-comparisons.ts';
+import { compareWithFirstRuns, unpairedRunsNote } from '../../report/run-comparisons.ts';
 import { withTransformPairs } from '../../report/transform-pairs.ts';
 import { supersededNote, withoutSupersededRuns } from '../../report/superseded-runs.ts';
 import { sweepMembershipOf } from '../../runner/sweep-membership.ts';
@@ -44,7 +45,13 @@ export function registerReportCommand(program: Command, io: CliIo): void {
       if (options.out !== undefined) checkOutputPath(io.cwd, options.out);
       const output = await withStore(openExistingStore(resolveDatabasePath(options.db, io.cwd)), (store) => {
         // listRuns is newest first; reports read oldest first, like a lab notebook. Runs named are in the order given.
-        if (runs.length > 0) return renderStoredReport(store, namedRunIds(store, runs), options.format, { prices, single: runs.length === 1 });
+        if (runs.length > 0) {
+          const runIds = namedRunIds(store, runs);
+          const comparisons = compareWithFirstRuns(store, runIds);
+          const note = unpairedRunsNote(store, runIds, comparisons);
+          if (note !== undefined) io.stderr(`note: ${note}\n`);
+          return renderStoredReport(store, runIds, options.format, { prices, single: runs.length === 1, notes: note === undefined ? [] : [note], comparisons });
+        }
         const group = withoutSupersededRuns(options.sweep !== undefined ? sweepRuns(store, options.sweep) : store.listRuns().reverse());
         const note = supersededNote(group.superseded);
         if (note !== undefined) io.stderr(`note: ${note}\n`);
@@ -67,11 +74,12 @@ export function renderStoredReport(
   options: {
     prices?: PriceTable; single?: boolean; /** Each run's own console report after the overview (default true). */ runDetails?: boolean;
     /** Said at the top of an HTML report (other formats leave them to the command's stderr). */ notes?: readonly string[];
+    /** The runs' paired comparisons, when the caller has made them already (compareWithFirstRuns). */ comparisons?: readonly ReportedComparison[];
   } = {},
 ): string {
   const reports = runIds.map((runId) => loadRunReport(store, runId));
   if (format === 'csv') return renderCsv(reports);
-  const comparisons = compareWithFirstRuns(store, runIds);
+  const comparisons = options.comparisons ?? compareWithFirstRuns(store, runIds);
   const analysis = analyzeReports(reports, { prices: options.prices });
   return withTransformPairs(store, runIds, format, renderFormat());
   function renderFormat(): string {
