@@ -155,11 +155,13 @@ export function checkTask(suite: Suite, task: Task, mode: Mode | undefined, seen
 
 /** The task's ground truth has the suite's shape: checked once, before anything runs, the same for every suite. */
 export function checkExpected(suite: Suite, task: Task): void {
+  const fix = `regenerate the task with 'toolforge generate ${suite.id}' (this ToolForge's ${suite.id} version ${suite.version})`;
   const error = checkOnce(suite.expectedSchema, task.expected);
-  if (!error) return;
-  const issue = error.issues[0];
-  const field = formatFieldPath(issue?.path ?? [], 'expected');
-  throw new ConfigError('input.invalid', `task '${task.id}': ${field}: ${issue?.message ?? 'invalid'}`, {
-    fix: `regenerate the task with 'toolforge generate ${suite.id}' (this ToolForge's ${suite.id} version ${suite.version})`,
-  });
+  if (error) {
+    const issue = error.issues[0];
+    const field = formatFieldPath(issue?.path ?? [], 'expected');
+    throw new ConfigError('input.invalid', `task '${task.id}': ${field}: ${issue?.message ?? 'invalid'}`, { fix });
+  }
+  const problem = suite.taskProblem?.(task);
+  if (problem !== undefined) throw new ConfigError('input.invalid', `task '${task.id}': ${problem}`, { fix });
 }

@@ -132,6 +132,13 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
    */
   checkTaskParams?(params: JsonObject): void;
   /**
+   * What a task's parts disagree on, naming the field (its tools and its ground truth), or undefined: a task edited by
+   * hand into disagreement (a tool the solution needs taken out of the list) would pass the oracle, which reads the
+   * ground truth, while no model could solve it. The runner calls it once as each task enters a run, after the
+   * `expectedSchema` check. Absent: nothing to check.
+   */
+  taskProblem?(task: Task): string | undefined;
+  /**
    * The episode's environment. `services` are the runner's for this episode: the helper models a suite calls for its
    * own work (an LLM simulator), their requests retried on the run's policy. Absent outside the runner.
    */

@@ -1,8 +1,8 @@
 /**
  * A tasks file changed after `toolforge generate` wrote it: a ground truth that no longer agrees with itself is refused
- * before anything is stored, naming the task, the field and the fix. funcgen's graph is checked value by value (its
- * environment answers from the stored values, so its oracle would pass a broken task); every suite's file tasks are
- * solved by builtin/oracle first (`--no-validate` skips that, not the consistency check), for `run` and `serve` alike.
+ * before anything is stored, naming the task, the field and the fix. funcgen's graph is checked value by value, and its
+ * tool list against the graph (its environment answers from the stored values, so its oracle would pass a broken
+ * task); every suite's file tasks are solved by builtin/oracle first (`--no-validate` skips that, not the consistency check), for `run` and `serve` alike.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,6 +45,35 @@ test('a funcgen task edited out of agreement with itself is refused, with or wit
   const unchanged = await runCli(['run', '--tasks', 'tasks.jsonl', '--model', 'builtin/planner', '--db', 'r.db', '--json'], { cwd: directory });
   assert.equal(unchanged.code, 0, unchanged.stderr);
   assert.equal(JSON.parse(unchanged.stdout).passRate, 1);
+});
+
+test('a funcgen task whose tool list was edited (a needed function taken out, an extra tool, a renamed parameter) is refused naming the tool; transformed tasks keep their changed tools', async () => {
+  const directory = temporaryDirectory();
+  assert.equal((await runCli(['generate', 'funcgen', '--count', '2', '--out', 'tasks.jsonl'], { cwd: directory })).code, 0);
+  type ToolEdit = { tools: { name: string; inputSchema: { properties: Record<string, unknown>; required: string[] } }[]; expected: { solution: string[] } };
+  const editTools = (to: string, change: (task: ToolEdit) => void): void => edit(directory, 'tasks.jsonl', to, (tasks) => change(tasks[1] as unknown as ToolEdit));
+  editTools('removed.jsonl', (task) => { task.tools = task.tools.filter((tool) => tool.name !== task.expected.solution[0]); });
+  editTools('extra.jsonl', (task) => { task.tools.push({ ...task.tools[0], name: 'func_extra' }); });
+  editTools('renamed.jsonl', (task) => {
+    const tool = task.tools.find((candidate) => candidate.name === task.expected.solution[0])!;
+    tool.inputSchema.properties = { renamed: { type: 'integer' } };
+    tool.inputSchema.required = ['renamed'];
+  });
+  for (const [file, message] of [
+    ['removed.jsonl', /error: task 'funcgen\/0\/1': field 'tools': func_\w+ is a function of the task's graph with no tool, so no model can call it\n {2}fix: regenerate/],
+    ['extra.jsonl', /error: task 'funcgen\/0\/1': field 'tools\[\d+\]\.name': 'func_extra' is not a function of the task's graph/],
+    ['renamed.jsonl', /error: task 'funcgen\/0\/1': field 'tools\[\d+\]\.inputSchema\.properties' \(tool 'func_\w+'\): lists renamed, but the function takes \w+/],
+  ] as const) {
+    const result = await runCli(['run', '--tasks', file, '--model', 'builtin/oracle', '--db', 'r.db', '--no-validate'], { cwd: directory });
+    assert.equal(result.code, 2, `${file}: ${result.stderr}`);
+    assert.match(result.stderr, message);
+  }
+  assert.equal(await runCount(directory, 'r.db'), 0, 'nothing stored');
+  for (const transform of ['rename-tools', 'drift:op=all']) {
+    const transformed = await runCli(['run', '--tasks', 'tasks.jsonl', '--transform', transform, '--model', 'builtin/oracle', '--db', 'r.db', '--json'], { cwd: directory });
+    assert.equal(transformed.code, 0, `${transform}: ${transformed.stderr}`);
+    assert.equal(JSON.parse(transformed.stdout).passRate, 1, transform);
+  }
 });
 
 test('a task whose gold its own tools do not give is refused by builtin/oracle before run or serve starts; --no-validate runs it as it is', async () => {

@@ -102,3 +102,30 @@ function parseFuncgenTask(task: Task): FuncgenTaskView {
   // it does not name; a copy would live as long as its task (this cache), doubling a held task's size.
   return { task, expected: task.expected as FuncgenExpected, params: parseFuncgenParams(task.params) };
 }
+
+/**
+ * An untransformed task's tools are its functions: the same names, each with its parameters as the required integer
+ * properties. The environment answers calls from the ground truth, so a task whose tool list was edited (a function
+ * the solution needs taken out, a parameter renamed) would pass its oracle while a model, which sees the tools, cannot
+ * solve it. Transformed tasks are left alone: rename-tools and drift change the tools on purpose and map calls back.
+ */
+export function funcgenToolsProblem(task: Task): string | undefined {
+  if ((task.origin?.transforms?.length ?? 0) > 0) return undefined;
+  const functions = (task.expected as FuncgenExpected).functions;
+  const byName = new Map(functions.map((fn) => [fn.name, fn]));
+  const listed = new Set<string>();
+  for (const [index, tool] of task.tools.entries()) {
+    const fn = byName.get(tool.name);
+    if (fn === undefined) return `field 'tools[${index}].name': '${tool.name}' is not a function of the task's graph (expected.functions)`;
+    listed.add(tool.name);
+    const properties = tool.inputSchema.properties;
+    const names = typeof properties === 'object' && properties !== null ? Object.keys(properties).sort() : [];
+    const parameters = fn.parameters.map((parameter) => parameter.name).sort();
+    if (names.join('\u0000') !== parameters.join('\u0000')) {
+      return `field 'tools[${index}].inputSchema.properties' (tool '${tool.name}'): lists ${names.join(', ') || 'no parameters'}, but the function takes ${parameters.join(', ') || 'none'}`;
+    }
+  }
+  const missing = functions.filter((fn) => !listed.has(fn.name)).map((fn) => fn.name);
+  if (missing.length > 0) return `field 'tools': ${missing.join(', ')} ${missing.length === 1 ? 'is a function' : 'are functions'} of the task's graph with no tool, so no model can call ${missing.length === 1 ? 'it' : 'them'}`;
+  return undefined;
+}

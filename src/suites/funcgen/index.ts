@@ -13,7 +13,7 @@ import { FuncgenEnvironment } from './environment.ts';
 import type { FuncgenDetails } from './funcgen-details.ts';
 import { funcgenDetailsSchema } from './funcgen-details.ts';
 import type { FuncgenExpected } from './funcgen-task.ts';
-import { funcgenExpectedSchema, readFuncgenTask } from './funcgen-task.ts';
+import { funcgenExpectedSchema, funcgenToolsProblem, readFuncgenTask } from './funcgen-task.ts';
 import { funcgenKnobs, parseFuncgenParams } from './knobs.ts';
 import { scoreFuncgen } from './scorer.ts';
 import { summarizeFuncgen } from './summary.ts';
@@ -70,4 +70,5 @@ export const funcgenSuite: Suite<FuncgenExpected, FuncgenDetails> = defineSuite(
   },
   summarize: summarizeFuncgen,
   builtinModels: funcgenBuiltinModels,
+  taskProblem: funcgenToolsProblem,
 });
