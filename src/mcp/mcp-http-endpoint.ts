@@ -1,8 +1,9 @@
 /**
  * Streamable HTTP on 127.0.0.1 (official SDK transport, stateful): every MCP session claims the next
  * episode from the broker when it initializes and keeps it until it ends. A session closed (HTTP
- * DELETE, or the endpoint shut down) before its episode ended fails the episode as
- * `agent.disconnected`. Once the broker is closed, a new session is refused.
+ * DELETE, the endpoint shut down, or a client gone: its event stream dropped and nothing heard from it
+ * within a grace) before its episode ended fails the episode as `agent.disconnected`. Once the broker is
+ * closed, a new session is refused.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -18,6 +19,14 @@ import type { McpEpisode } from './mcp-episode.ts';
 /** How long closing waits for open sessions to close themselves. */
 const closeGraceMs = 2_000;
 
+/**
+ * How long a session whose client dropped its event stream (the GET an SDK client keeps open for the session's life)
+ * may go without reopening it or sending a request before it counts as gone: a client killed without its DELETE
+ * would otherwise hold its episode until the episode's time limit. The SDK client reconnects a dropped stream
+ * within a few seconds.
+ */
+export const defaultStreamGoneGraceMs = 15_000;
+
 /** `close(graceMs)` waits up to graceMs (default 2 s) for open sessions to close themselves. */
 export type McpHttpEndpoint = { url: string; close(graceMs?: number): Promise<void> };
 
@@ -25,15 +34,23 @@ export async function serveEpisodesOverHttp(broker: EpisodeBroker, options: {
   port?: number;
   /** The client's name from its initialize request, before it claims an episode (a run can be named after it). */
   onInitialize?(client: { name: string; version: string }): void;
+  /** See defaultStreamGoneGraceMs. */
+  streamGoneGraceMs?: number;
 } = {}): Promise<McpHttpEndpoint> {
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; episode: McpEpisode }>();
+  type Session = { transport: StreamableHTTPServerTransport; episode: McpEpisode; openStreams: number; lastRequest: number; gone?: boolean };
+  const sessions = new Map<string, Session>();
+  const streamGoneGraceMs = options.streamGoneGraceMs ?? defaultStreamGoneGraceMs;
   const disconnect = (episode: McpEpisode, why: string): void => episode.fail(new ToolForgeError('agent.disconnected',
     `task '${episode.task.id}': the MCP client ${why} before submitting an answer`, { fix: 'the episode is not scored; resuming the run reruns it (`toolforge serve --resume <run-id>` for a served run)' }));
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const sessionId = request.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (existing) return existing.transport.handleRequest(request, response);
+    if (existing) {
+      existing.lastRequest = performance.now();
+      if (request.method === 'GET') watchStream(existing, response);
+      return existing.transport.handleRequest(request, response);
+    }
     if (typeof sessionId === 'string' || request.method !== 'POST') {
       response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'unknown or closed session' }, id: null }));
       return;
@@ -48,18 +65,38 @@ export async function serveEpisodesOverHttp(broker: EpisodeBroker, options: {
     }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => { sessions.set(id, { transport, episode }); },
+      onsessioninitialized: (id) => { sessions.set(id, { transport, episode, openStreams: 0, lastRequest: performance.now() }); },
     });
     const server = createEpisodeMcpServer({ current: () => episode });
     transport.onclose = () => {
+      const gone = transport.sessionId ? sessions.get(transport.sessionId)?.gone === true : false;
       if (transport.sessionId) sessions.delete(transport.sessionId);
-      disconnect(episode, 'closed its session');
+      disconnect(episode, gone ? `went away (its event stream closed, and it sent nothing for ${Math.round(streamGoneGraceMs / 1000)} s)` : 'closed its session');
       void server.close();
     };
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
     // Not an initialize request: no session was made, and the claimed episode has no client.
     if (!transport.sessionId) disconnect(episode, 'sent a request that did not initialize a session');
+  }
+
+  /**
+   * A session's event stream closed: if the client neither reopens one nor sends a request within the grace, it is
+   * gone (killed, or its machine lost the connection), and its episode fails as disconnected, freeing its place.
+   */
+  function watchStream(session: Session, response: ServerResponse): void {
+    session.openStreams += 1;
+    response.once('close', () => {
+      session.openStreams -= 1;
+      const closedAt = performance.now();
+      const timer = setTimeout(() => {
+        const still = session.transport.sessionId !== undefined && sessions.get(session.transport.sessionId) === session;
+        if (!still || session.openStreams > 0 || session.lastRequest > closedAt) return;
+        session.gone = true;
+        void session.transport.close();
+      }, streamGoneGraceMs);
+      timer.unref();
+    });
   }
 
   const http = createServer((request, response) => {

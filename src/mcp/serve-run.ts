@@ -30,6 +30,8 @@ export type ServingOptions = {
   stdio?: { input: Readable; output: Writable };
   /** Default: any free port. */
   port?: number;
+  /** http: how long a client whose event stream dropped may stay silent before its episode fails as disconnected (default 15 s). */
+  streamGoneGraceMs?: number;
   /** The run's model is `mcp/<clientName>`; default the name the first client gives in its initialize request. */
   clientName?: string;
   /** Told the endpoint's URL once it listens. */
@@ -76,7 +78,9 @@ async function serveEpisodes(options: ServingOptions, evaluate: Evaluate): Promi
   let nameClient: (name: string) => void = () => {};
   const clientName = new Promise<string>((resolve) => { nameClient = resolve; });
   if (options.clientName !== undefined) nameClient(options.clientName);
-  const endpoint = await serveEpisodesOverHttp(broker, { port: options.port, onInitialize: (client) => nameClient(client.name) });
+  const endpoint = await serveEpisodesOverHttp(broker, {
+    port: options.port, onInitialize: (client) => nameClient(client.name), ...(options.streamGoneGraceMs === undefined ? {} : { streamGoneGraceMs: options.streamGoneGraceMs }),
+  });
   try {
     options.onListening?.(endpoint.url);
     const name = modelName(await untilAborted(clientName, options.signal));
@@ -157,7 +161,6 @@ async function serveOverStdio(options: ServingOptions, evaluate: Evaluate): Prom
     await server.close();
   }
 }
-
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;

@@ -55,13 +55,13 @@ function runAgent(args: string[]): Promise<number | null> {
   return new Promise((resolvePromise) => child.once('exit', (code) => resolvePromise(code)));
 }
 
-async function serveWithAgent(suiteId: string, tasks: Task[], policy: string, gold: Gold, dbPath: string) {
+async function serveWithAgent(suiteId: string, tasks: Task[], policy: string, gold: Gold, dbPath: string, serving: { streamGoneGraceMs?: number } = {}) {
   const directory = temporaryDirectory();
   const goldPath = join(directory, 'gold.json');
   writeFileSync(goldPath, JSON.stringify(gold));
   let agentExit: Promise<number | null> | undefined;
   const summary = await serveRun({
-    suite: getSuite(suiteId), tasks, mode: 'calls', seed: 1, params: {}, dbPath, concurrency: 1,
+    suite: getSuite(suiteId), tasks, mode: 'calls', seed: 1, params: {}, dbPath, concurrency: 1, ...serving,
     onListening: (url) => { agentExit = runAgent(['--url', url, '--policy', policy, '--gold', goldPath, '--sessions', 'all']); },
   });
   assert.equal(await agentExit, 0);
@@ -116,6 +116,24 @@ describe('toolforge serve: an external MCP client (official SDK) as the agent', 
     const summary = await serveWithAgent('funcgen', tasks, 'disconnect', {}, join(temporaryDirectory(), 'results.db'));
     assert.equal(summary.infrastructureErrors, 2);
     assert.equal(summary.episodes, 0);
+  });
+
+  test('a client killed mid-episode (no DELETE, its event stream dropped) frees its episode after the grace, not at the episode limit', async () => {
+    const suite = getSuite('funcgen');
+    const tasks = await generateTasks(suite, { seed: 4, count: 1, params: knobs(suite, { core: 3, depth: 1 }) });
+    const dbPath = join(temporaryDirectory(), 'results.db');
+    const started = performance.now();
+    const summary = await serveWithAgent('funcgen', tasks, 'vanish', {}, dbPath, { streamGoneGraceMs: 300 });
+    // The task's own limit is minutes: the run ended because the client was seen gone.
+    assert.ok(performance.now() - started < 20_000, `${performance.now() - started} ms`);
+    assert.deepEqual([summary.infrastructureErrors, summary.episodes], [1, 0]);
+    const store = openResultsStore(dbPath);
+    try {
+      const [episode] = store.listEpisodes(summary.runId);
+      assert.match(JSON.stringify(episode), /went away \(its event stream closed, and it sent nothing for 0 s\)/);
+    } finally {
+      store.close();
+    }
   });
 });
 
