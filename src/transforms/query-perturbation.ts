@@ -27,7 +27,7 @@ const needsModel = (): ConfigError => new ConfigError('config.invalid', 'perturb
 
 export const queryPerturbationTransform: TaskTransform = {
   id: 'perturb',
-  version: '2',
+  version: '3',
   description: 'rewrites the user request only: a distractor story, case mixing, punctuation noise or a paraphrase by --phrasing-model (DynamicToolBench)',
   knobs: [{ type: 'enum', name: 'kind', description: 'which perturbation (paraphrase asks the --phrasing-model)', default: 'distractor', values: queryPerturbationIds }],
   async prepare(tasks: readonly Task[], knobs: JsonObject, resources: TransformResources): Promise<JsonObject[] | undefined> {
@@ -57,7 +57,18 @@ export const queryPerturbationTransform: TaskTransform = {
       throw new ConfigError('config.invalid', `perturb: unknown kind '${kind}'`, { fix: `use one of: ${queryPerturbationIds.join(', ')}` });
     }
     const seed = rng.int(0, 2 ** 30 - 1);
-    const to = perturbQuery(kind, from, seed, task.id);
+    const to = perturbQuery(kind, from, seed, task.id, taskNames(task));
     return { task: replaceQuery(task, to), changes: { kind, seed, from, to } };
   },
 };
+
+/** The names a request may quote that the model must use exactly: the task's tools and their parameters. */
+function taskNames(task: Task): Set<string> {
+  const names = new Set<string>();
+  for (const tool of task.tools) {
+    names.add(tool.name);
+    const properties = tool.inputSchema.properties;
+    if (typeof properties === 'object' && properties !== null) for (const name of Object.keys(properties)) names.add(name);
+  }
+  return names;
+}

@@ -28,14 +28,17 @@ describe('transform perturb', () => {
         const suite = getSuite(suiteId);
         const params = resolveKnobs(suite.id, suite.knobs, {});
         const transforms = [parseTransformRequest(`perturb:kind=${kind}`)];
-        const baseline = await generateTasks(suite, { seed: 2, count: 3, params, validate: false });
-        const perturbed = await generateTasks(suite, { seed: 2, count: 3, params, transforms });
-        assert.equal(canonicalJson(perturbed), canonicalJson(await generateTasks(suite, { seed: 2, count: 3, params, transforms, validate: false })));
+        const baseline = await generateTasks(suite, { seed: 3, count: 3, params, validate: false });
+        const perturbed = await generateTasks(suite, { seed: 3, count: 3, params, transforms });
+        assert.equal(canonicalJson(perturbed), canonicalJson(await generateTasks(suite, { seed: 3, count: 3, params, transforms, validate: false })));
         perturbed.forEach((task, index) => {
           const source = baseline[index];
           const changes = task.origin?.transforms[0].changes as { seed: number; from: string; to: string };
           assert.equal(changes.from, source.query);
-          assert.equal(changes.to, perturbQuery(kind as 'distractor', source.query as string, changes.seed, source.id));
+          const names = new Set(source.tools.flatMap((tool) => [tool.name, ...Object.keys(tool.inputSchema.properties as object)]));
+          assert.equal(changes.to, perturbQuery(kind as 'distractor', source.query as string, changes.seed, source.id, names));
+          // The names the model must use exactly keep their case: every word of the query that names a tool or parameter.
+          for (const word of (source.query as string).match(/[A-Za-z_$][\w$]*/g) ?? []) if (names.has(word)) assert.ok(new RegExp(`\\b${word}\\b`).test(task.query as string), word);
           assert.equal(task.query, changes.to);
           // Punctuation noise may leave a query as it was (no draw hit); the story always changes it.
           if (kind === 'distractor') assert.notEqual(task.query, source.query, 'the query changed');
@@ -48,12 +51,12 @@ describe('transform perturb', () => {
         assert.ok(perturbed.some((task, index) => task.query !== baseline[index].query), 'some query changed');
         const store = openResultsStore(':memory:');
         try {
-          const base = await runEvaluation({ suite, tasks: baseline, modelRef: 'builtin/oracle', mode: 'calls', seed: 2, params, store, concurrency: 1 });
-          const oracle = await runEvaluation({ suite, tasks: perturbed, modelRef: 'builtin/oracle', mode: 'calls', seed: 2, params, store, concurrency: 1 });
+          const base = await runEvaluation({ suite, tasks: baseline, modelRef: 'builtin/oracle', mode: 'calls', seed: 3, params, store, concurrency: 1 });
+          const oracle = await runEvaluation({ suite, tasks: perturbed, modelRef: 'builtin/oracle', mode: 'calls', seed: 3, params, store, concurrency: 1 });
           assert.equal(oracle.passRate, 1);
           // Gold replayed on the perturbed wording: the wording is all that changed, so nothing flips.
           const replay = replayFile(store, base.runId, (id) => `${id}~perturb`, `${suiteId}-${kind}.jsonl`);
-          const replayed = await runEvaluation({ suite, tasks: perturbed, modelRef: `replay/${replay}`, mode: 'calls', seed: 2, params, store, concurrency: 1 });
+          const replayed = await runEvaluation({ suite, tasks: perturbed, modelRef: `replay/${replay}`, mode: 'calls', seed: 3, params, store, concurrency: 1 });
           const pairs = pairTransformRuns(store, base.runId, replayed.runId);
           assert.equal(pairs.flips.pairs, 3);
           assert.deepEqual([pairs.flips.passToFail, pairs.flips.failToPass, pairs.flips.mcnemarPValue], [[], [], 1]);

@@ -19,13 +19,14 @@ export function parseQueryPerturbationId(text: string): QueryPerturbationId {
 
 /**
  * Rewrites one query. The stream is derived from the seed, the perturbation and `key` (the task
- * id), so each task's noise is independent of the others and of their order.
+ * id), so each task's noise is independent of the others and of their order. `names` (the task's tool and parameter
+ * names) keep their case.
  */
-export function perturbQuery(id: SeededPerturbationId, query: string, seed: number, key: string): string {
+export function perturbQuery(id: SeededPerturbationId, query: string, seed: number, key: string, names: ReadonlySet<string> = new Set()): string {
   const rng = seededStream(seed, 'perturb', id, key);
   switch (id) {
     case 'distractor': return addDistractorStory(query);
-    case 'case-mix': return mixCase(query, rng);
+    case 'case-mix': return mixCase(query, rng, names);
     case 'punctuation': return addPunctuationNoise(query, rng);
   }
 }

@@ -49,6 +49,13 @@ describe('query perturbations', () => {
     assert.equal(addPunctuationNoise(request, draws(0.9, 0.9, 0.1)), 'Set RESULT to user_variable_0 where data.title is "Rome", via torch.load("t_0") or `voiceName`; 12.8 km Then stop');
   });
 
+  test('the task\'s tool and parameter names keep their case wherever they stand as plain words', () => {
+    const names = new Set(['search', 'text', 'city']);
+    assert.equal(mixCase('Search the text for the city Rome, then report the texts.', draws(0.1), names), 'SEARCH THE text FOR THE city ROME, THEN REPORT THE TEXTS.');
+    // Only whole words: 'texts' is not the parameter 'text', and a name's other casing ('Search') is prose.
+    assert.equal(mixCase('search and Search', draws(0.1), names), 'search AND SEARCH');
+  });
+
   test('punctuation noise: each of the three draws, by hand', () => {
     assert.equal(addPunctuationNoise(`  ${query} `, draws(0.9, 0.9, 0.9)), query);
     assert.equal(addPunctuationNoise(query, draws(0.1, 0.9, 0.9)), `${query}.??`);
