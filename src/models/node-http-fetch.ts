@@ -92,16 +92,19 @@ function send(
   return new Promise((resolve, reject) => {
     const options = { method, headers, agent: url.protocol === 'https:' ? httpsAgent : httpAgent };
     const request = url.protocol === 'https:' ? httpsRequest(url, options) : httpRequest(url, options);
-    const onAbort = (): void => {
-      request.destroy();
-      reject(abortReason(signal));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
     // Until the whole answer is read: a server that sends its headers and then stalls is timed out too.
     let answer: IncomingMessage | undefined;
     const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
       (answer ?? request).destroy(new DOMException(`the request timed out after ${timeoutMs} ms`, 'TimeoutError'));
     }, timeoutMs);
+    // The socket keeps the process alive while the request is open, not this timer.
+    timer?.unref();
+    const onAbort = (): void => {
+      if (timer !== undefined) clearTimeout(timer);
+      request.destroy();
+      reject(abortReason(signal));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     request.on('response', (response) => {
       answer = response;
       signal?.removeEventListener('abort', onAbort);
