@@ -12,7 +12,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib';
 
 const httpAgent = new HttpAgent({ keepAlive: true });
 const httpsAgent = new HttpsAgent({ keepAlive: true });
@@ -21,10 +21,19 @@ const httpsAgent = new HttpsAgent({ keepAlive: true });
 const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
-const decoders: Record<string, (input: Buffer, callback: (error: Error | null, result: Buffer) => void) => void> = {
+type Decoder = (input: Buffer, callback: (error: Error | null, result: Buffer) => void) => void;
+
+/** deflate as fetch reads it: the zlib format, or raw deflate data from servers that send it under that name. */
+const inflateEither: Decoder = (input, callback) => {
+  // A zlib stream starts with a header whose first byte's low nibble is 8 (the deflate method).
+  if (input.length > 0 && (input[0] & 0x0f) === 8) inflate(input, callback);
+  else inflateRaw(input, callback);
+};
+
+const decoders: Record<string, Decoder> = {
   gzip: gunzip,
   'x-gzip': gunzip,
-  deflate: inflate,
+  deflate: inflateEither,
   br: brotliDecompress,
 };
 
@@ -40,6 +49,7 @@ export async function nodeHttpFetch(input: string | URL | Request, init: Request
   // fetch's redirect rules (method changes, header stripping, limits) are fetch's to apply.
   if (exchanged === 'redirect') return fetch(input, init);
   const { status, statusMessage, rawHeaders, body: decoded } = exchanged;
+  if (status > 599) throw new TypeError('fetch failed', { cause: new Error(`the server answered with HTTP status ${status}, which fetch cannot represent`) });
   const responseHeaders = new Headers();
   for (let index = 0; index < rawHeaders.length; index += 2) responseHeaders.append(rawHeaders[index], rawHeaders[index + 1]);
   const hasBody = method !== 'HEAD' && !nullBodyStatuses.has(status);
@@ -68,14 +78,28 @@ export async function httpExchange(
     response.resume();
     return 'redirect';
   }
-  if (status < 200 || status > 599) {
+  // A 1xx final answer cannot be read; a status past 599 is an answer (a server error) even if fetch cannot hold it.
+  if (status < 200 || status > 999) {
     response.destroy();
-    throw new TypeError('fetch failed', { cause: new Error(`the server answered with HTTP status ${status}, which fetch cannot represent`) });
+    throw new TypeError('fetch failed', { cause: new Error(`the server answered with HTTP status ${status}, which is not an HTTP answer`) });
   }
   const encoded = await readBody(response, signal);
-  const encoding = response.headers['content-encoding']?.trim().toLowerCase();
-  const decoded = encoding !== undefined && encoding in decoders && encoded.length > 0 ? await decode(encoded, encoding) : encoded;
+  // Encodings are listed in the order they were applied ("gzip, br": gzip first), so they are undone from the last.
+  const encodings = (headerValue(response.rawHeaders, 'content-encoding') ?? '').split(',').map((each) => each.trim().toLowerCase()).filter((each) => each !== '' && each !== 'identity');
+  let decoded = encoded;
+  if (encoded.length > 0 && encodings.every((encoding) => encoding in decoders)) {
+    for (const encoding of encodings.reverse()) decoded = await decode(decoded, encoding);
+  }
   return { status, statusMessage: response.statusMessage ?? '', headers: response.headers, rawHeaders: response.rawHeaders, body: decoded };
+}
+
+/** A header's value as fetch reads it: every occurrence, joined by ", " (node keeps only the first of some). */
+export function headerValue(rawHeaders: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index].toLowerCase() === name) value = value === undefined ? rawHeaders[index + 1] : `${value}, ${rawHeaders[index + 1]}`;
+  }
+  return value;
 }
 
 function plainHeaders(headers: HeadersInit | undefined): Record<string, string> {

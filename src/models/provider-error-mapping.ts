@@ -15,11 +15,27 @@ export type ProviderErrorContext = {
   baseUrl: string | undefined;
 };
 
+/** A base URL as messages show it: a user name and password in it (http://user:pw@host/v1) are not repeated. */
+export function displayedBaseUrl(baseUrl: string | undefined): string | undefined {
+  if (baseUrl === undefined) return undefined;
+  try {
+    const url = new URL(baseUrl);
+    if (url.username === '' && url.password === '') return baseUrl;
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return baseUrl;
+  }
+}
+
 /** An HTTP error answer, however the SDK exposed it. */
 export type HttpFailure = {
   status: number;
   /** Retry-After header value (or `<ms>ms` from retry-after-ms), when the response had one. */
   retryAfter: string | null | undefined;
+  /** The server's own verdict (`x-should-retry: true|false`, as OpenAI and Anthropic send it), when it gave one. */
+  shouldRetry?: boolean;
   /** The vendor's own error text, quoted in our message. */
   detail: string;
 };
@@ -53,9 +69,31 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number 
 /** IMF-fixdate, RFC 850 and asctime (the three forms of RFC 9110 section 5.6.7), at the start of the value. */
 const httpDate = /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]+, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} (\d{4}))/;
 
+/** An error page can be a megabyte of HTML: a message keeps its start. */
+const longestDetail = 2_000;
+
 export function providerErrorFromHttpFailure(failure: HttpFailure, context: ProviderErrorContext, cause?: unknown): ProviderError {
   const { status } = failure;
-  const where = `${context.provider} returned HTTP ${status} for model '${context.modelId}'${failure.detail ? `: ${failure.detail}` : ''}`;
+  const detail = failure.detail.length <= longestDetail ? failure.detail : `${failure.detail.slice(0, longestDetail)}... (${failure.detail.length - longestDetail} more characters)`;
+  const where = `${context.provider} returned HTTP ${status} for model '${context.modelId}'${detail ? `: ${detail}` : ''}`;
+  // The server's own word on retrying wins (the SDKs' rule): a 400 it says to retry is transient, a 500 it says not to is not.
+  if (failure.shouldRetry === false) {
+    // OpenAI answers an exhausted quota with a 429 that says not to retry: waiting would not help.
+    if (status === 429) {
+      return new ProviderError('provider.rate-limited', `${where} (rate limited; the server says not to retry)`, {
+        statusCode: status, isRetryable: false, cause, fix: `retrying will not help (an exhausted quota or spending limit?): check the account's plan and billing, then resume the run with --resume`,
+      });
+    }
+    return new ProviderError('provider.request-rejected', `${where} (the server says not to retry)`, {
+      statusCode: status, isRetryable: false, cause, fix: status >= 500 ? `the ${context.provider} service refused this request for good; check the request and the model id '${context.modelId}'` : rejectionFix(status, context),
+    });
+  }
+  if (failure.shouldRetry === true && status !== 429 && status < 500 && status !== 408 && status !== 409) {
+    return new ProviderError('provider.server-error', `${where} (the server says to retry)`, {
+      statusCode: status, isRetryable: true, retryAfterSeconds: parseRetryAfter(failure.retryAfter), cause,
+      fix: `the ${context.provider} service asked for a retry; the runner retries, or resume the run later with --resume`,
+    });
+  }
   if (status === 429) {
     const retryAfterSeconds = parseRetryAfter(failure.retryAfter);
     return new ProviderError('provider.rate-limited', `${where} (rate limited)`, {
@@ -63,8 +101,8 @@ export function providerErrorFromHttpFailure(failure: HttpFailure, context: Prov
       fix: 'wait and retry (the runner backs off automatically), or lower --concurrency',
     });
   }
-  if (status >= 500 || status === 408) {
-    // 529 is Anthropic's "overloaded"; 408 is a server-side timeout. Both pass with time.
+  if (status >= 500 || status === 408 || status === 409) {
+    // 529 is Anthropic's "overloaded"; 408 is a server-side timeout; 409 is OpenAI's lock conflict. All pass with time.
     return new ProviderError('provider.server-error', `${where} (server error)`, {
       statusCode: status, isRetryable: true, retryAfterSeconds: parseRetryAfter(failure.retryAfter), cause,
       fix: `the ${context.provider} service is failing; the runner retries, or resume the run later with --resume`,
@@ -103,7 +141,11 @@ function httpFailureOf(error: unknown, retryAfter: string | null | undefined): H
   const { status, headers } = error as Error & { status?: unknown; headers?: unknown };
   if (typeof status !== 'number') return undefined;
   const headerValue = headers instanceof Headers ? retryAfterHeader(headers) : undefined;
-  return { status, retryAfter: headerValue ?? retryAfter, detail: error.message };
+  const shouldRetry = headers instanceof Headers ? headers.get('x-should-retry')?.trim().toLowerCase() : undefined;
+  return {
+    status, retryAfter: headerValue ?? retryAfter, detail: error.message,
+    ...(shouldRetry === 'true' ? { shouldRetry: true } : shouldRetry === 'false' ? { shouldRetry: false } : {}),
+  };
 }
 
 /** The wait a response asks for: retry-after-ms (milliseconds, rendered `<n>ms`) wins over Retry-After. */
@@ -119,6 +161,14 @@ export function providerErrorFromUnknown(error: unknown, context: ProviderErrorC
   const where = `${context.provider} model '${context.modelId}'${context.baseUrl ? ` at ${context.baseUrl}` : ''}`;
   const undecodable = causeNamed(error, 'UndecodableBodyError');
   if (undecodable) return invalidResponseError(context, undecodable.message, error);
+  const certificate = certificateProblem(error);
+  if (certificate !== undefined) {
+    // Retrying cannot help: the same certificate comes back every time.
+    return new ProviderError('provider.connection', `could not connect to ${where}: its TLS certificate is not trusted (${certificate})`, {
+      isRetryable: false, cause: error,
+      fix: 'use the server\'s trusted address, or give Node its certificate authority: NODE_EXTRA_CA_CERTS=<ca.pem> (for a local server, http:// needs no certificate)',
+    });
+  }
   const kind = transportKind(error);
   if (kind === 'timeout') {
     return new ProviderError('provider.timeout', `request to ${where} timed out`, {
@@ -168,6 +218,23 @@ function transportKind(error: unknown): 'timeout' | 'connection' | undefined {
     }
   }
   return kind;
+}
+
+/** Node's codes for a certificate it does not trust (OpenSSL's verify errors and its own host name check). */
+const certificateCodes = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_REVOKED', 'CERT_UNTRUSTED', 'CERT_REJECTED',
+  'ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH',
+]);
+
+/** The certificate problem down the cause chain ("self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)"), if any. */
+function certificateProblem(error: unknown): string | undefined {
+  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (typeof current !== 'object') break;
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && certificateCodes.has(code)) return `${typeof message === 'string' ? message : 'certificate error'} (${code})`;
+  }
+  return undefined;
 }
 
 const noConnectionCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);

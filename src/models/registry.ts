@@ -52,7 +52,7 @@ const providers: Record<string, (context: ProviderContext) => ModelSource> = {
   // OPENAI_BASE_URL, OPENAI_ORG_ID and OPENAI_PROJECT_ID are read as the openai SDK reads them.
   openai: (context) => sharedModel(context, createOpenAILanguageModel({
     provider: 'openai', modelId: context.reference.modelId, apiKey: requireApiKey(context, ['OPENAI_API_KEY']).value, apiKeyVariable: 'OPENAI_API_KEY',
-    baseUrl: context.baseUrl ?? nonEmpty(context.env.OPENAI_BASE_URL), organization: nonEmpty(context.env.OPENAI_ORG_ID), project: nonEmpty(context.env.OPENAI_PROJECT_ID),
+    baseUrl: context.baseUrl ?? baseUrlFromEnvironment(context.env, 'OPENAI_BASE_URL'), organization: nonEmpty(context.env.OPENAI_ORG_ID), project: nonEmpty(context.env.OPENAI_PROJECT_ID),
     maxTokensField: 'max_completion_tokens', supportsCompletion: false, timeoutMs: context.timeoutMs,
   })),
   'openai-compatible': (context) => sharedModel(context, createOpenAICompatibleLanguageModel({ modelId: context.reference.modelId, baseUrl: requireBaseUrl(context), apiKey: nonEmpty(context.env[openAICompatibleKeyVariable]), timeoutMs: context.timeoutMs })),
@@ -132,6 +132,25 @@ export function missingBaseUrlError(ref: string, flag: BaseUrlFlag = defaultBase
   });
 }
 
+/** The value without surrounding whitespace (a key copied from a CRLF .env file ends in \r), or undefined when blank. */
 function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** OPENAI_BASE_URL as the --base-url flag is checked: an http(s) URL, else a ConfigError naming the variable. */
+function baseUrlFromEnvironment(env: Record<string, string | undefined>, variable: string): string | undefined {
+  const value = nonEmpty(env[variable]);
+  if (value === undefined) return undefined;
+  let protocol = '';
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = '';
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new ConfigError('config.invalid', `${variable} is '${value}', which is not an http(s) URL`, {
+      fix: `set ${variable} to the API's base URL with its scheme, e.g. https://api.openai.com/v1, or unset it`,
+    });
+  }
+  return value;
 }

@@ -16,7 +16,8 @@ export type BackoffPolicy = {
 
 /** The wait after failed attempt `failedAttempt` (from 1). */
 export function backoffDelayMs(error: unknown, failedAttempt: number, policy: BackoffPolicy): number {
-  if (error instanceof ProviderError && error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 0) {
+  // A wait of nothing (Retry-After: 0, a date already past) is no wait to honour: backing off keeps retries apart.
+  if (error instanceof ProviderError && error.retryAfterSeconds !== undefined && error.retryAfterSeconds > 0) {
     return Math.round(error.retryAfterSeconds * 1000);
   }
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failedAttempt - 1));

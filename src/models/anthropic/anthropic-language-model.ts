@@ -5,7 +5,7 @@ import type { AssistantMessage } from '../../core/message.ts';
 import type { ToolCall } from '../../core/tool.ts';
 import { createToolCall } from '../../core/tool.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
-import { describeInvalidBody, invalidResponseError, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
+import { describeInvalidBody, displayedBaseUrl, invalidResponseError, summarizeIssues, toProviderError } from '../provider-error-mapping.ts';
 import { nodeHttpFetch } from '../node-http-fetch.ts';
 import { completionIgnoredWarning, unsupportedSettingWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel, ProviderWarning } from '../spec.ts';
@@ -18,7 +18,7 @@ import {
 export const defaultAnthropicMaxTokens = 4096;
 
 export function createAnthropicLanguageModel(options: { modelId: string; apiKey: string; baseUrl: string | undefined; timeoutMs: number }): LanguageModel {
-  const context: ProviderErrorContext = { provider: 'anthropic', modelId: options.modelId, apiKeyVariable: 'ANTHROPIC_API_KEY', baseUrl: options.baseUrl };
+  const context: ProviderErrorContext = { provider: 'anthropic', modelId: options.modelId, apiKeyVariable: 'ANTHROPIC_API_KEY', baseUrl: displayedBaseUrl(options.baseUrl) };
   let client: Promise<Anthropic> | undefined;
   const getClient = (): Promise<Anthropic> => (client ??= import('@anthropic-ai/sdk').then(({ default: AnthropicClient }) => new AnthropicClient({
     apiKey: options.apiKey, baseURL: options.baseUrl, maxRetries: 0, timeout: options.timeoutMs, fetch: nodeHttpFetch,

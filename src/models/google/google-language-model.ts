@@ -4,7 +4,7 @@ import type { AssistantMessage } from '../../core/message.ts';
 import type { ToolCall } from '../../core/tool.ts';
 import { createToolCall } from '../../core/tool.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
-import { describeInvalidBody, invalidResponseError, retryAfterHeader, toProviderError } from '../provider-error-mapping.ts';
+import { describeInvalidBody, displayedBaseUrl, invalidResponseError, retryAfterHeader, toProviderError } from '../provider-error-mapping.ts';
 import { completionIgnoredWarning, unsupportedSettingWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../spec.ts';
 import { convertToGoogleContents, prepareGoogleTools, synthesizedCallIdPrefix } from './convert-to-google-contents.ts';
@@ -12,7 +12,7 @@ import { googleResponseSchema, mapGoogleFinishReason } from './google-response.t
 
 /** `apiKey.variable` is where the key came from (GEMINI_API_KEY or GOOGLE_API_KEY), named in 401/403 messages. */
 export function createGoogleLanguageModel(options: { modelId: string; apiKey: { variable: string; value: string }; baseUrl: string | undefined; timeoutMs: number }): LanguageModel {
-  const context: ProviderErrorContext = { provider: 'google', modelId: options.modelId, apiKeyVariable: options.apiKey.variable, baseUrl: options.baseUrl };
+  const context: ProviderErrorContext = { provider: 'google', modelId: options.modelId, apiKeyVariable: options.apiKey.variable, baseUrl: displayedBaseUrl(options.baseUrl) };
   let client: Promise<GoogleGenAI> | undefined;
   // No retryOptions: the SDK then makes exactly one attempt (only the runner retries).
   const getClient = (): Promise<GoogleGenAI> => (client ??= import('@google/genai').then(({ GoogleGenAI: GoogleClient }) => new GoogleClient({

@@ -7,7 +7,7 @@ import type { AssistantMessage } from '../../core/message.ts';
 import { createToolCall } from '../../core/tool.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { ProviderErrorContext } from '../provider-error-mapping.ts';
-import { describeInvalidBody, invalidResponseError, toProviderError } from '../provider-error-mapping.ts';
+import { describeInvalidBody, displayedBaseUrl, invalidResponseError, toProviderError } from '../provider-error-mapping.ts';
 import { completionIgnoredWarning } from '../provider-warning.ts';
 import type { GenerateRequest, GenerateResult, LanguageModel } from '../spec.ts';
 import { convertToOpenAIMessages, prepareOpenAITools } from './convert-to-openai-messages.ts';
@@ -38,7 +38,7 @@ export const openAIDefaultBaseUrl = 'https://api.openai.com/v1';
 
 export function createOpenAILanguageModel(config: OpenAILanguageModelConfig): LanguageModel {
   const context: ProviderErrorContext = {
-    provider: config.provider, modelId: config.modelId, apiKeyVariable: config.apiKeyVariable, baseUrl: config.baseUrl,
+    provider: config.provider, modelId: config.modelId, apiKeyVariable: config.apiKeyVariable, baseUrl: displayedBaseUrl(config.baseUrl),
   };
   const connection: OpenAIConnection = {
     baseUrl: config.baseUrl ?? openAIDefaultBaseUrl,
