@@ -2,7 +2,7 @@
  * An `--out` path, checked before the work whose result it receives: a sweep or a large report must not run for an
  * hour and then find its folder missing. Every `--out` error says what is wrong in words, with the same fix.
  */
-import { accessSync, constants, statSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../core/errors.ts';
 import { fileProblem, isFile } from '../core/file-problem.ts';
@@ -22,6 +22,10 @@ export function outputPathProblem(path: string): string | undefined {
   const stats = statOf(path);
   if (typeof stats === 'string') return stats;
   if (stats?.isDirectory()) return 'it is a folder';
+  // Written over, a database (the one this command reads, a cache) would be lost with everything it holds.
+  if (stats?.isFile() && isSqliteDatabase(path)) return 'it is a SQLite database (results or a cache), which writing there would destroy';
+  const sideFile = /^(.*)-(wal|shm|journal)$/.exec(path);
+  if (sideFile && isFile(sideFile[1]) && isSqliteDatabase(sideFile[1])) return `it is the ${sideFile[2]} file of the database ${sideFile[1]}, which writing there would damage`;
   const folder = dirname(path);
   const folderStats = statOf(folder);
   if (typeof folderStats === 'string') return folderStats;
@@ -69,5 +73,19 @@ function outputProblem(path: string, error: unknown): string {
     case 'ENOSPC': return 'the disk is full';
     case 'EROFS': return 'the file system is read-only';
     default: return fileProblem(path, error);
+  }
+}
+
+/** Whether the file starts with SQLite's header ("SQLite format 3" and a NUL). */
+function isSqliteDatabase(path: string): boolean {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, 'r');
+    const header = Buffer.alloc(16);
+    return readSync(descriptor, header, 0, 16, 0) === 16 && header.toString('latin1') === 'SQLite format 3\u0000';
+  } catch {
+    return false;
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
   }
 }

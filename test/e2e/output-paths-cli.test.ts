@@ -69,6 +69,25 @@ describe('--out paths that cannot take a file', () => {
     assert.deepEqual(readdirSync(join(directory, 'folder')), ['report.csv'], 'written in place, no partial file left');
   });
 
+  test('an --out that is a database (the one the command reads, or its -wal file) is refused, and the database keeps its runs', async () => {
+    const database = join(directory, 'kept.db');
+    const run = await runCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '1', '--db', database], { cwd: directory });
+    assert.equal(run.code, 0, run.stderr);
+    for (const [command, out, problem] of [
+      [['export', 'latest'], 'kept.db', /cannot write --out .*kept\.db: it is a SQLite database \(results or a cache\), which writing there would destroy/],
+      [['report', '--format', 'html'], 'kept.db', /it is a SQLite database/],
+      [['report', '--format', 'csv'], 'kept.db-wal', /it is the wal file of the database .*kept\.db, which writing there would damage/],
+    ] as const) {
+      const result = await runCli([...command, '--db', database, '--out', out], { cwd: directory });
+      assert.equal(result.code, 2, `${command[0]} ${out}: ${result.stderr}`);
+      assert.match(result.stderr, problem);
+      assert.equal(runCount(database), 1, `${command[0]} ${out}: the database is intact`);
+    }
+    const generated = await runCli(['generate', 'funcgen', '--count', '1', '--out', 'kept.db'], { cwd: directory });
+    assert.equal(generated.code, 2, generated.stderr);
+    assert.equal(runCount(database), 1);
+  });
+
   test('a response cache under a file is named as such, with the --cache-db fix', async () => {
     const result = await runCli(['run', 'funcgen', '--model', 'openai/gpt-4.1', '--count', '1', '--cache', '--cache-db', 'plain.txt/cache.db', '--db', join(directory, 'cache-run.db')], {
       cwd: directory, env: { ...keylessEnvironment(), OPENAI_API_KEY: 'test-key' },
