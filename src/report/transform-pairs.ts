@@ -6,12 +6,14 @@
  * same figures per drift operator (a task counts under each operator that changed one of its tools;
  * tasks whose tools did not change at all under `drift:none`) or per perturbation.
  */
+import { canonicalJson } from '../core/json.ts';
 import { taskPairKey } from '../core/task-digest.ts';
 import type { Task } from '../core/task.ts';
 import type { PairedFlips } from '../metrics/paired-flips.ts';
 import { pairedFlips } from '../metrics/paired-flips.ts';
 import { wilsonInterval } from '../metrics/wilson-interval.ts';
 import type { ResultsStore } from '../store/results-store.ts';
+import type { StoredRun } from '../store/stored-run.ts';
 import type { ReportTable } from '../suites/spec.ts';
 import { formatInterval, formatNumber, formatPercent } from './format-figure.ts';
 import { escapeHtml } from './render-html.ts';
@@ -112,8 +114,9 @@ export function pairTransformRuns(store: ResultsStore, baselineRunId: string, tr
 }
 
 /**
- * Every transformed run in `runIds` (oldest first) against the latest earlier run of the same suite
- * whose untransformed tasks are exactly its sources (the baseline `--baseline` made, or any such run).
+ * Every transformed run in `runIds` (oldest first) against the latest earlier run of the same suite, model, mode and
+ * model settings whose untransformed tasks are exactly its sources (the baseline `--baseline` made, or any such run).
+ * Another model's run on the same tasks is no baseline: the change would be the models', not the transform's.
  */
 export function findTransformPairs(store: ResultsStore, runIds: readonly string[]): TransformPairs[] {
   const result: TransformPairs[] = [];
@@ -125,15 +128,21 @@ export function findTransformPairs(store: ResultsStore, runIds: readonly string[
       keys.add(taskPairKey(task));
     }
     if (keys.size === 0) return;
-    const suite = store.getRun(runId).suite.id;
+    const run = store.getRun(runId);
+    const condition = conditionOf(run);
     const baselineRunId = runIds.slice(0, index).reverse().find((candidate) => {
-      if (store.getRun(candidate).suite.id !== suite) return false;
+      if (conditionOf(store.getRun(candidate)) !== condition) return false;
       const candidateTasks = store.listTasks(candidate);
       return candidateTasks.every((task) => task.origin === undefined) && candidateTasks.some((task) => keys.has(taskPairKey(task)));
     });
     if (baselineRunId !== undefined) result.push(pairTransformRuns(store, baselineRunId, runId));
   });
   return result;
+}
+
+/** What must be the same for two runs to differ only by a transform: suite, model, mode and model settings. */
+function conditionOf(run: StoredRun): string {
+  return JSON.stringify([run.suite.id, run.model, run.mode ?? null, canonicalJson(run.settings ?? {}), run.baseUrl ?? null]);
 }
 
 function pValueText(pValue: number): string {

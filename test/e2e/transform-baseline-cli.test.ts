@@ -81,6 +81,21 @@ describe('CLI: run --transform ... --baseline and the paired report', () => {
     }
   });
 
+  test('a transformed run pairs with the untransformed run of its own model, never with another model\'s run on the same tasks', async () => {
+    const cwd = temporaryDirectory();
+    const ids: Record<string, string> = {};
+    for (const transform of [[], ['--transform', 'rename-tools']]) {
+      for (const model of ['oracle', 'random']) {
+        const result = await runCli(['run', 'funcgen', '--model', `builtin/${model}`, '--count', '3', ...transform, '--json'], { cwd });
+        assert.equal(result.code, 0, result.stderr);
+        ids[`${model}${transform.length > 0 ? '+renamed' : ''}`] = (JSON.parse(result.stdout) as { runId: string }).runId;
+      }
+    }
+    const report = JSON.parse((await runCli(['report', '--format', 'json'], { cwd })).stdout) as { transformPairs: { baseline: { runId: string }; treatment: { runId: string }; flips: { passToFail: string[]; failToPass: string[] } }[] };
+    assert.deepEqual(report.transformPairs.map((pair) => [pair.baseline.runId, pair.treatment.runId]), [[ids.oracle, ids['oracle+renamed']], [ids.random, ids['random+renamed']]]);
+    assert.deepEqual(report.transformPairs.map((pair) => [pair.flips.passToFail.length, pair.flips.failToPass.length]), [[0, 0], [0, 0]]);
+  });
+
   test('--baseline without --transform is refused before anything runs', async () => {
     const cwd = temporaryDirectory();
     const refused = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '1', '--baseline'], { cwd });
