@@ -125,7 +125,7 @@ export const episodeRecordSchema = z.object({
 /** One line of a run's JSONL export: the run header first, then its tasks, then its episodes. */
 export const exportLineSchema = z.discriminatedUnion('type', [
   // `trailer`: the file ends with an end line counting its lines (exports since the end line; older ones have neither).
-  z.object({ type: z.literal('run'), run: storedRunSchema, trailer: z.literal(true).optional() }),
+  z.object({ type: z.literal('run'), run: storedRunSchema, trailer: z.literal(true).optional(), tasksComplete: z.literal(false).optional() }),
   z.object({ type: z.literal('task'), ordinal: z.number().int().nonnegative(), task: taskSchema }),
   z.object({ type: z.literal('episode'), episode: episodeRecordSchema }),
   z.object({ type: z.literal('end'), tasks: z.number().int().nonnegative(), episodes: z.number().int().nonnegative() }),

@@ -19,26 +19,31 @@ export type RunExport = { run: StoredRun; tasks: Task[]; episodes: EpisodeRecord
 
 /** One checked line of an export. A task's ordinal is its position: the ordinals of a valid file are 0 .. taskCount - 1. */
 export type RunExportEntry =
-  | { type: 'run'; run: StoredRun }
+  /** `tasksComplete` false: the run was stopped (or still running) before all its tasks were stored; resume stores the rest. */
+  | { type: 'run'; run: StoredRun; tasksComplete: boolean }
   | { type: 'task'; ordinal: number; task: Task }
   | { type: 'episode'; episode: EpisodeRecord };
 
 /** The export's lines (without newlines), made one at a time as the tasks and episodes are read. */
-export function* runExportLines(run: StoredRun, tasks: Iterable<Task>, episodes: Iterable<EpisodeRecord>): Generator<string> {
+export function* runExportLines(run: StoredRun, tasks: Iterable<Task>, episodes: Iterable<EpisodeRecord>, tasksComplete = true): Generator<string> {
   // The header announces the end line, and the end line counts what came before it: a file cut short anywhere, even
   // between two episodes, is refused on import instead of becoming a run with episodes quietly missing.
-  yield canonicalJson({ type: 'run', run, trailer: true });
-  let ordinal = 0;
+  yield canonicalJson({ type: 'run', run, trailer: true, ...(tasksComplete ? {} : { tasksComplete: false }) });
+  // The run as the header has it: tasks stored (and episodes of them ended) while the export reads, by a run still
+  // running, are left to a later export, so the file agrees with itself.
+  const exported = new Set<string>();
   for (const task of tasks) {
-    yield canonicalJson({ type: 'task', ordinal, task });
-    ordinal += 1;
+    if (exported.size === run.taskCount) break;
+    yield canonicalJson({ type: 'task', ordinal: exported.size, task });
+    exported.add(task.id);
   }
   let episodeCount = 0;
   for (const episode of episodes) {
+    if (!exported.has(episode.taskId)) continue;
     yield canonicalJson({ type: 'episode', episode });
     episodeCount += 1;
   }
-  yield canonicalJson({ type: 'end', tasks: ordinal, episodes: episodeCount });
+  yield canonicalJson({ type: 'end', tasks: exported.size, episodes: episodeCount });
 }
 
 export function exportRunLines(run: StoredRun, tasks: readonly Task[], episodes: readonly EpisodeRecord[]): string[] {
@@ -84,7 +89,7 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
       if (run) fail(lineNumber, 'a second run header; an export holds exactly one run');
       run = entry.run as StoredRun;
       trailer = entry.trailer === true;
-      yield { type: 'run', run };
+      yield { type: 'run', run, tasksComplete: entry.tasksComplete !== false };
       continue;
     }
     if (!run) return fail(lineNumber, `a ${entry.type} line before the run header (the first line must be {"type":"run",...})`);

@@ -290,10 +290,16 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     connection.all<EpisodeRow>(sql.listEpisodes, { run_id: runId, status: filter.status ?? null }).map(episodeFromRow);
   const listTasks = (runId: string): Task[] =>
     connection.all<{ task: string }>(sql.listTasks, { run_id: runId }).map((row, ordinal) => parseStoredJson<Task>(row.task, 'task', { run_id: runId, ordinal }));
+  function hasAllTasks(runId: string): boolean {
+    const row = connection.get<{ complete: number }>(sql.tasksComplete, { id: runId });
+    if (!row) getRun(runId);
+    return Number(row?.complete) === 1;
+  }
   const iterateExportLines = (runId: string): Iterable<string> => {
     // Read now, so an unknown run is refused before anything is written.
     const run = getRun(runId);
-    return { [Symbol.iterator]: () => runExportLines(run, iterateTasks(runId), iterateEpisodes(runId, {})) };
+    const tasksComplete = hasAllTasks(runId);
+    return { [Symbol.iterator]: () => runExportLines(run, iterateTasks(runId), iterateEpisodes(runId, {}), tasksComplete) };
   };
   const importRunLines = (lines: Iterable<string>, source = 'import'): StoredRun => {
     const entries = readRunExport(lines, source);
@@ -301,7 +307,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       // readRunExport yields the header first or throws.
       const header = entries.next();
       if (header.done || header.value.type !== 'run') throw new ToolForgeError('internal', `${source}: readRunExport yielded no run header first`);
-      const { run } = header.value;
+      const { run, tasksComplete } = header.value;
       if (findRun(run.id)) {
         throw new ConfigError('input.invalid', `${source}: run '${run.id}' is already in ${location}; importing it again would duplicate its episodes`, {
           fix: `import into another ${connection.dialect === 'postgres' ? 'database with --db postgres://<host>/<other database>' : 'results file with --db <other path>'}, or delete the run first (toolforge delete ${run.id})`,
@@ -309,7 +315,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       }
       // One transaction, filled as the lines are read: a bad line anywhere rolls back everything before it.
       connection.transaction(() => {
-        createRun(run, []);
+        createRun(run, [], tasksComplete);
         for (let next = entries.next(); !next.done; next = entries.next()) {
           const entry = next.value;
           if (entry.type === 'task') insertTask(run.id, entry.task, entry.ordinal);
@@ -361,11 +367,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
         connection.run(sql.setTasksComplete, { complete: 1, id: runId });
       });
     },
-    hasAllTasks(runId) {
-      const row = connection.get<{ complete: number }>(sql.tasksComplete, { id: runId });
-      if (!row) getRun(runId);
-      return Number(row?.complete) === 1;
-    },
+    hasAllTasks,
     iterateTasks: (runId) => ({ [Symbol.iterator]: () => iterateTasks(runId) }),
     iterateTaskParamsAndStats: (runId) => ({ [Symbol.iterator]: () => iterateTaskParamsAndStats(runId) }),
     listTasksBetween(runId, from, to) {
