@@ -166,7 +166,8 @@ export interface ResultsStore {
    * importRun over lines read one at a time (e.g. readLinesSync): each is checked and written as it comes, all in one
    * transaction, so a bad line anywhere (named with `source` and its number) leaves nothing imported.
    */
-  importRunLines(lines: Iterable<string>, source?: string): StoredRun;
+  /** `checkTask`: what is wrong with an imported task (its suite's checks: ground truth, parts that disagree), or undefined. */
+  importRunLines(lines: Iterable<string>, source?: string, options?: { checkTask?: (task: Task) => string | undefined }): StoredRun;
   /**
    * Team runs. Puts every (task, trial) of the run without a scored episode in its work queue, once (episodes done
    * but not scored, i.e. infrastructure errors, are offered again, as a resume would); returns the queue's counts.

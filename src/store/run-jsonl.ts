@@ -55,7 +55,7 @@ export function exportRunLines(run: StoredRun, tasks: readonly Task[], episodes:
  * episodes, every error naming the source, the line and the field. It keeps only the ids it has seen (to refuse
  * duplicates and episodes of unknown tasks), never the records, so a file of any size is checked in one pass.
  */
-export function* readRunExport(lines: Iterable<string>, source: string): Generator<RunExportEntry> {
+export function* readRunExport(lines: Iterable<string>, source: string, options: { checkTask?: (task: Task) => string | undefined } = {}): Generator<RunExportEntry> {
   const fail = (line: number, message: string, fix = 'pass a file written by `toolforge export`, unedited'): never => {
     throw new ConfigError('input.invalid', `${source}:${line}: ${message}`, { fix });
   };
@@ -89,6 +89,8 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
       if (run) fail(lineNumber, 'a second run header; an export holds exactly one run');
       run = entry.run as StoredRun;
       trailer = entry.trailer === true;
+      const headerProblem = runHeaderProblem(run);
+      if (headerProblem) fail(lineNumber, headerProblem);
       yield { type: 'run', run, tasksComplete: entry.tasksComplete !== false };
       continue;
     }
@@ -103,6 +105,9 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
     if (entry.type === 'task') {
       const task = entry.task as Task;
       if (task.suite.id !== run.suite.id) fail(lineNumber, `task '${task.id}' belongs to suite '${task.suite.id}', the run to '${run.suite.id}'`);
+      if (task.suite.version !== run.suite.version) fail(lineNumber, `task '${task.id}' is of ${task.suite.id} version ${task.suite.version}, the run of version ${run.suite.version}`);
+      const taskProblem = options.checkTask?.(task);
+      if (taskProblem) fail(lineNumber, taskProblem);
       if (taskIds.has(task.id)) fail(lineNumber, `task '${task.id}' appears twice`);
       if (ordinals.has(entry.ordinal)) fail(lineNumber, `task ordinal ${entry.ordinal} appears twice`);
       // Tasks are stored at their ordinals as they are read: with no ordinal past the header's count, no duplicate and
@@ -117,6 +122,8 @@ export function* readRunExport(lines: Iterable<string>, source: string): Generat
     if (episode.runId !== run.id) fail(lineNumber, `field 'episode.runId' is '${episode.runId}', the run is '${run.id}'`);
     if (!taskIds.has(episode.taskId)) fail(lineNumber, `episode of unknown task '${episode.taskId}' (tasks come before episodes)`);
     if (episode.trial >= run.trials) fail(lineNumber, `field 'episode.trial' is ${episode.trial}, but the run has ${run.trials} trial(s) numbered from 0`);
+    if (episode.model !== run.model) fail(lineNumber, `field 'episode.model' is '${episode.model}', but the run's model is '${run.model}'`);
+    if (run.mode !== null && episode.mode !== run.mode) fail(lineNumber, `field 'episode.mode' is '${episode.mode}', but the run's mode is '${run.mode}'`);
     const inconsistent = inconsistentEpisode(episode);
     if (inconsistent) fail(lineNumber, inconsistent);
     const key = `${episode.taskId}\u0000${episode.trial}`;
@@ -155,8 +162,23 @@ function inconsistentEpisode(episode: EpisodeRecord): string | undefined {
   }
   const score = episode.score;
   if (score?.passed && score.failure !== undefined) return `${where} passed but has field 'episode.score.failure' ('${score.failure}'); a failure code marks a failed episode`;
+  // Pass rates read `passed`, mean scores read `value`: a full score is a pass, and a pass scores above nothing (a suite
+  // may pass at less than 1, as a judged toolbench answer does at 0.5).
+  if (score && score.passed ? score.value === 0 : score?.value === 1) {
+    return `${where} has field 'episode.score.passed' ${score?.passed} with 'episode.score.value' ${score?.value}; a full score is a pass, and a pass scores more than 0`;
+  }
   return undefined;
 }
+
+/** What no run ToolForge records has: a run id a command reads as a word (latest), a creation time that is no time. */
+function runHeaderProblem(run: StoredRun): string | undefined {
+  if (reservedRunIds.has(run.id)) return `field 'run.id' is '${run.id}', which commands read as a word, not a run id`;
+  if (!isoTimestamp.test(run.createdAt) || Number.isNaN(Date.parse(run.createdAt))) return `field 'run.createdAt' is '${run.createdAt}', not an ISO 8601 time (e.g. 2026-01-31T12:00:00.000Z)`;
+  return undefined;
+}
+
+const reservedRunIds = new Set(['latest']);
+const isoTimestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /** Parses and cross-checks a whole export held as text (small inputs; readRunExport reads any size a line at a time). */
 export function parseRunExport(text: string, source: string): RunExport {

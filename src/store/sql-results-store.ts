@@ -301,8 +301,8 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     const tasksComplete = hasAllTasks(runId);
     return { [Symbol.iterator]: () => runExportLines(run, iterateTasks(runId), iterateEpisodes(runId, {}), tasksComplete) };
   };
-  const importRunLines = (lines: Iterable<string>, source = 'import'): StoredRun => {
-    const entries = readRunExport(lines, source);
+  const importRunLines = (lines: Iterable<string>, source = 'import', options: { checkTask?: (task: Task) => string | undefined } = {}): StoredRun => {
+    const entries = readRunExport(lines, source, options);
     try {
       // readRunExport yields the header first or throws.
       const header = entries.next();

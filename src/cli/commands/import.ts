@@ -7,6 +7,10 @@ import { isPostgresLocation, openResultsStore, readRunExport } from '../../store
 import type { CliIo } from '../cli-io.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { fileProblem } from '../../core/file-problem.ts';
+import type { Task } from '../../core/task.ts';
+import { checkExpected } from '../../runner/store-tasks.ts';
+import { getSuite } from '../../suites/registry.ts';
+import type { Suite } from '../../suites/spec.ts';
 
 export function registerImportCommand(program: Command, io: CliIo): void {
   program
@@ -32,7 +36,7 @@ export function registerImportCommand(program: Command, io: CliIo): void {
         const store = openResultsStore(databasePath);
         let imported = false;
         try {
-          const run = store.importRunLines(withLinesRead(head, reader), path);
+          const run = store.importRunLines(withLinesRead(head, reader), path, { checkTask: importedTaskProblem });
           imported = true;
           io.stdout(`imported run ${run.id} (${run.suite.id}, ${run.model}, ${run.taskCount} tasks)\n`);
         } finally {
@@ -53,6 +57,26 @@ export function registerImportCommand(program: Command, io: CliIo): void {
         reader.return(undefined);
       }
     });
+}
+
+/**
+ * An imported task is checked as a task entering a run is (its suite's ground truth schema, parts that disagree): a
+ * run continued or rescored later would otherwise meet the edit as an error in every episode, or score against it.
+ */
+function importedTaskProblem(task: Task): string | undefined {
+  let suite: Suite;
+  try {
+    suite = getSuite(task.suite.id);
+  } catch {
+    return undefined;
+  }
+  try {
+    checkExpected(suite, task);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problem;
+    throw error;
+  }
 }
 
 /** The file's lines as they are read; a file that cannot be read is the user's to fix. */
