@@ -11,6 +11,8 @@ export function formatInterval(interval: readonly number[]): string {
 /** Integers as they are; other numbers to 4 significant decimals without trailing zeros. */
 export function formatNumber(value: number): string {
   if (Number.isInteger(value)) return String(value);
+  // A rate over no cases (recovery when no call had a schema error): there is nothing to show, as JSON's null says.
+  if (Number.isNaN(value)) return 'n/a';
   if (!Number.isFinite(value)) return String(value);
   return String(Number(value.toFixed(4)));
 }

@@ -85,6 +85,14 @@ export function readEvalSetFile(path: string): { evalSet: EvalSet; text: string 
       fix: 'see the eval-set format in the README (models: [{ref, baseUrl?, temperature?...}], suites: [{id, set?, grid?, modes?, transforms?, count?}])',
     });
   }
+  // As on the command line (--base-url): an endpoint given to a model that calls none would be ignored.
+  const local = parsed.data.models.findIndex((model) => model.baseUrl !== undefined && /^(builtin|replay)\//.test(model.ref));
+  if (local >= 0) {
+    const { ref } = parsed.data.models[local];
+    throw new ConfigError('input.invalid', `the eval set ${path} gives models[${local}].baseUrl to '${ref}', which ${ref.startsWith('builtin/') ? 'runs in this process' : 'reads stored outputs'} and calls no endpoint`, {
+      fix: `drop models[${local}].baseUrl, or give a provider model, e.g. {ref: openai-compatible/<model>, baseUrl: <url>}`,
+    });
+  }
   // One reference may be listed with different endpoints or settings (two servers behind openai-compatible/<name>,
   // two temperatures): each is its own run. The same entry twice would run the same thing twice.
   const models = parsed.data.models.map((model) => canonicalJson(model));

@@ -87,6 +87,7 @@ test('a bad eval set names the field and the fix, before anything runs', async (
     { text: 'models: [{ref: builtin/oracle}, {ref: builtin/nope}]\nsuites: [{id: funcgen}]\n', message: /eval set field 'models\[1\]\.ref': suite 'funcgen' has no built-in model 'nope'/ },
     { text: 'models: [{ref: builtin/oracle}]\nsuites: [{id: funcgen, colour: red}]\n', message: /colour/ },
     { text: 'models: [{ref: builtin/oracle, temperature: -0.5}]\nsuites: [{id: funcgen}]\n', message: /models\[0\]\.temperature/ },
+    { text: 'models: [{ref: builtin/random}, {ref: builtin/oracle, baseUrl: "http://127.0.0.1:9/v1"}]\nsuites: [{id: funcgen}]\n', message: /gives models\[1\]\.baseUrl to 'builtin\/oracle', which runs in this process and calls no endpoint\n {2}fix: drop models\[1\]\.baseUrl/ },
     // The same entry twice would run the same thing twice; the same reference with other settings is allowed (below).
     { text: 'models: [{ref: builtin/oracle, temperature: 0}, {ref: builtin/random}, {temperature: 0, ref: builtin/oracle}]\nsuites: [{id: funcgen}]\n', message: /lists model 'builtin\/oracle' twice with the same settings \(models\[0\] and models\[2\]\)\n {2}fix: list each model once, or give the two entries different baseUrl, temperature/ },
     { text: 'models: [\n', message: /not valid YAML/ },

@@ -54,6 +54,8 @@ describe('formatting', () => {
   test('numbers keep at most four decimals', () => {
     assert.equal(formatNumber(3), '3');
     assert.equal(formatNumber(1 / 3), '0.3333');
+    // A rate over no cases is shown as such, not as NaN.
+    assert.equal(formatNumber(Number.NaN), 'n/a');
     assert.equal(formatNumber(0.5), '0.5');
   });
 
