@@ -377,6 +377,13 @@ function asyncIteratorOf(source: TaskSource): AsyncIterator<Task> {
 }
 
 export async function resumeEvaluation(given: ResumeOptions): Promise<RunSummary> {
+  // What a library caller passes is checked here, as runEvaluation checks its options.
+  if (typeof given !== 'object' || given === null) {
+    throw new ConfigError('config.invalid', 'resumeEvaluation takes one options object', { fix: "pass { runId, dbPath } (or store), e.g. resumeEvaluation({ runId: 'funcgen-...', dbPath: '.toolforge/results.db' })" });
+  }
+  if (typeof given.runId !== 'string' || given.runId === '') {
+    throw new ConfigError('config.invalid', `resumeEvaluation: options.runId must be the id of a stored run, got ${JSON.stringify(given.runId) ?? 'undefined'}`, { fix: "pass runId: an id 'toolforge runs' lists" });
+  }
   const options = withWaitBudget(given);
   return withStore(options, async (store) => {
     const { run, suite, model, baseUrl, concurrency } = openStoredRun(store, options, { storingTasks: true });

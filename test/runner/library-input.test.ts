@@ -59,3 +59,8 @@ test('generateTasks and resumeEvaluation name what is missing', async () => {
   await runEvaluation({ suite, tasks, modelRef: 'builtin/planner', seed: 1, params, dbPath });
   await assert.rejects(resumeEvaluation({ dbPath } as never), isConfigError('config.invalid', /options\.runId must be the id of a stored run, got undefined/));
 });
+
+test('resumeEvaluation refuses no options or no run id with a ConfigError naming the field, not a TypeError', async () => {
+  await assert.rejects(resumeEvaluation(undefined as unknown as Parameters<typeof resumeEvaluation>[0]), isConfigError('config.invalid', /resumeEvaluation takes one options object/));
+  await assert.rejects(resumeEvaluation({} as Parameters<typeof resumeEvaluation>[0]), isConfigError('config.invalid', /options\.runId must be the id of a stored run, got undefined/));
+});
