@@ -17,8 +17,9 @@ import type { RequestRetryPolicy, RetryWaitBudget } from '../models/request-retr
 import { createRetryWaitBudget, defaultRequestRetryPolicy } from '../models/request-retry.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
-import { checkRunNotHeld } from './run-hold.ts';
+import { withRunHeld } from './run-hold.ts';
 import { createRunId } from '../store/run-id.ts';
+import type { StoredRun } from '../store/stored-run.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
 import { createGroupCommit } from './group-commit.ts';
@@ -53,76 +54,80 @@ export async function rescoreRun(options: RescoreOptions): Promise<RescoreSummar
   const store = options.store ?? openResultsStore(options.dbPath ?? defaultResultsPath);
   try {
     const old = store.getRun(options.runId);
-    // A run still being run would be copied half-way, and its copy would never end.
-    checkRunNotHeld(store, old.id, 'rescored');
-    const suite = options.suite ?? getSuite(old.suite.id);
-    const runId = createRunId(suite.id);
-    const provenance = collectProvenance({
-      suite, modelRef: old.model, baseUrl: old.baseUrl, settings: old.settings, seed: old.seed, params: old.params, mode: old.mode,
-      trials: old.trials, cliArgs: options.cliArgs ?? [], keepRaw: old.provenance.keepRaw, transforms: old.provenance.transforms, rescoredFrom: old.id,
-    });
-    store.beginRun({
-      id: runId, suite: { id: suite.id, version: suite.version }, model: old.model, baseUrl: old.baseUrl, mode: old.mode, trials: old.trials,
-      concurrency: old.concurrency, seed: old.seed, params: old.params, settings: old.settings, provenance,
-    });
-    copyTasks(store, old.id, runId);
-    store.setRunStatus(runId, 'running');
-    // Tasks and episodes are read a page at a time, side by side (episodes come in task order), and the new episodes
-    // are written in groups: memory holds a page and a group, whatever the run's size.
-    const tasks = store.iterateTasks(old.id)[Symbol.iterator]();
-    let task: Task | undefined;
-    const taskOf = (taskId: string): Task | undefined => {
-      while (task?.id !== taskId) {
-        const next = tasks.next();
-        if (next.done) return undefined;
-        task = next.value;
-      }
-      return task;
-    };
-    const commit = createGroupCommit(store);
-    const helperModels = createHelperModelSources({ retry: options.retry, env: options.env, budget: options.waitBudget ?? createRetryWaitBudget({ ...defaultRequestRetryPolicy, ...options.retry }, 'rescore') });
-    let keptScores = 0;
-    try {
-      for (const episode of store.iterateEpisodes(old.id)) {
-        options.signal?.throwIfAborted();
-        const episodeTask = taskOf(episode.taskId);
-        if (!episodeTask) throw new ConfigError('store.invalid', `run '${old.id}' has an episode of task '${episode.taskId}' it does not list`, { fix: 'the results file is damaged; re-import the run' });
-        const rescored: EpisodeRecord = { ...episode, runId };
-        // A transcript stored cut (a message past textCaps.content) is not what was scored: its score stands, and is counted.
-        if (episode.status === 'scored' && episode.termination !== null && hasCutText(episode.messages)) {
-          keptScores += 1;
-        } else if (episode.status === 'scored' && episode.termination !== null) {
-          // The scorer's own requests (the judge) retried now are counted on the episode, beside its run's retries.
-          const retries: Record<string, number> = { ...episode.retries };
-          const requests: EpisodeRequestHooks = { pauseClock: () => () => {}, onRetry: (retry) => { retries[retry.cause] = (retries[retry.cause] ?? 0) + 1; } };
-          try {
-            rescored.score = await scoreEpisode(suite, episodeTask, episode.mode, {
-              messages: episode.messages, finalState: episode.finalState, termination: episode.termination, calls: episode.calls,
-            }, options.signal, helperModels.forEpisode({ task: episodeTask, trial: episode.trial, mode: episode.mode, requests }));
-            if (Object.keys(retries).length > 0) rescored.retries = retries;
-          } catch (error) {
-            // The episodes re-scored so far are kept: the catch below writes the group still buffered.
-            store.setRunStatus(runId, 'failed');
-            throw cannotRescore(`run '${old.id}': episode ${episode.taskId} trial ${episode.trial} cannot be re-scored`, runId, error);
-          }
-        }
-        commit.add(rescored, episodeTask.prompt);
-      }
-    } catch (error) {
-      try {
-        commit.close();
-      } catch {
-        // The first error is the one to report.
-      }
-      throw error;
-    }
-    commit.close();
-    // A run still 'running' here was killed (a live one is refused above): its copy is an interrupted run, not a live one.
-    store.setRunStatus(runId, old.status === 'running' ? 'cancelled' : old.status);
-    return { ...summarizeRun(store, runId, suite), ...(keptScores > 0 ? { keptScores } : {}) };
+    // Held while it is read: a run still being run would be copied half-way (its copy would never end), and a delete
+    // of it meanwhile would leave a rescore of part of it, stored as finished. Either is refused, naming the holder.
+    return await withRunHeld(store, old.id, 'rescored', () => rescoreHeldRun(store, old, options));
   } finally {
     if (!options.store) store.close();
   }
+}
+
+async function rescoreHeldRun(store: ResultsStore, old: StoredRun, options: RescoreOptions): Promise<RescoreSummary> {
+  const suite = options.suite ?? getSuite(old.suite.id);
+  const runId = createRunId(suite.id);
+  const provenance = collectProvenance({
+    suite, modelRef: old.model, baseUrl: old.baseUrl, settings: old.settings, seed: old.seed, params: old.params, mode: old.mode,
+    trials: old.trials, cliArgs: options.cliArgs ?? [], keepRaw: old.provenance.keepRaw, transforms: old.provenance.transforms, rescoredFrom: old.id,
+  });
+  store.beginRun({
+    id: runId, suite: { id: suite.id, version: suite.version }, model: old.model, baseUrl: old.baseUrl, mode: old.mode, trials: old.trials,
+    concurrency: old.concurrency, seed: old.seed, params: old.params, settings: old.settings, provenance,
+  });
+  copyTasks(store, old.id, runId);
+  store.setRunStatus(runId, 'running');
+  // Tasks and episodes are read a page at a time, side by side (episodes come in task order), and the new episodes
+  // are written in groups: memory holds a page and a group, whatever the run's size.
+  const tasks = store.iterateTasks(old.id)[Symbol.iterator]();
+  let task: Task | undefined;
+  const taskOf = (taskId: string): Task | undefined => {
+    while (task?.id !== taskId) {
+      const next = tasks.next();
+      if (next.done) return undefined;
+      task = next.value;
+    }
+    return task;
+  };
+  const commit = createGroupCommit(store);
+  const helperModels = createHelperModelSources({ retry: options.retry, env: options.env, budget: options.waitBudget ?? createRetryWaitBudget({ ...defaultRequestRetryPolicy, ...options.retry }, 'rescore') });
+  let keptScores = 0;
+  try {
+    for (const episode of store.iterateEpisodes(old.id)) {
+      options.signal?.throwIfAborted();
+      const episodeTask = taskOf(episode.taskId);
+      if (!episodeTask) throw new ConfigError('store.invalid', `run '${old.id}' has an episode of task '${episode.taskId}' it does not list`, { fix: 'the results file is damaged; re-import the run' });
+      const rescored: EpisodeRecord = { ...episode, runId };
+      // A transcript stored cut (a message past textCaps.content) is not what was scored: its score stands, and is counted.
+      if (episode.status === 'scored' && episode.termination !== null && hasCutText(episode.messages)) {
+        keptScores += 1;
+      } else if (episode.status === 'scored' && episode.termination !== null) {
+        // The scorer's own requests (the judge) retried now are counted on the episode, beside its run's retries.
+        const retries: Record<string, number> = { ...episode.retries };
+        const requests: EpisodeRequestHooks = { pauseClock: () => () => {}, onRetry: (retry) => { retries[retry.cause] = (retries[retry.cause] ?? 0) + 1; } };
+        try {
+          rescored.score = await scoreEpisode(suite, episodeTask, episode.mode, {
+            messages: episode.messages, finalState: episode.finalState, termination: episode.termination, calls: episode.calls,
+          }, options.signal, helperModels.forEpisode({ task: episodeTask, trial: episode.trial, mode: episode.mode, requests }));
+          if (Object.keys(retries).length > 0) rescored.retries = retries;
+        } catch (error) {
+          // The episodes re-scored so far are kept: the catch below writes the group still buffered.
+          store.setRunStatus(runId, 'failed');
+          throw cannotRescore(`run '${old.id}': episode ${episode.taskId} trial ${episode.trial} cannot be re-scored`, runId, error);
+        }
+      }
+      commit.add(rescored, episodeTask.prompt);
+    }
+  } catch (error) {
+    try {
+      commit.close();
+    } catch {
+      // The first error is the one to report.
+    }
+    throw error;
+  }
+  commit.close();
+  // A run still 'running' here was killed (a live one is refused above): its copy is an interrupted run, not a live one.
+  store.setRunStatus(runId, old.status === 'running' ? 'cancelled' : old.status);
+  return { ...summarizeRun(store, runId, suite), ...(keptScores > 0 ? { keptScores } : {}) };
 }
 
 /**

@@ -297,10 +297,31 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
   }
   const iterateExportLines = (runId: string): Iterable<string> => {
     // Read now, so an unknown run is refused before anything is written.
-    const run = getRun(runId);
-    const tasksComplete = hasAllTasks(runId);
-    return { [Symbol.iterator]: () => runExportLines(run, iterateTasks(runId), iterateEpisodes(runId, {}), tasksComplete) };
+    getRun(runId);
+    return { [Symbol.iterator]: () => snapshotExportLines(runId) };
   };
+  /**
+   * The export read in one transaction on SQLite: every page comes from the same snapshot, so a run deleted, rescored
+   * or still running while the export reads is written as it was when the export began, whole, never cut short
+   * behind an end line that agrees with the cut.
+   */
+  function* snapshotExportLines(runId: string): Generator<string> {
+    const snapshot = connection.dialect === 'sqlite' && !inReadSnapshot;
+    if (snapshot) {
+      connection.run('BEGIN');
+      inReadSnapshot = true;
+    }
+    try {
+      const run = getRun(runId);
+      yield* runExportLines(run, iterateTasks(runId), iterateEpisodes(runId, {}), hasAllTasks(runId));
+    } finally {
+      if (snapshot) {
+        inReadSnapshot = false;
+        connection.run('COMMIT');
+      }
+    }
+  }
+  let inReadSnapshot = false;
   const importRunLines = (lines: Iterable<string>, source = 'import', options: { checkTask?: (task: Task) => string | undefined } = {}): StoredRun => {
     const entries = readRunExport(lines, source, options);
     try {
