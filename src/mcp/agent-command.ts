@@ -88,8 +88,12 @@ export function createAgentCommandSource(options: AgentCommandOptions): AgentSou
           // The shell's whole process group: the agent is usually a grandchild of the shell.
           killGroup(child.pid, 'SIGTERM');
           await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-          if (child.exitCode === null && child.signalCode === null) killGroup(child.pid, 'SIGKILL');
         }
+        // Whatever the agent left in its process group goes with it: a background job (`sleep 20 &`), or a process
+        // that ignored SIGTERM after its shell died; left alive, they kept the run from ever exiting.
+        killGroup(child.pid, 'SIGKILL');
+        // A process that left the group (setsid) may still hold the stderr pipe open: it is not read any more.
+        child.stderr.destroy();
         // The process is gone: a session it left open will not close itself.
         await endpoint.close(0);
       },

@@ -169,4 +169,21 @@ describe('run --agent-command: an external agent process per episode', () => {
       store.close();
     }
   });
+
+  test('what an agent leaves behind (a process that ignores SIGTERM, one outside its process group holding stderr) does not keep the run from ending', async () => {
+    const suite = getSuite('funcgen');
+    const tasks = await generateTasks(suite, { seed: 9, count: 2, params: knobs(suite, { core: 3, depth: 1 }) });
+    const directory = temporaryDirectory();
+    // A sleep no other process runs, to find what is left: its shell dies on SIGTERM, it does not.
+    const marker = `sleep 987.${process.pid % 1000}`;
+    for (const [name, command] of [['ignores-term', `sh -c "trap '' TERM; ${marker}"; true`], ['setsid', `setsid ${marker} & sleep 1000`]]) {
+      const agent = createAgentCommandSource({ command, name });
+      const started = performance.now();
+      const summary = await runEvaluation({ suite, tasks, modelRef: agent.ref, agent, seed: 9, params: {}, dbPath: join(directory, `${name}.db`), episodeTimeoutMs: 300 });
+      assert.equal(summary.infrastructureErrors, 2, name);
+      assert.ok(performance.now() - started < 15_000, `${name}: ${performance.now() - started} ms`);
+    }
+    // A process that left the group is not ToolForge's to kill: the test cleans it up.
+    spawn('pkill', ['-f', marker], { stdio: 'ignore' });
+  });
 });
