@@ -32,15 +32,31 @@ export class EpisodeBroker {
     });
   }
 
-  /** The next offered episode, or undefined once the broker is closed (the run is over). */
-  claim(): Promise<McpEpisode | undefined> {
+  /**
+   * The next offered episode, or undefined once the broker is closed (the run is over) or `signal` aborts first (the
+   * client that waited went away): its place in the queue is given up, so the next episode goes to a client that is there.
+   */
+  claim(signal?: AbortSignal): Promise<McpEpisode | undefined> {
+    if (signal?.aborted) return Promise.resolve(undefined);
     const entry = this.offered.shift();
     if (entry) {
       entry.claimed();
       return Promise.resolve(entry.episode);
     }
     if (this.closed) return Promise.resolve(undefined);
-    return new Promise((resolve) => this.claimers.push(resolve));
+    return new Promise((resolve) => {
+      const waiter: Waiter = (episode) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(episode);
+      };
+      const onAbort = (): void => {
+        const index = this.claimers.indexOf(waiter);
+        if (index >= 0) this.claimers.splice(index, 1);
+        resolve(undefined);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.claimers.push(waiter);
+    });
   }
 
   close(): void {

@@ -58,7 +58,18 @@ export async function serveEpisodesOverHttp(broker: EpisodeBroker, options: {
     const body = await readJsonBody(request);
     const clientInfo = initializeClientInfo(body);
     if (clientInfo) options.onInitialize?.(clientInfo);
-    const episode = await broker.claim();
+    // A client that gives up while it waits for a place (killed, timed out) gives its place up too: otherwise the next
+    // episode would go to its dead request and be held until the episode's time limit.
+    const waiting = new AbortController();
+    const giveUp = (): void => waiting.abort();
+    response.once('close', giveUp);
+    const episode = await broker.claim(waiting.signal);
+    response.off('close', giveUp);
+    if (waiting.signal.aborted) {
+      // It went in the moment its episode came: the episode fails now, instead of waiting out its time limit.
+      if (episode) disconnect(episode, 'went away while it waited for its episode');
+      return;
+    }
     if (!episode) {
       response.writeHead(410, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'all episodes of this run are done' }, id: null }));
       return;
