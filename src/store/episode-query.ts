@@ -49,8 +49,8 @@ export function episodeQuerySql(query: EpisodeQuery, columns: string, dialect: S
   if (!Number.isInteger(limit) || limit < 1 || limit > maximumPageSize) {
     throw new ConfigError('input.invalid', `limit must be an integer from 1 to ${maximumPageSize}, got ${limit}`, { fix: `pass ?limit=${defaultPageSize}` });
   }
-  if (!Number.isInteger(offset) || offset < 0) {
-    throw new ConfigError('input.invalid', `offset must be a non-negative integer, got ${offset}`, { fix: 'pass ?offset=0' });
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new ConfigError('input.invalid', `offset must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${offset}`, { fix: 'pass ?offset=0' });
   }
   const conditions = ['e.run_id = @run_id'];
   const parameters: Record<string, string | number> = { limit, offset };

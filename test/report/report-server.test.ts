@@ -67,6 +67,13 @@ test('a run page filters by result, failure code, knob, task glob and text, and 
   assert.match((await get(`/runs/${runId}?knob.core=999`)).text, /episodes 0–0 of 0/);
   assert.equal((await get(`/runs/${runId}?limit=0`)).status, 400);
   assert.equal((await get(`/runs/${runId}?knob.no%20such=1`)).status, 400);
+  // Every bad limit or offset gets the same rule and fix, a count past what SQLite holds included (it was a 500).
+  for (const limit of ['0', '-1', 'abc', '99999999999999999999']) assert.match((await get(`/runs/${runId}?limit=${limit}`)).text, /limit must be an integer from 1 to 1000/, limit);
+  for (const path of [`/runs/${runId}?offset=99999999999999999999`, `/runs/${runId}?offset=9223372036854775807`, `/api/runs/${runId}/episodes?offset=9223372036854775807`]) {
+    const response = await get(path);
+    assert.equal(response.status, 400, path);
+    assert.match(response.text, /offset must be a whole number from 0 to 9007199254740991/, path);
+  }
 });
 
 test('a task page shows the gold beside every trial, highlights the failing call, and navigates', async () => {

@@ -2,6 +2,7 @@ import type { EpisodeStatus } from '../../core/episode.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { failureCodes } from '../../core/failure.ts';
 import type { EpisodeQuery } from '../../store/episode-query.ts';
+import { defaultPageSize, maximumPageSize } from '../../store/episode-query.ts';
 
 const statuses: readonly EpisodeStatus[] = ['scored', 'infrastructure-error', 'cancelled'];
 
@@ -61,7 +62,10 @@ export function episodeQueryString(query: EpisodeQuery, overrides: { offset?: nu
 
 function integer(text: string | undefined, name: string): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text)) throw new ConfigError('input.invalid', `${name} must be a non-negative integer, got '${text}'`, { fix: `pass ?${name}=${name === 'limit' ? 50 : 0}` });
+  // One rule and one fix per parameter, whatever is wrong with the value (not a number, negative, past what a count holds).
+  const problem = name === 'limit' ? `limit must be an integer from 1 to ${maximumPageSize}` : `${name} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`;
+  const fix = `pass ?${name}=${name === 'limit' ? defaultPageSize : 0}`;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new ConfigError('input.invalid', `${problem}, got '${text}'`, { fix });
   return Number(text);
 }
 
