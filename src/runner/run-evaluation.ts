@@ -46,7 +46,7 @@ import type { Sandbox } from '../sandbox/spec.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
-import { checkExpected, checkTaskShape, createTaskParamsCheck, storeTasks } from './store-tasks.ts';
+import { checkExpected, checkTaskShape, createTaskParamsCheck, storeTasks, trustStoredTask } from './store-tasks.ts';
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 import { shellCommand } from '../core/shell-argument.ts';
@@ -648,8 +648,9 @@ async function executeRun(
   let plannedEpisodes = totalEpisodes - scoredKeys.size;
   function* plan(): Generator<{ task: Task; trial: number }> {
     // Held tasks were written in order, ordinal i from tasks[i], and are the run's every task.
-    const tasks = options.heldTasks?.length === run.taskCount ? options.heldTasks : store.iterateTasks(run.id);
-    for (const task of tasks) {
+    const held = options.heldTasks?.length === run.taskCount ? options.heldTasks : undefined;
+    for (const read of held ?? store.iterateTasks(run.id)) {
+      const task = held ? read : trustStoredTask(suite, read);
       for (let trial = 0; trial < run.trials; trial += 1) if (!scoredKeys.has(episodeKey(task.id, trial))) yield { task, trial };
     }
   }
@@ -661,8 +662,9 @@ async function executeRun(
         const last = Math.min(stored, next + importedPageSize) - 1;
         const page = store.listTasksBetween(run.id, next, last);
         for (; next <= last; next += 1) {
-          const task = page.get(next);
-          if (!task) throw new ToolForgeError('internal', `run '${run.id}': task ${next} was reported stored but is not in the store`);
+          const read = page.get(next);
+          if (!read) throw new ToolForgeError('internal', `run '${run.id}': task ${next} was reported stored but is not in the store`);
+          const task = trustStoredTask(suite, read);
           for (let trial = 0; trial < run.trials; trial += 1) yield { task, trial };
         }
         continue;

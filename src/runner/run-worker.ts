@@ -22,6 +22,7 @@ import type { ResumeOptions } from './run-evaluation.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
+import { trustStoredTask } from './store-tasks.ts';
 
 export type WorkerOptions = ResumeOptions & {
   /** Names this worker's leases (default: host name, process id and a random suffix). */
@@ -84,8 +85,9 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
           continue;
         }
         // Read per claim, not held: a worker's memory does not grow with the run.
-        const task = store.findTask(run.id, claim.taskId);
-        if (!task) throw new ConfigError('store.invalid', `run '${run.id}' queues task '${claim.taskId}', which is not among its tasks`, { fix: 'the run was changed by hand: delete it and start it again' });
+        const found = store.findTask(run.id, claim.taskId);
+        if (!found) throw new ConfigError('store.invalid', `run '${run.id}' queues task '${claim.taskId}', which is not among its tasks`, { fix: 'the run was changed by hand: delete it and start it again' });
+        const task = trustStoredTask(suite, found);
         const episode = await attemptEpisode({
           run, suite, task, trial: claim.trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get(), helperModels,
         });

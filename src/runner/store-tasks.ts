@@ -3,7 +3,7 @@
  * run's mode, an id not seen before) and written in batches as the stream is read, never held whole.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { checkOnce } from '../core/checked-once.ts';
+import { checkOnce, rememberPassed } from '../core/checked-once.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Task } from '../core/task.ts';
@@ -151,6 +151,16 @@ export function checkTask(suite: Suite, task: Task, mode: Mode | undefined, seen
     throw new ConfigError('input.invalid', `task id '${task.id}' appears twice`, { fix: 'remove the duplicate task from the tasks file' });
   }
   seen.add(task.id);
+}
+
+/**
+ * A task read back from a run's store passed checkExpected when it entered the run (every way in checks it: a run's
+ * tasks, an import, a resume's tasks file), so its suite's readers need not check its ground truth again in each
+ * episode: a zod pass over a funcgen graph allocated ~27 KB per episode, most of the garbage of a run at 256 in flight.
+ */
+export function trustStoredTask(suite: Suite, task: Task): Task {
+  if (typeof task.expected === 'object' && task.expected !== null) rememberPassed(suite.expectedSchema, task.expected);
+  return task;
 }
 
 /** The task's ground truth has the suite's shape: checked once, before anything runs, the same for every suite. */

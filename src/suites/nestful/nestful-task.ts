@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from '../../core/errors.ts';
+import { checkOnce } from '../../core/checked-once.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Task } from '../../core/task.ts';
@@ -41,14 +42,16 @@ export type NestfulExpected = z.infer<typeof expectedSchema>;
 export const nestfulExpected: (task: Task) => NestfulExpected = memoizeByObject(parseNestfulExpected);
 
 function parseNestfulExpected(task: Task): NestfulExpected {
-  const parsed = expectedSchema.safeParse(task.expected);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+  // Checked once per task object (a run checks it as the task enters, with this schema); the original, not a parsed
+  // copy: the schema has no defaults or transforms, readers read only the keys it names, and a copy doubles a held task.
+  const error = checkOnce(expectedSchema, task.expected);
+  if (error) {
+    const issue = error.issues[0];
     throw new ConfigError('suite.invalid-task', `task ${task.id}: ${formatFieldPath(issue?.path ?? [], 'expected')} ${issue?.message ?? 'is invalid'}`, {
       fix: 'regenerate the task file with this version of toolforge',
     });
   }
-  return parsed.data;
+  return task.expected as NestfulExpected;
 }
 
 export function referenceOf(task: Task): NestfulReference {
