@@ -50,8 +50,7 @@ export async function nodeHttpFetch(input: string | URL | Request, init: Request
   if (exchanged === 'redirect') return fetch(input, init);
   const { status, statusMessage, rawHeaders, body: decoded } = exchanged;
   if (status > 599) throw new TypeError('fetch failed', { cause: new Error(`the server answered with HTTP status ${status}, which fetch cannot represent`) });
-  const responseHeaders = new Headers();
-  for (let index = 0; index < rawHeaders.length; index += 2) responseHeaders.append(rawHeaders[index], rawHeaders[index + 1]);
+  const responseHeaders = headersFromRaw(rawHeaders);
   const hasBody = method !== 'HEAD' && !nullBodyStatuses.has(status);
   // A view, not a copy: Response takes any ArrayBufferView.
   const view = new Uint8Array(decoded.buffer as ArrayBuffer, decoded.byteOffset, decoded.byteLength);
@@ -91,6 +90,13 @@ export async function httpExchange(
     for (const encoding of encodings.reverse()) decoded = await decode(decoded, encoding);
   }
   return { status, statusMessage: response.statusMessage ?? '', headers: response.headers, rawHeaders: response.rawHeaders, body: decoded };
+}
+
+/** Node's raw header list (name, value, name, value...) as fetch's Headers: every occurrence kept, as fetch keeps them. */
+export function headersFromRaw(rawHeaders: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let index = 0; index < rawHeaders.length; index += 2) headers.append(rawHeaders[index], rawHeaders[index + 1]);
+  return headers;
 }
 
 /** A header's value as fetch reads it: every occurrence, joined by ", " (node keeps only the first of some). */

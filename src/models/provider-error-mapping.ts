@@ -72,9 +72,14 @@ const httpDate = /^(?:[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2}
 /** An error page can be a megabyte of HTML: a message keeps its start. */
 const longestDetail = 2_000;
 
+/** `detail` cut to its first 2,000 characters, saying how many more there were: every provider's error text. */
+export function cappedDetail(detail: string): string {
+  return detail.length <= longestDetail ? detail : `${detail.slice(0, longestDetail)}... (${detail.length - longestDetail} more characters)`;
+}
+
 export function providerErrorFromHttpFailure(failure: HttpFailure, context: ProviderErrorContext, cause?: unknown): ProviderError {
   const { status } = failure;
-  const detail = failure.detail.length <= longestDetail ? failure.detail : `${failure.detail.slice(0, longestDetail)}... (${failure.detail.length - longestDetail} more characters)`;
+  const detail = cappedDetail(failure.detail);
   const where = `${context.provider} returned HTTP ${status} for model '${context.modelId}'${detail ? `: ${detail}` : ''}`;
   // The server's own word on retrying wins (the SDKs' rule): a 400 it says to retry is transient, a 500 it says not to is not.
   if (failure.shouldRetry === false) {

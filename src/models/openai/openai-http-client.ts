@@ -6,10 +6,11 @@
  * done the same way: the URL (base URL + path; a query of the base URL is kept), the headers (Bearer key,
  * OpenAI-Organization and OpenAI-Project, a User-Agent), redirects followed by fetch's rules, an answer read as JSON
  * when its content type says so (a byte order mark dropped) and as text otherwise, and an HTTP error as an error with
- * `status`, `headers` and the SDK's message (`429 <the body's error.message>`, capped), which
+ * `status`, `headers` and the SDK's message (`429 <the body's error.message>`, capped as every provider's error text is), which
  * provider-error-mapping.ts classifies as it always has.
  */
-import { headerValue, httpExchange } from '../node-http-fetch.ts';
+import { headersFromRaw, headerValue, httpExchange } from '../node-http-fetch.ts';
+import { cappedDetail } from '../provider-error-mapping.ts';
 
 export type OpenAIConnection = {
   /** e.g. https://api.openai.com/v1 */
@@ -46,7 +47,7 @@ function statusMessage(status: number, error: unknown, text: string | undefined,
     ? (error as { message: unknown }).message : undefined;
   const detail = message !== undefined ? (typeof message === 'string' ? message : JSON.stringify(message))
     : error ? JSON.stringify(error) : text ?? otherShapeDetail(body);
-  return detail ? `${status} ${capped(detail)}` : `${status} status code (no body)`;
+  return detail ? `${status} ${cappedDetail(detail)}` : `${status} status code (no body)`;
 }
 
 /** What an error body in another shape says: its message or detail, else the body itself (not an empty object). */
@@ -56,13 +57,6 @@ function otherShapeDetail(body: unknown): string | undefined {
   const said = message ?? detail;
   if (said !== undefined && said !== null) return typeof said === 'string' ? said : JSON.stringify(said);
   return Object.keys(body).length > 0 ? JSON.stringify(body) : undefined;
-}
-
-/** An error page can be a megabyte of HTML: the message keeps its start. */
-const longestDetail = 2_000;
-
-function capped(detail: string): string {
-  return detail.length <= longestDetail ? detail : `${detail.slice(0, longestDetail)}... (${detail.length - longestDetail} more characters)`;
 }
 
 function parseJsonOrUndefined(text: string): unknown {
@@ -89,7 +83,7 @@ export async function postOpenAI(connection: OpenAIConnection, path: string, bod
     const location = redirectStatuses.has(answer.status) ? headerValue(answer.rawHeaders, 'location') : undefined;
     if (location === undefined) {
       const bodyText = stripByteOrderMark(answer.body.toString('utf8'));
-      if (answer.status < 200 || answer.status > 299) throw new OpenAIStatusError(answer.status, headersOf(answer.rawHeaders), bodyText);
+      if (answer.status < 200 || answer.status > 299) throw new OpenAIStatusError(answer.status, headersFromRaw(answer.rawHeaders), bodyText);
       return readAnswer(answer.status, headerValue(answer.rawHeaders, 'content-type'), headerValue(answer.rawHeaders, 'content-length'), bodyText);
     }
     // fetch's rules: 307 and 308 repeat the request; 301 and 302 after a POST, and 303, turn it into a GET without a
@@ -142,10 +136,4 @@ function readAnswer(status: number, contentType: string | undefined, contentLeng
   if (!isJson) return bodyText;
   if (contentLength === '0') return undefined;
   return JSON.parse(bodyText);
-}
-
-function headersOf(rawHeaders: readonly string[]): Headers {
-  const headers = new Headers();
-  for (let index = 0; index < rawHeaders.length; index += 2) headers.append(rawHeaders[index], rawHeaders[index + 1]);
-  return headers;
 }
