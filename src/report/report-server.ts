@@ -5,33 +5,42 @@ import { resolve } from 'node:path';
 import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { EpisodePage, EpisodeQuery } from '../store/episode-query.ts';
-import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
+import { defaultResultsPath } from '../store/results-store.ts';
 import { redactUrlPasswords } from '../core/redact-credentials.ts';
 import { shellArgument } from '../core/shell-argument.ts';
 import { sweepMembershipOf } from '../runner/sweep-membership.ts';
 import { listSuites } from '../suites/registry.ts';
-import type { StoredRun } from '../store/stored-run.ts';
-import { difficultyCurves } from './difficulty-curves.ts';
-import { loadRunReport, loadTaskLevels } from './load-run-report.ts';
-import { renderHtml } from './render-html.ts';
-import { renderJson } from './render-json.ts';
-import { storedReportEpisodes } from './report-episodes.ts';
-import { compareWithFirstRuns } from './run-comparisons.ts';
+import { DatabaseUnavailableError, followDatabase } from './followed-database.ts';
+import { reportJobKey } from './report-jobs.ts';
+import type { ReportJob } from './report-jobs.ts';
+import { startReportThreads } from './report-threads.ts';
+import { shareReportBuilds } from './shared-report-builds.ts';
+import type { ReportBuildCounts } from './shared-report-builds.ts';
 import { renderCompareList, renderComparePage } from './viewer/compare-page.ts';
 import type { TaskPairing } from './viewer/compare-page.ts';
 import { taskPairKey } from '../core/task-digest.ts';
 import { taskKeysOf } from '../runner/compare-runs.ts';
-import { renderRunDifficultyPage } from './viewer/difficulty-section.ts';
 import { renderRunPage } from './viewer/run-page.ts';
 import { renderRunsIndex } from './viewer/runs-index-page.ts';
 import { shownRunStatus } from '../runner/run-hold.ts';
-import { renderSweepPage } from './viewer/sweep-page.ts';
 import { renderTaskPage } from './viewer/task-page.ts';
 import { runPath } from './viewer/viewer-shell.ts';
-import { supersededNote, withoutSupersededRuns } from './superseded-runs.ts';
 import { checkParameters, choiceParameter, episodeFilterParameters, parseEpisodeQuery } from './viewer/viewer-query.ts';
 
-export type ReportServer = { url: string; close(): Promise<void> };
+export type ReportServer = {
+  url: string;
+  close(): Promise<void>;
+  /** The full-report builds so far (report-jobs.ts): how many began, answered, were abandoned, and the requests waiting. */
+  reportBuilds(): ReportBuildCounts;
+};
+
+export type ReportServerOptions = {
+  /** A SQLite file (followed by path: a file replaced under the viewer is read again) or a PostgreSQL URL. */
+  dbPath: string;
+  port?: number;
+  /** Awaited before each full-report build begins (what a test holds builds with); `signal` aborts if it is abandoned. */
+  beforeBuild?: (job: ReportJob, signal: AbortSignal) => Promise<void>;
+};
 
 /**
  * A local viewer of a results database, read on every request so a run in progress shows its latest
@@ -50,22 +59,40 @@ export type ReportServer = { url: string; close(): Promise<void> };
  *   GET /api/runs/<id>/episodes     a page of episodes with transcripts: {total, offset, limit, episodes}
  *                                   (?status= ?outcome= ?failure= ?task= ?search= ?knob.<name>= ?limit= ?offset=
  *                                   ?transcripts=0 to leave transcripts out)
+ * The pages that read every episode (the reports, /api/runs, difficulty and sweep pages) are built in a worker thread
+ * over one snapshot of the database (report-threads.ts), so the other pages are served meanwhile and a run deleted
+ * mid-build is reported as it was; identical requests share a build, and a build nobody waits for is stopped
+ * (shared-report-builds.ts). A database that is gone is a 503 with a JSON error naming the fix.
  * Listens on 127.0.0.1 only: results hold prompts and model outputs.
  */
-export async function startReportServer(options: { dbPath: string; port?: number }): Promise<ReportServer> {
-  const store = openResultsStore(options.dbPath, { readOnly: true });
+export async function startReportServer(options: ReportServerOptions): Promise<ReportServer> {
+  const database = followDatabase(options.dbPath);
+  // Set from `database` as each request comes in: the file at the path then.
+  let { store, generation } = database.current();
+  const threads = startReportThreads(options.dbPath);
+  const builds = shareReportBuilds(async (job, signal) => {
+    await options.beforeBuild?.(job, signal);
+    return threads.build(job, signal);
+  });
   // Commands the pages show to paste name this database unless it is the default one in the current folder.
   const databaseFlag = resolve(options.dbPath) === resolve(defaultResultsPath) ? '' : ` --db ${shellArgument(redactUrlPasswords(options.dbPath))}`;
   const server = createServer((request, response) => {
+    let job: ReportJob | void;
     try {
-      route(request, response);
+      ({ store, generation } = database.current());
+      job = route(request, response);
     } catch (error) {
-      const status = error instanceof ToolForgeError ? (error.code === 'store.unknown-run' ? 404 : error.code === 'input.invalid' ? 400 : 500) : 500;
-      send(response, status, 'text/plain; charset=utf-8', `${errorMessage(error)}\n`);
+      return sendError(response, error);
     }
+    if (!job) return;
+    // A build of the file that was at the path before it was replaced is not this request's report.
+    builds.serve(`${generation}\n${reportJobKey(job)}`, job, response).then((report) => {
+      if (report !== undefined) send(response, 200, report.contentType, report.body);
+    }, (error: unknown) => sendError(response, error));
   });
 
-  function route(request: IncomingMessage, response: ServerResponse): void {
+  /** Answers the page itself, or returns the full report to build for it (report-jobs.ts). */
+  function route(request: IncomingMessage, response: ServerResponse): ReportJob | void {
     if (request.method !== 'GET') return send(response, 405, 'text/plain; charset=utf-8', 'only GET\n');
     // A path that starts with '//' would parse as a host ('//runs' -> http://runs/): extra slashes are dropped.
     const url = new URL((request.url ?? '/').replace(/^\/+/, '/'), 'http://localhost');
@@ -79,34 +106,31 @@ export async function startReportServer(options: { dbPath: string; port?: number
     // Pages that read no parameter refuse any, as the others refuse the ones they do not read.
     const none = () => checkParameters(url.searchParams, path, []);
     const filters = () => checkParameters(url.searchParams, path, episodeFilterParameters, { knobs: true });
-    const allRunIds = (): string[] => store.listRuns().map((run) => run.id).reverse();
     if (path === '/') return html(renderRunsIndex(store.listRuns().map((run) => ({ run, counts: store.countOutcomes(run.id), status: shownRunStatus(store, run) })), url.searchParams));
     if (path === '/report') {
       none();
-      const group = withoutSupersededRuns(store.listRuns().reverse());
-      const runIds = group.runs.map((run) => run.id);
-      const note = supersededNote(group.superseded);
-      return html(renderHtml(runIds.map((id) => loadRunReport(store, id)), { linkTasks: true, comparisons: compareWithFirstRuns(store, runIds), notes: note === undefined ? [] : [note] }));
+      return { kind: 'all-runs-html' };
     }
     if (path === '/compare') return html(comparePage(url.searchParams));
     if (path === '/api/runs') {
       none();
-      return send(response, 200, 'application/json', renderJson(allRunIds().map((id) => loadRunReport(store, id)), { single: false }));
+      return { kind: 'all-runs-json' };
     }
     const episodes = /^\/api\/runs\/([^/]+)\/episodes$/.exec(path);
     if (episodes) {
       checkParameters(url.searchParams, path, [...episodeFilterParameters, 'transcripts'], { knobs: true });
       return send(response, 200, 'application/json', `${JSON.stringify(episodePage(episodes[1], url.searchParams), null, 2)}\n`);
     }
+    // An unknown run is a 404 at once, without a build.
     const apiRun = /^\/api\/runs\/([^/]+)$/.exec(path);
     if (apiRun) {
       none();
-      return send(response, 200, 'application/json', renderJson([loadRunReport(store, apiRun[1])], { single: true }));
+      return { kind: 'run-json', runId: store.getRun(apiRun[1]).id };
     }
     const fullRun = /^\/runs\/([^/]+)\/report$/.exec(path);
     if (fullRun) {
       none();
-      return html(renderHtml([loadRunReport(store, fullRun[1])], { title: `ToolForge run ${fullRun[1]}`, linkTasks: true }));
+      return { kind: 'run-html', runId: store.getRun(fullRun[1]).id };
     }
     const htmlRun = /^\/runs\/([^/]+)$/.exec(path);
     if (htmlRun) {
@@ -122,16 +146,15 @@ export async function startReportServer(options: { dbPath: string; port?: number
     const runDifficulty = /^\/runs\/([^/]+)\/difficulty$/.exec(path);
     if (runDifficulty) {
       none();
-      return html(runDifficultyPage(store.getRun(runDifficulty[1])));
+      return { kind: 'run-difficulty-html', runId: store.getRun(runDifficulty[1]).id };
     }
     const sweep = /^\/sweeps\/([^/]+)$/.exec(path);
     if (sweep) {
       none();
-      const members = store.listRuns().filter((run) => sweepMembershipOf(run.params)?.group === sweep[1]).reverse();
-      if (members.length === 0) return send(response, 404, 'text/plain; charset=utf-8', `no run belongs to sweep '${sweep[1]}'; the runs page lists the sweeps\n`);
-      const group = withoutSupersededRuns(members);
-      const reports = group.runs.map((run) => loadRunReport(store, run.id));
-      return html(renderSweepPage(sweep[1], reports, difficultyCurves(reports), supersededNote(group.superseded)));
+      if (!store.listRuns().some((run) => sweepMembershipOf(run.params)?.group === sweep[1])) {
+        return send(response, 404, 'text/plain; charset=utf-8', `no run belongs to sweep '${sweep[1]}'; the runs page lists the sweeps\n`);
+      }
+      return { kind: 'sweep-html', group: sweep[1] };
     }
     // Task ids hold slashes (funcgen/0/3): the rest of the path is the id.
     const task = /^\/runs\/([^/]+)\/tasks\/(.+)$/.exec(path);
@@ -154,17 +177,6 @@ export async function startReportServer(options: { dbPath: string; port?: number
       }));
     }
     send(response, 404, 'text/plain; charset=utf-8', `no page ${path}; try / or /api/runs\n`);
-  }
-
-  /** A run's own difficulty curves (axes its tasks vary on) from its tasks and episode outcomes, never transcripts. */
-  function runDifficultyPage(run: StoredRun): string {
-    const sweepOfRun = sweepMembershipOf(run.params);
-    const { axes, taskLevels, knobAxes } = loadTaskLevels(store, run.id, run.suite.id);
-    const curves = axes.length === 0 ? [] : difficultyCurves([{
-      summary: { suite: run.suite.id, model: run.model, mode: run.mode ?? 'default' },
-      episodes: storedReportEpisodes(store, run.id), difficultyAxes: axes, taskLevels,
-    }]);
-    return renderRunDifficultyPage(run, curves, knobAxes, sweepOfRun);
   }
 
   function episodePage(runId: string, parameters: URLSearchParams): EpisodePage | (Omit<EpisodePage, 'episodes'> & { episodes: EpisodeRecord[] }) {
@@ -247,14 +259,25 @@ export async function startReportServer(options: { dbPath: string; port?: number
   return {
     url: `http://127.0.0.1:${port}/`,
     close: () => new Promise<void>((resolve, reject) => {
+      // Closing the connections lets every waiting request go, which abandons the builds in flight.
       server.closeAllConnections();
       server.close((error) => {
-        store.close();
-        if (error) reject(error);
-        else resolve();
+        database.close();
+        threads.close().then(() => (error ? reject(error) : resolve()), reject);
       });
     }),
+    reportBuilds: () => builds.counts(),
   };
+}
+
+function sendError(response: ServerResponse, error: unknown): void {
+  if (error instanceof DatabaseUnavailableError) {
+    // Every page, HTML or not, answers the same way: a script polling the viewer reads the code, a person the fix.
+    const body = { error: { code: error.code, message: error.problem, ...(error.fix === undefined ? {} : { fix: error.fix }) } };
+    return send(response, 503, 'application/json', `${JSON.stringify(body, null, 2)}\n`);
+  }
+  const status = error instanceof ToolForgeError ? (error.code === 'store.unknown-run' ? 404 : error.code === 'input.invalid' ? 400 : 500) : 500;
+  send(response, status, 'text/plain; charset=utf-8', `${errorMessage(error)}\n`);
 }
 
 function send(response: ServerResponse, status: number, contentType: string, body: string): void {
