@@ -1,3 +1,4 @@
+import { ConfigError } from '../core/errors.ts';
 import type { ReportTable } from '../suites/spec.ts';
 import type { RunReport } from './run-report.ts';
 import { summaryObject } from './run-report.ts';
@@ -13,6 +14,7 @@ import type { RunCosts } from './run-costs.ts';
 import { runCosts } from './run-costs.ts';
 import type { ReportedComparison } from './run-comparisons.ts';
 import type { SweepMembership } from '../runner/sweep-membership.ts';
+import { checkRunReports } from './render-table.ts';
 
 export type RunReportJson = ReturnType<typeof summaryObject> & {
   startedAt: string | null;
@@ -66,6 +68,7 @@ export function runReportJson(report: RunReport, prices?: PriceTable, computed: 
 
 /** One run prints its object; several print an array of them (the viewer's /api/runs). */
 export function renderJson(reports: readonly RunReport[], options: { single: boolean; prices?: PriceTable }): string {
+  checkJsonArguments('renderJson', reports, options);
   const objects = reports.map((report) => runReportJson(report, options.prices));
   return `${JSON.stringify(options.single && objects.length === 1 ? objects[0] : objects, null, 2)}\n`;
 }
@@ -75,6 +78,7 @@ export function renderReportJson(
   reports: readonly RunReport[],
   options: { single: boolean; prices?: PriceTable; comparisons?: readonly ReportedComparison[]; analysis?: ReportAnalysis },
 ): string {
+  checkJsonArguments('renderReportJson', reports, options);
   // The analysis's costs are each run's at the same prices; with one run its curves are the run's own.
   const computed = (index: number) => (options.analysis ? { costs: options.analysis.costs[index], ...(reports.length === 1 ? { difficulty: options.analysis.difficulty } : {}) } : {});
   if (options.single && reports.length === 1) return `${JSON.stringify(runReportJson(reports[0], options.prices, computed(0)), null, 2)}\n`;
@@ -86,4 +90,16 @@ export function renderReportJson(
     comparisons: (options.comparisons ?? []).map(({ suite, comparison, trialsNeeded }) => ({ suite, ...comparison, trialsNeeded: trialsNeeded ?? null })),
   };
   return `${JSON.stringify(json, null, 2)}\n`;
+}
+
+/** A library caller's arguments, named when wrong, before a renderer reads them (a TypeError from inside says nothing). */
+function checkJsonArguments(functionName: string, reports: unknown, options: unknown): void {
+  checkRunReports(functionName, reports);
+  const single = typeof options === 'object' && options !== null ? (options as { single?: unknown }).single : undefined;
+  if (typeof single !== 'boolean') {
+    const got = typeof options === 'object' && options !== null ? String(single) : `${String(options)} (no options)`;
+    throw new ConfigError('config.invalid', `${functionName}: options.single must be true or false, got ${got}`, {
+      fix: 'pass { single: true } to print one run as an object, or { single: false } for a list of runs',
+    });
+  }
 }

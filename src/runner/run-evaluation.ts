@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { existsSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
@@ -53,6 +54,9 @@ import { shellCommand } from '../core/shell-argument.ts';
 import { checkRunAgent, resumeCommand } from './external-agent-run.ts';
 import { withRunHeld } from './run-hold.ts';
 import { formatFieldPath } from '../core/field-path.ts';
+import type { EvalSetOptions } from './run-eval-set.ts';
+import type { ServingOptions } from '../mcp/serve-run.ts';
+import { editDistance } from '../core/edit-distance.ts';
 
 export type ExecutionOptions = {
   concurrency?: number;
@@ -136,6 +140,33 @@ export type ResumeOptions = ExecutionOptions & {
   cliArgs?: string[];
 };
 
+/**
+ * The option names each function takes, so a misspelt one (`trails: 3`) is refused instead of run with the default.
+ * `satisfies` makes TypeScript fail here when a field is added to (or taken from) the type and not this list. Listed in
+ * the order the refusal's fix names them: what a caller needs first.
+ */
+const executionOptionNames = {
+  dbPath: true, store: true, concurrency: true, onProgress: true, signal: true, retry: true, episodeTimeoutMs: true, env: true,
+  responseCache: true, agent: true, stopAfterInfrastructureErrors: true, waitBudget: true, databaseFlag: true,
+} as const satisfies Record<keyof ExecutionOptions, true>;
+
+const runOptionNames = {
+  suite: true, tasks: true, modelRef: true, seed: true, params: true, trials: true, mode: true, baseUrl: true, settings: true,
+  ...executionOptionNames, cliArgs: true, allowMissingOutputs: true, keepRaw: true, workersOnly: true, taskRecipe: true, importThreadAfter: true,
+} as const satisfies Record<keyof RunOptions, true>;
+
+const resumeOptionNames = {
+  runId: true, ...executionOptionNames, suite: true, baseUrl: true, cliArgs: true,
+} as const satisfies Record<keyof ResumeOptions, true>;
+
+/**
+ * Options of runEvalSet and serveRun (and their resumes) that they hand on, in the same object, to runEvaluation or
+ * resumeEvaluation, which read none of them: not a caller's typo, so not refused.
+ */
+const handedOnOptionNames = {
+  evalSet: true, name: true, onCell: true, transport: true, stdio: true, port: true, streamGoneGraceMs: true, clientName: true, onListening: true,
+} as const satisfies Record<Exclude<keyof EvalSetOptions | keyof ServingOptions, keyof RunOptions>, true>;
+
 export const defaultConcurrency = 4;
 
 /** Tasks in run order: an array, or a stream (a tasks file read line by line, a generator) that is never held whole. */
@@ -167,6 +198,7 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
   const checkParams = createTaskParamsCheck(suite);
   checkTaskShape(first.value, 0);
   checkParams(first.value);
+  checkTaskKnobs(suite, first.value, options.params);
   return withStore(options, async (store) => {
     const runId = createRunId(suite.id);
     const mode = options.mode ?? null;
@@ -381,6 +413,7 @@ export async function resumeEvaluation(given: ResumeOptions): Promise<RunSummary
   if (typeof given !== 'object' || given === null) {
     throw new ConfigError('config.invalid', 'resumeEvaluation takes one options object', { fix: "pass { runId, dbPath } (or store), e.g. resumeEvaluation({ runId: 'funcgen-...', dbPath: '.toolforge/results.db' })" });
   }
+  checkOptionNames('resumeEvaluation', given, resumeOptionNames);
   if (typeof given.runId !== 'string' || given.runId === '') {
     throw new ConfigError('config.invalid', `resumeEvaluation: options.runId must be the id of a stored run, got ${JSON.stringify(given.runId) ?? 'undefined'}`, { fix: "pass runId: an id 'toolforge runs' lists" });
   }
@@ -578,6 +611,7 @@ function checkRunOptions(options: RunOptions): void {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigError('config.invalid', 'runEvaluation takes one options object', { fix: 'pass { suite, tasks, modelRef, seed, params, dbPath }' });
   }
+  checkOptionNames('runEvaluation', options, runOptionNames);
   // An agent (a process or MCP client under test) names the run itself: modelRef may be its ref.
   const parsed = runOptionsSchema.safeParse(options.agent && options.modelRef === undefined ? { ...options, modelRef: options.agent.ref } : options);
   if (parsed.success) return;
@@ -585,6 +619,56 @@ function checkRunOptions(options: RunOptions): void {
   throw new ConfigError('config.invalid', `runEvaluation: options.${formatFieldPath(issue.path)}: ${issue.message}`, {
     fix: 'pass { suite, tasks, modelRef, seed, params } and dbPath or store, as in the README\'s library example',
   });
+}
+
+/** Refuses option names `takes` lacks, each with the names nearest it: every unknown one at once, fixed in one go. */
+function checkOptionNames(functionName: string, options: object, takes: Readonly<Record<string, true>>): void {
+  const names = Object.keys(takes);
+  const unknown = Object.keys(options).filter((name) => !Object.hasOwn(takes, name) && !Object.hasOwn(handedOnOptionNames, name));
+  if (unknown.length === 0) return;
+  const nearest = unknown.map((name) => ({ name, near: nearestNames(name, names) }));
+  const named = nearest.map(({ name, near }) => `'${name}'${near.length > 0 ? ` (did you mean ${near.map((option) => `'${option}'`).join(' or ')}?)` : ''}`);
+  const fixes = nearest.map(({ name, near }) => (near.length > 0 ? `rename '${name}' to ${near.map((option) => `'${option}'`).join(' or ')}` : `leave '${name}' out`));
+  throw new ConfigError('config.invalid', `${functionName} has no option${unknown.length > 1 ? 's' : ''} ${named.join(', ')}`, {
+    fix: `${fixes.join('; ')}. ${functionName} takes: ${names.join(', ')}`,
+  });
+}
+
+/**
+ * The names a misspelling most likely meant: the fewest edits away, within a third of its length (at least 2), and
+ * any that start with it (`model` for modelRef). Case is ignored: `Seed` means seed.
+ */
+function nearestNames(name: string, names: readonly string[]): string[] {
+  const lower = name.toLowerCase();
+  const withinEdits = Math.max(2, Math.floor(name.length / 3));
+  const scored = names.map((option) => ({ option, edits: editDistance(lower, option.toLowerCase()) }))
+    .filter(({ option, edits }) => edits <= withinEdits || (lower.length >= 4 && option.toLowerCase().startsWith(lower)));
+  return scored.sort((left, right) => left.edits - right.edits).slice(0, 2).map(({ option }) => option);
+}
+
+/**
+ * The run records `params` as the knobs its tasks were made with: a value the tasks contradict would record a run
+ * that its own provenance cannot make again. The first task is compared, as the run records one set of knobs (and the
+ * first task's transforms). A knob left out records nothing untrue, so it is not refused (a caller may pass `{}`).
+ */
+function checkTaskKnobs(suite: Suite, task: Task, params: JsonObject): void {
+  for (const knob of suite.knobs) {
+    // An imported task leaves the generator's knobs out: nothing of it to compare.
+    if (!Object.hasOwn(task.params, knob.name) || !Object.hasOwn(params, knob.name)) continue;
+    const given = params[knob.name];
+    const made = task.params[knob.name];
+    if (isDeepStrictEqual(given, made)) continue;
+    // A string knob left at its default may stand for a choice each task makes: nestful's icl 'auto' becomes the
+    // task's count of examples, toolbench's group 'all' the query's own group.
+    if (given === knob.default && (typeof knob.default === 'string' || knob.default === null)) continue;
+    throw new ConfigError('config.invalid', `runEvaluation: options.params.${knob.name} is ${knobValueText(given)}, but the tasks were made with ${knob.name} ${knobValueText(made)} (task '${task.id}'), so the run would record knobs that do not make them`, {
+      fix: `pass the tasks' own knobs (params: tasks[0].params), or leave ${knob.name} out, or make the tasks again with ${knob.name} ${knobValueText(given)}`,
+    });
+  }
+}
+
+function knobValueText(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value);
 }
 
 /** What every provider refuses (a negative temperature, top-p past 1) is refused here, once, not as an error per episode. */

@@ -126,7 +126,7 @@ test('a run whose process was killed is free at once: run --resume finishes it',
   assert.ok(json.missingEpisodes > 0);
   assert.equal(json.missingEpisodes, json.tasks * json.trials - json.episodes - json.infrastructureErrors);
   const report = await runCli(['report', runId, '--db', 'r.db'], { cwd: directory });
-  assert.match(report.stdout, new RegExp(`= ${json.episodes} episodes \\(0 infrastructure errors, not scored\\); ${json.missingEpisodes} not run yet\\n`));
+  assert.match(report.stdout, new RegExp(`${json.tasks} tasks x ${json.trials} trials = ${json.tasks * json.trials} episodes: ${json.episodes} scored, 0 infrastructure errors \\(not scored\\), ${json.missingEpisodes} not run yet\\n`));
   const server = await startReportServer({ dbPath: database, port: 0 });
   try {
     assert.match(await (await fetch(server.url)).text(), new RegExp(`${runId}[\\s\\S]*?<td>interrupted</td>`));

@@ -1,0 +1,38 @@
+/**
+ * The line under a run's title says how many episodes the run has and what became of each: its numbers must add up,
+ * so a run stopped early reads as such and not as a run of fewer episodes.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { renderRunTable } from '../../src/report/render-table.ts';
+import type { ReportSummary } from '../../src/report/run-report.ts';
+
+function summary(figures: Pick<ReportSummary, 'tasks' | 'trials' | 'episodes' | 'infrastructureErrors' | 'missingEpisodes'>): ReportSummary {
+  return {
+    runId: 'run-1', suite: 'funcgen', model: 'builtin/planner', mode: 'calls', passRate: 0.5, passRateCI95: [0.4, 0.6],
+    metrics: {}, failures: {}, tables: [], ...figures,
+  };
+}
+
+/** The episodes line, its total checked against its parts. */
+function episodesLine(text: string): string {
+  const line = text.split('\n')[1];
+  const match = /^(\d+) tasks x (\d+) trials = (\d+) episodes: (\d+) scored, (\d+) infrastructure errors \(not scored\)(?:, (\d+) not run yet)?$/.exec(line);
+  assert.ok(match, `unexpected line: ${line}`);
+  const [tasks, trials, total, scored, errors, missing] = match.slice(1).map((value) => Number(value ?? 0));
+  assert.equal(total, tasks * trials, line);
+  assert.equal(scored + errors + missing, total, `the parts add up to the total: ${line}`);
+  return line;
+}
+
+test('a partial run: the total is tasks x trials, and the scored and not-run episodes add up to it', () => {
+  const line = episodesLine(renderRunTable(summary({ tasks: 2000, trials: 3, episodes: 928, infrastructureErrors: 0, missingEpisodes: 5072 })));
+  assert.equal(line, '2000 tasks x 3 trials = 6000 episodes: 928 scored, 0 infrastructure errors (not scored), 5072 not run yet');
+});
+
+test('infrastructure errors are part of the total, and a finished run names no episodes not run', () => {
+  const line = episodesLine(renderRunTable(summary({ tasks: 2, trials: 2, episodes: 3, infrastructureErrors: 1, missingEpisodes: 0 })));
+  assert.equal(line, '2 tasks x 2 trials = 4 episodes: 3 scored, 1 infrastructure errors (not scored)');
+  // A hand-built summary may leave missingEpisodes out: none.
+  episodesLine(renderRunTable(summary({ tasks: 3, trials: 1, episodes: 3, infrastructureErrors: 0 })));
+});
