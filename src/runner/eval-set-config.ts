@@ -13,6 +13,7 @@ import { modeSchema } from '../core/mode.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import { readTextFileSync } from '../core/read-text-file.ts';
 import { fileProblem } from '../core/file-problem.ts';
+import { lineKind, otherFileKind } from '../core/file-kind.ts';
 
 const knobValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -68,6 +69,7 @@ export function readEvalSetFile(path: string): { evalSet: EvalSet; text: string 
   try {
     raw = ['.yaml', '.yml'].includes(extname(path).toLowerCase()) ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
+    checkIsEvalSet(path, text);
     throw new ConfigError('input.invalid', `the eval set ${path} is not valid ${extname(path) === '.json' ? 'JSON' : 'YAML'}: ${errorMessage(error)}`, {
       fix: 'fix the syntax at the position named above',
       cause: error,
@@ -81,6 +83,7 @@ export function readEvalSetFile(path: string): { evalSet: EvalSet; text: string 
   }
   const parsed = evalSetSchema.safeParse(raw);
   if (!parsed.success) {
+    checkIsEvalSet(path, text);
     throw new ConfigError('input.invalid', `the eval set ${path} is invalid: ${describeIssue(parsed.error)}`, {
       fix: 'see the eval-set format in the README (models: [{ref, baseUrl?, temperature?...}], suites: [{id, set?, grid?, modes?, transforms?, count?}])',
     });
@@ -103,4 +106,36 @@ export function readEvalSetFile(path: string): { evalSet: EvalSet; text: string 
     });
   }
   return { evalSet: parsed.data, text };
+}
+
+const evalSetWhat = 'an eval set';
+const evalSetExpected = '--config takes an eval set: one JSON or YAML document with models: and suites: (see "Eval sets" in the README)';
+
+/**
+ * A file of another kind given to --config (a tasks file, outputs to replay, an export: all JSON Lines) fails as YAML
+ * or as an eval set at some field, which says nothing of what went wrong: say what the file is and what takes it.
+ */
+function checkIsEvalSet(path: string, text: string): void {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  const values: unknown[] = [];
+  for (const line of lines.slice(0, 2)) {
+    try {
+      values.push(JSON.parse(line) as unknown);
+    } catch {
+      break;
+    }
+  }
+  if (values.length === 0) return;
+  const kind = lineKind(values[0]);
+  if (kind !== undefined) {
+    // otherFileKind names any kind but the one expected; an eval set is none of them, so any other kind stands in.
+    const other = otherFileKind(path, values[0], kind === 'tasks' ? 'replay' : 'tasks', evalSetWhat);
+    if (other) throw new ConfigError('input.invalid', `--config ${path} line 1: ${other.problem}`, { fix: `${other.fix}; ${evalSetExpected}` });
+  }
+  // Two lines that are each a JSON value: JSON Lines, whatever they hold. (One JSON document spread over lines is not.)
+  if (values.length === 2) {
+    throw new ConfigError('input.invalid', `--config ${path}: this is JSON Lines (a JSON value on each line), not ${evalSetWhat}`, {
+      fix: evalSetExpected,
+    });
+  }
 }

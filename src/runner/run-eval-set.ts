@@ -16,8 +16,9 @@ import type { ResultsStore } from '../store/results-store.ts';
 import type { StoredRun } from '../store/stored-run.ts';
 import { resolveKnobs } from '../suites/knob.ts';
 import { getSuite } from '../suites/registry.ts';
+import type { Suite } from '../suites/spec.ts';
 import { parseTransformRequest } from '../transforms/registry.ts';
-import type { EvalSet, EvalSetModel } from './eval-set-config.ts';
+import type { EvalSet, EvalSetModel, EvalSetSuite } from './eval-set-config.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import type { ExecutionOptions } from './run-evaluation.ts';
@@ -34,9 +35,13 @@ export const evalSetParamsKey = 'evalSet';
 
 /**
  * One run of an eval set. `modelSettings` (the endpoint and settings label) is there only when the file lists the
- * model's reference more than once, so the cells of other files keep the keys they were stored under.
+ * model's reference more than once, and `set` (the entry's fixed knobs) and `count` (the entry's) only when it lists
+ * the suite more than once, so the cells of other files keep the keys they were stored under.
  */
-export type EvalSetCell = { suite: string; point: Record<string, string>; mode: Mode | null; transforms: string[]; model: string; modelSettings?: string };
+export type EvalSetCell = {
+  suite: string; set?: Record<string, string>; count?: number; point: Record<string, string>; mode: Mode | null; transforms: string[];
+  model: string; modelSettings?: string;
+};
 
 export type EvalSetOptions = Omit<ExecutionOptions, 'store' | 'dbPath'> & {
   evalSet: EvalSet;
@@ -65,6 +70,7 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
   const group = evalSetGroup(evalSet, options.name ?? 'eval-set');
   // Everything that can be wrong with the file is found before the first run: suites, knobs, modes, transforms, models.
   // Each problem names the field it is in (suites[1].grid.core[2]), as the file's schema errors do.
+  evalSet.models.forEach(checkNoBuiltinSettings);
   const plans = evalSet.suites.map((entry, suiteIndex) => {
     const at = `suites[${suiteIndex}]`;
     const suite = atField(`${at}.id`, () => getSuite(entry.id));
@@ -90,14 +96,26 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
       if (!suite.modes.includes(mode)) {
         throw new ConfigError('config.unsupported-mode', `eval set field '${at}.modes[${index}]': suite '${suite.id}' does not support mode '${mode}'`, { fix: `use modes from: ${suite.modes.join(', ')}` });
       }
+      const earlier = entry.modes?.indexOf(mode) ?? index;
+      if (earlier < index) {
+        throw new ConfigError('config.invalid', `eval set field '${at}.modes[${index}]': mode '${mode}' is already listed as ${at}.modes[${earlier}], so each of its runs would run twice`, { fix: `list each mode once in ${at}.modes` });
+      }
     });
-    const chains = (entry.transforms ?? [[]]).map((chain, chainIndex) => ({
-      texts: chain,
-      requests: chain.map((text, index) => atField(`${at}.transforms[${chainIndex}][${index}]`, () => parseTransformRequest(text))),
-    }));
+    const chains = (entry.transforms ?? [[]]).map((chain, chainIndex) => {
+      const requests = chain.map((text, index) => atField(`${at}.transforms[${chainIndex}][${index}]`, () => parseTransformRequest(text)));
+      // As applied, not as spelt: 'rename-tools' and 'rename-tools:' are one chain.
+      return { texts: chain, requests, key: canonicalJson(requests.map((request) => ({ id: request.transform.id, knobs: request.knobs }))) };
+    });
+    chains.forEach((chain, index) => {
+      const earlier = chains.findIndex((other) => other.key === chain.key);
+      if (earlier < index) {
+        throw new ConfigError('config.invalid', `eval set field '${at}.transforms[${index}]': this transform chain is already listed as ${at}.transforms[${earlier}], so each of its runs would run twice`, { fix: `list each chain once in ${at}.transforms` });
+      }
+    });
     evalSet.models.forEach((model, index) => atField(`models[${index}].ref`, () => resolveModelSource(suite, model.ref, { baseUrl: model.baseUrl, env: options.env, baseUrlFlag: evalSetBaseUrl })));
     return { entry, suite, fixed, points, modes: entry.modes ?? [null], chains, grid: entry.grid };
   });
+  checkNoRepeatedRuns(plans, evalSet);
   const existing = new Map<string, StoredRun>();
   for (const run of store.listRuns()) {
     // A rescore of a cell's run carries its membership, but the cell's run is the one that was run (and resumes).
@@ -107,6 +125,8 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
   }
   const refs = evalSet.models.map((model) => model.ref);
   const repeatedRefs = new Set(refs.filter((ref, index) => refs.indexOf(ref) !== index));
+  const suiteIds = evalSet.suites.map((entry) => entry.id);
+  const repeatedSuites = new Set(suiteIds.filter((id, index) => suiteIds.indexOf(id) !== index));
   const cellCount = plans.reduce((sum, plan) => sum + plan.points.length * plan.modes.length * plan.chains.length * evalSet.models.length, 0);
   const result: EvalSetResult = { group, runs: [], skipped: [], cancelled: false };
   let index = 0;
@@ -123,15 +143,18 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
         for (const { mode, model } of cellsOfTasks) {
           if (options.signal?.aborted) break;
           const cell: EvalSetCell = {
-            suite: suite.id, point, mode, transforms: chain.texts, model: model.ref,
+            suite: suite.id,
+            ...(repeatedSuites.has(suite.id) ? { set: plan.fixed, ...(plan.entry.count !== undefined ? { count: plan.entry.count } : {}) } : {}),
+            point, mode, transforms: chain.texts, model: model.ref,
             ...(repeatedRefs.has(model.ref) ? { modelSettings: modelSettingsLabel(model.baseUrl ?? null, settingsOf(model)) || 'default settings' } : {}),
           };
           const key = canonicalJson(cell);
           let stored = existing.get(key);
           index += 1;
-          if (stored && !store.hasAllTasks(stored.id)) {
-            // Stopped while its tasks streamed in: it ran no episode yet (they start once every task is stored), and
-            // without a recipe its tasks cannot be made again for a resume. Started again, it loses nothing.
+          if (stored && !store.hasAllTasks(stored.id) && stored.provenance.taskRecipe === undefined) {
+            // Stopped while its tasks streamed in, with no recipe to make the rest (a transformed chain, or a run stored
+            // before eval sets kept one): it ran no episode yet (they start once every task is stored). Started again,
+            // it loses nothing. A run with a recipe is resumed below: it keeps its id, and the rest of its tasks are made.
             store.deleteRun(stored.id);
             stored = undefined;
           }
@@ -155,15 +178,21 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
             point: Object.fromEntries(Object.keys(point).map((name) => [name, params[name] as number | string | boolean])),
           };
           const runParams: JsonObject = { ...params, [sweepParamsKey]: membership, [evalSetParamsKey]: { group, cell: key } };
+          const count = plan.entry.count ?? evalSet.count;
           const tasks = firstRunId !== undefined ? store.iterateTasks(firstRunId) : streamGeneratedTasks(suite, {
-            seed: evalSet.seed, count: plan.entry.count ?? evalSet.count, params, signal: options.signal, transforms: chain.requests,
+            seed: evalSet.seed, count, params, signal: options.signal, transforms: chain.requests,
           });
+          // The suite's own tasks, untransformed, have a recipe (as `run` records one): a run stopped while they stream
+          // in is resumed from it, keeping its id, instead of being deleted and started again under a new one.
+          const recipe = chain.requests.length === 0 ? { taskRecipe: { seed: evalSet.seed, ...(count !== undefined ? { count } : {}), params } } : {};
+          // A later cell reads the tasks from the first cell's run: never made again on the import thread.
+          const fromStore = firstRunId !== undefined ? { importThreadAfter: Number.MAX_SAFE_INTEGER } : {};
           let summary;
           try {
             summary = await runEvaluation({
               ...options, suite, tasks, modelRef: model.ref, baseUrl: model.baseUrl, mode: mode ?? undefined, trials: evalSet.trials,
               concurrency: evalSet.concurrency ?? options.concurrency, settings: settingsOf(model), seed: evalSet.seed, params: runParams,
-              store, cliArgs: options.cliArgs,
+              store, cliArgs: options.cliArgs, ...recipe, ...fromStore,
             });
           } catch (error) {
             if (options.signal?.aborted) break;
@@ -183,6 +212,56 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
   }
   result.cancelled = options.signal?.aborted ?? false;
   return result;
+}
+
+/**
+ * A built-in model answers from the task (an oracle, a planner, a seeded random one): a temperature or token cap given
+ * to it would be recorded with the run and change nothing, which reads as a result of the setting.
+ */
+function checkNoBuiltinSettings(model: EvalSetModel, index: number): void {
+  if (!model.ref.startsWith('builtin/')) return;
+  const field = (['temperature', 'maxOutputTokens', 'strictTools'] as const).find((name) => model[name] !== undefined);
+  if (field === undefined) return;
+  throw new ConfigError('config.invalid', `eval set field 'models[${index}].${field}': '${model.ref}' is a built-in model: built-in models are deterministic and take no generation settings`, {
+    fix: `drop models[${index}].${field}, or give a provider model, e.g. {ref: openai-compatible/<model>, baseUrl: <url>, ${field}: ${JSON.stringify(model[field])}}`,
+  });
+}
+
+type Plan = { entry: EvalSetSuite; suite: Suite; fixed: Record<string, string>; points: Record<string, string>[]; modes: (Mode | null)[]; chains: { texts: string[]; key: string }[] };
+
+/**
+ * Two entries that reach the same run (the same suite, knob values once defaults are filled in, count, mode and
+ * transforms): each model would run it twice, and a continuation could not tell the two apart. Within one entry the
+ * grid's values, the modes and the chains are each checked distinct already.
+ */
+function checkNoRepeatedRuns(plans: readonly Plan[], evalSet: EvalSet): void {
+  const seen = new Map<string, { suiteIndex: number; point: Record<string, string> }>();
+  plans.forEach((plan, suiteIndex) => {
+    const count = plan.entry.count ?? evalSet.count ?? null;
+    for (const point of plan.points) {
+      const params = resolveKnobs(plan.suite.id, plan.suite.knobs, { ...plan.fixed, ...point });
+      for (const mode of plan.modes) {
+        for (const chain of plan.chains) {
+          const key = canonicalJson({ suite: plan.suite.id, params, count, mode, transforms: chain.key });
+          const earlier = seen.get(key);
+          if (earlier === undefined) {
+            seen.set(key, { suiteIndex, point });
+            continue;
+          }
+          if (earlier.suiteIndex === suiteIndex) continue;
+          const where = (index: number, at: Record<string, string>): string => `suites[${index}]${Object.keys(at).length > 0 ? ` (${knobText(at)})` : ''}`;
+          const runs = [knobText(params), ...(mode !== null ? [`mode ${mode}`] : []), ...(chain.texts.length > 0 ? [`transforms ${chain.texts.join('+')}`] : [])].join(' ');
+          throw new ConfigError('config.invalid', `eval set entries ${where(earlier.suiteIndex, earlier.point)} and ${where(suiteIndex, point)} both run suite '${plan.suite.id}' with ${runs}${count !== null ? ` (count ${count})` : ''}: each model would run it twice`, {
+            fix: `run it from one entry only: take it out of suites[${earlier.suiteIndex}] or suites[${suiteIndex}] (a grid value, or the whole entry), or change a knob, mode, transform or count of one`,
+          });
+        }
+      }
+    }
+  });
+}
+
+function knobText(values: Record<string, unknown>): string {
+  return Object.entries(values).filter(([, value]) => value !== undefined).map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ');
 }
 
 function isComplete(store: ResultsStore, run: StoredRun): boolean {

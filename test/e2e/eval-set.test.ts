@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startConversationServer } from '../fakes/conversation-server.ts';
 import { binPath, keylessEnvironment, runCli, temporaryDirectory } from './run-cli.ts';
 
 const evalSet = `
@@ -125,18 +126,29 @@ test('a bad eval set names the field and the fix, before anything runs', async (
 });
 
 test('one model reference listed with two settings is two runs per cell, told apart in progress, report and continuation', async () => {
-  const directory = temporaryDirectory();
-  writeFileSync(join(directory, 'set.yaml'), 'count: 2\nmodels:\n  - ref: builtin/planner\n  - ref: builtin/planner\n    temperature: 0.5\nsuites:\n  - id: funcgen\n    grid: {core: [4, 5]}\n');
-  const first = await runCli(['run', '--config', 'set.yaml', '--db', 'r.db'], { cwd: directory });
-  assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stderr, /1\/4 running: funcgen builtin\/planner \(default settings\) core=4\n2\/4 running: funcgen builtin\/planner \(temperature=0\.5\) core=4\n/);
-  assert.match(first.stdout, /^builtin\/planner \(default settings\) +100\.0% .* n=4/m);
-  assert.match(first.stdout, /^builtin\/planner \(temperature=0\.5\) +100\.0% .* n=4/m);
-  const runs = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as unknown[];
-  assert.equal(runs.length, 4);
-  // Run again, each of the four is found as its own cell, none is run again.
-  const again = await runCli(['run', '--config', 'set.yaml', '--db', 'r.db'], { cwd: directory });
-  assert.equal(again.code, 0, again.stderr);
-  assert.equal(again.stderr.match(/done already:/g)?.length, 4);
-  assert.equal((JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as unknown[]).length, 4);
+  // A provider model (built-in ones take no settings), served by a stand-in that answers every request.
+  const server = await startConversationServer({ toolTurns: 0 });
+  try {
+    const directory = temporaryDirectory();
+    const env = { ...keylessEnvironment(), OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseUrl };
+    writeFileSync(join(directory, 'set.yaml'), 'count: 2\nmodels:\n  - ref: openai/gpt-4.1-mini\n  - ref: openai/gpt-4.1-mini\n    temperature: 0.5\nsuites:\n  - id: funcgen\n    grid: {core: [4, 5]}\n');
+    const first = await runCli(['run', '--config', 'set.yaml', '--db', 'r.db'], { cwd: directory, env });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /1\/4 running: funcgen openai\/gpt-4\.1-mini \(default settings\) core=4\n2\/4 running: funcgen openai\/gpt-4\.1-mini \(temperature=0\.5\) core=4\n/);
+    assert.match(first.stdout, /^openai\/gpt-4\.1-mini \(default settings\) +\d+\.\d% .* n=4/m);
+    assert.match(first.stdout, /^openai\/gpt-4\.1-mini \(temperature=0\.5\) +\d+\.\d% .* n=4/m);
+    // Each entry's setting reached its own requests: 2 cells x 2 tasks, one request each, per entry.
+    const temperatures = server.requests.map((request) => (request.body as { temperature?: number }).temperature);
+    assert.deepEqual([temperatures.filter((value) => value === 0.5).length, temperatures.filter((value) => value === undefined).length], [4, 4]);
+    const runs = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory, env })).stdout) as unknown[];
+    assert.equal(runs.length, 4);
+    // Run again, each of the four is found as its own cell, none is run again.
+    const again = await runCli(['run', '--config', 'set.yaml', '--db', 'r.db'], { cwd: directory, env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stderr.match(/done already:/g)?.length, 4);
+    assert.equal((JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory, env })).stdout) as unknown[]).length, 4);
+    assert.equal(server.requests.length, 8);
+  } finally {
+    await server.close();
+  }
 });

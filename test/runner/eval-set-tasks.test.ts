@@ -33,7 +33,8 @@ test('an eval set makes each cell group\'s tasks once, streamed into its first r
 
 test('a cell stopped while its tasks streamed in (no episode run yet, no recipe to remake them) is started again when the eval set runs again', async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'toolforge-eval-set-')), 'results.db');
-  const single = { ...evalSet, suites: [{ ...evalSet.suites[0], grid: { depth: [1] } }] };
+  // Transformed tasks have no recipe (the suite's own tasks do, and such a cell is resumed: eval-set-checks.test.ts).
+  const single = { ...evalSet, suites: [{ ...evalSet.suites[0], grid: { depth: [1] }, transforms: [['rename-tools']] }] };
   const store = openResultsStore(path);
   try {
     const first = await runEvalSet({ evalSet: single, store });

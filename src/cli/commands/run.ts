@@ -168,7 +168,8 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
     const result = await runEvalSet({
       evalSet, name: basename(path, extname(path)), store, env: io.env, signal: interrupt.signal, concurrency: flags.concurrency, cliArgs,
       onProgress: progress.listener, ...executionFlags(flags),
-      onCell: ({ cell, index, cells, action }) => io.stderr(`${index}/${cells} ${action === 'done' ? 'done already' : action === 'resume' ? 'resuming' : 'running'}: ${cell.suite} ${cell.model}${cell.modelSettings ? ` (${cell.modelSettings})` : ''}${Object.entries(cell.point).map(([name, value]) => ` ${name}=${value}`).join('')}${cell.mode ? ` mode=${cell.mode}` : ''}${cell.transforms.length > 0 ? ` transform=${cell.transforms.join('+')}` : ''}\n`),
+      // A suite listed in two entries: its fixed knobs and count tell the entries' runs apart.
+      onCell: ({ cell, index, cells, action }) => io.stderr(`${index}/${cells} ${action === 'done' ? 'done already' : action === 'resume' ? 'resuming' : 'running'}: ${cell.suite} ${cell.model}${cell.modelSettings ? ` (${cell.modelSettings})` : ''}${Object.entries({ ...cell.set, ...(cell.count !== undefined ? { count: cell.count } : {}), ...cell.point }).map(([name, value]) => ` ${name}=${value}`).join('')}${cell.mode ? ` mode=${cell.mode}` : ''}${cell.transforms.length > 0 ? ` transform=${cell.transforms.join('+')}` : ''}\n`),
     });
     progress.stop();
     for (const skipped of result.skipped) io.stderr(`skipped ${skipped.cell.suite}${Object.entries(skipped.cell.point).map(([name, value]) => ` ${name}=${value}`).join('')}: ${skipped.reason}\n`);
@@ -480,8 +481,15 @@ function checkFlagsNeedingOthers(flags: RunFlags): void {
  * Fails on a bad model reference or a missing API key before any task is generated; and on flags that only a
  * provider's model (--base-url) or a replay model (--allow-missing) uses, given with another.
  */
-function checkModel(suite: Suite, ref: string, flags: Pick<RunFlags, 'baseUrl' | 'allowMissing'>, io: CliIo): void {
+function checkModel(suite: Suite, ref: string, flags: Pick<RunFlags, 'baseUrl' | 'allowMissing' | 'temperature' | 'maxOutputTokens' | 'strictTools'>, io: CliIo): void {
   const { provider } = parseModelReference(ref);
+  // A built-in model answers from the task: a setting would be recorded with the run and change nothing.
+  const setting = (['temperature', 'maxOutputTokens', 'strictTools'] as const).find((name) => flags[name] !== undefined);
+  if (provider === 'builtin' && setting !== undefined) {
+    throw new ConfigError('config.invalid', `${flagName(setting)}: ${ref} is a built-in model: built-in models are deterministic and take no generation settings`, {
+      fix: `drop ${flagName(setting)}, or pass a provider model, e.g. --model openai-compatible/<model> --base-url <url>`,
+    });
+  }
   if (flags.baseUrl !== undefined && (provider === 'builtin' || provider === 'replay')) {
     throw new ConfigError('config.invalid', `--base-url is the endpoint of a provider's model; ${ref} ${provider === 'builtin' ? 'runs in this process' : 'reads stored outputs'} and calls none`, {
       fix: 'drop --base-url, or pass a provider model, e.g. --model openai-compatible/<model> --base-url <url>',

@@ -14,6 +14,8 @@ import { ConfigError, errorMessage } from '../../core/errors.ts';
 import { checkNotCompressed, utf8ByteOrderMark } from '../../core/read-text-file.ts';
 import { fileProblem } from '../../core/file-problem.ts';
 import { formatFieldPath } from '../../core/field-path.ts';
+import { shellArgument } from '../../core/shell-argument.ts';
+import { editDistance } from '../../core/edit-distance.ts';
 
 const replayToolCallSchema = z.strictObject({
   id: z.string().min(1).optional(),
@@ -36,10 +38,16 @@ const replayTurnSchema = z.strictObject({
   reasoning: z.string().optional(),
 });
 
+// Strict: a misspelt field ("ouptut", "trail") would otherwise be dropped, and with it the output or the trial.
 const replayLineSchema = z.union([
-  z.object({ taskId: z.string().min(1), trial: z.number().int().nonnegative().optional(), turns: z.array(replayTurnSchema) }),
-  z.object({ taskId: z.string().min(1), trial: z.number().int().nonnegative().optional(), output: z.string() }),
+  z.strictObject({ taskId: z.string().min(1), trial: z.number().int().nonnegative().optional(), turns: z.array(replayTurnSchema) }),
+  z.strictObject({ taskId: z.string().min(1), trial: z.number().int().nonnegative().optional(), output: z.string() }),
 ]);
+
+/** The fields each object of a line may have, by where it is: what a misspelt one is compared with. */
+const lineFields = ['taskId', 'trial', 'turns', 'output'] as const;
+const turnFields = Object.keys(replayTurnSchema.shape);
+const toolCallFields = ['id', 'name', 'arguments', 'argumentsText'];
 
 export type ReplayToolCall = z.infer<typeof replayToolCallSchema>;
 export type ReplayTurn = z.infer<typeof replayTurnSchema>;
@@ -61,6 +69,8 @@ export type ReplayFileIndex = {
   readonly entriesByTaskId: ReadonlyMap<string, number | readonly number[]>;
   /** The line's pinned trial, or undefined when it answers every trial. */
   trialOf(entry: number): number | undefined;
+  /** The entry's line number in the file (1-based, blank lines counted). */
+  lineNumberOf(entry: number): number;
   /** Reads the entry's line from the file again and parses it. */
   read(entry: number): ReplayEntry;
 };
@@ -75,7 +85,7 @@ export function indexReplayFile(path: string): ReplayFileIndex {
   const lengths: number[] = [];
   const entriesByTaskId = new Map<string, number | number[]>();
   for (const { lineNumber, offset, bytes } of fileLines(path)) {
-    const text = bytes.toString('utf8');
+    const text = decodeLine(path, lineNumber, offset, bytes);
     if (text.trim() === '') continue;
     const line = parseLine(path, lineNumber, text, lineNumbers.length === 0);
     const trial = line.trial ?? everyTrial;
@@ -110,12 +120,12 @@ export function indexReplayFile(path: string): ReplayFileIndex {
     entryCount: lineNumbers.length,
     entriesByTaskId,
     trialOf: (entry) => (trials[entry] === everyTrial ? undefined : trials[entry]),
+    lineNumberOf: (entry) => lineNumbers[entry],
     read(entry) {
       const lineNumber = lineNumbers[entry];
-      const text = readLine(offsets[entry], lengths[entry]).toString('utf8');
       let line: ReplayLine;
       try {
-        line = replayLineSchema.parse(JSON.parse(text));
+        line = replayLineSchema.parse(JSON.parse(utf8.decode(readLine(offsets[entry], lengths[entry]))));
       } catch (error) {
         throw changedError(path, lineNumber, errorMessage(error));
       }
@@ -127,6 +137,54 @@ export function indexReplayFile(path: string): ReplayFileIndex {
       return { lineNumber, line };
     },
   };
+}
+
+/**
+ * Fatal: Buffer#toString would put U+FFFD in place of bytes that are not UTF-8, and replay outputs nobody wrote.
+ * ignoreBOM keeps a mark inside the file as text, as before (the one that starts the file is dropped by fileLines).
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function decodeLine(path: string, lineNumber: number, lineOffset: number, bytes: Buffer): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8Byte(bytes);
+    const fileOffset = lineOffset + at;
+    throw new ConfigError('input.invalid', `replay file ${path} line ${lineNumber} is not UTF-8: byte 0x${bytes[at].toString(16).padStart(2, '0')} at byte offset ${fileOffset} of the file (byte ${at + 1} of the line)`, {
+      fix: `save the file as UTF-8: \`xxd -s ${fileOffset} -l 16 ${shellArgument(path)}\` shows the bytes there, and \`iconv -f <its encoding> -t UTF-8\` converts a file written in another encoding`,
+    });
+  }
+}
+
+/**
+ * Where TextDecoder's fatal check fails (it does not say): the first byte of the first sequence that is not
+ * well-formed UTF-8. Overlong forms, surrogates and code points past U+10FFFF are refused, as the decoder refuses them.
+ */
+function firstInvalidUtf8Byte(bytes: Uint8Array): number {
+  let index = 0;
+  while (index < bytes.length) {
+    const lead = bytes[index];
+    if (lead < 0x80) {
+      index += 1;
+      continue;
+    }
+    // The lead byte fixes the sequence's length and the range its second byte may take.
+    let length = 0;
+    let low = 0x80;
+    let high = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) length = 2;
+    else if (lead >= 0xe0 && lead <= 0xef) [length, low, high] = [3, lead === 0xe0 ? 0xa0 : 0x80, lead === 0xed ? 0x9f : 0xbf];
+    else if (lead >= 0xf0 && lead <= 0xf4) [length, low, high] = [4, lead === 0xf0 ? 0x90 : 0x80, lead === 0xf4 ? 0x8f : 0xbf];
+    if (length === 0) return index;
+    for (let next = 1; next < length; next += 1) {
+      const byte = bytes[index + next];
+      if (byte === undefined || byte < (next === 1 ? low : 0x80) || byte > (next === 1 ? high : 0xbf)) return index;
+    }
+    index += length;
+  }
+  // Not reached for bytes the decoder refused; the last byte is the safest thing to name.
+  return Math.max(0, bytes.length - 1);
 }
 
 function parseLine(path: string, lineNumber: number, text: string, isFirst: boolean): ReplayLine {
@@ -142,7 +200,8 @@ function parseLine(path: string, lineNumber: number, text: string, isFirst: bool
   if (!parsed.success) {
     const other = isFirst ? otherFileKind(path, value, 'replay', 'a file of model outputs to replay') ?? jsonDocumentInsteadOfLines(path, { value }, 'replay', 'a file of model outputs to replay') : undefined;
     if (other) throw new ConfigError('input.invalid', `replay file ${path} line ${lineNumber}: ${other.problem}`, { fix: other.fix });
-    throw lineError(path, lineNumber, describeLineIssue(value, parsed.error));
+    const issue = describeLineIssue(value, parsed.error);
+    throw lineError(path, lineNumber, issue.problem, issue.fix);
   }
   return parsed.data;
 }
@@ -218,22 +277,61 @@ function readRange(path: string, offset: number, length: number): Buffer {
   }
 }
 
-/** Names the offending field; for the union, the issue of the branch the line was meant to be. */
-function describeLineIssue(value: unknown, error: z.ZodError): string {
+/**
+ * Names the offending field; for the union, the issue of the branch the line was meant to be. An unknown field has
+ * its own fix (rename or remove it), as the line's shape is otherwise right.
+ */
+function describeLineIssue(value: unknown, error: z.ZodError): { problem: string; fix?: string } {
   const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (!isObject) return 'must be a JSON object with "taskId" and either "turns" or "output"';
+  if (!isObject) return { problem: 'must be a JSON object with "taskId" and either "turns" or "output"' };
   const record = value as Record<string, unknown>;
-  if (!('turns' in record) && !('output' in record)) return 'field "turns" or "output": one of them is required';
+  const unknown = Object.keys(record).find((key) => !(lineFields as readonly string[]).includes(key));
+  if (unknown !== undefined) return unknownField([unknown], lineFields, "a line's fields are");
+  if ('turns' in record && 'output' in record) {
+    return { problem: 'gives both "turns" and "output", and only one of them would be replayed', fix: 'keep one: "turns" for a multi-turn script, "output" for a one-shot answer' };
+  }
+  if (!('turns' in record) && !('output' in record)) return { problem: 'field "turns" or "output": one of them is required' };
   const branch = 'turns' in record
     ? replayLineSchema.options[0].safeParse(value)
     : replayLineSchema.options[1].safeParse(value);
   const issues = branch.success ? error.issues : branch.error.issues;
-  return issues.slice(0, 3).map((issue) => `field "${formatFieldPath(issue.path) || '(line)'}": ${issue.message}`).join('; ');
+  // Inside a turn (turns[i]) or a tool call (turns[i].toolCalls[j]): that object's fields are the candidates.
+  const misspelt = issues.find((issue) => issue.code === 'unrecognized_keys');
+  if (misspelt !== undefined) {
+    const [fields, what] = misspelt.path.length >= 4 ? [toolCallFields, "a tool call's fields are"] : [turnFields, "a turn's fields are"];
+    return unknownField([...misspelt.path, misspelt.keys[0]], fields, what);
+  }
+  return { problem: issues.slice(0, 3).map((issue) => `field "${formatFieldPath(issue.path) || '(line)'}": ${issue.message}`).join('; ') };
 }
 
-function lineError(path: string, lineNumber: number, problem: string): ConfigError {
+/** `field "ouptut": unknown field (did you mean "output"?)`, or the valid fields when none is near; the fix renames or removes it. */
+function unknownField(path: readonly PropertyKey[], fields: readonly string[], what: string): { problem: string; fix: string } {
+  const key = String(path[path.length - 1]);
+  const nearest = nearestName(key, fields);
+  const field = formatFieldPath(path);
+  return {
+    problem: `field "${field}": unknown field (${nearest === undefined ? `${what} ${fields.join(', ')}` : `did you mean "${nearest}"?`})`,
+    fix: nearest === undefined ? `remove "${key}" from the line: an unknown field is refused rather than dropped unread` : `rename "${key}" to "${nearest}"`,
+  };
+}
+
+/**
+ * The candidate a misspelling most likely meant: fewest edits (a swap of two neighbours is one, as "trail" for
+ * "trial"), case and "_" ignored, and only when the edits are few for the candidate's length.
+ */
+function nearestName(name: string, candidates: readonly string[]): string | undefined {
+  const plain = (text: string): string => text.toLowerCase().replaceAll('_', '');
+  let best: { candidate: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(plain(name), plain(candidate));
+    if (distance <= Math.max(1, Math.floor(candidate.length / 3)) && (best === undefined || distance < best.distance)) best = { candidate, distance };
+  }
+  return best?.candidate;
+}
+
+function lineError(path: string, lineNumber: number, problem: string, fix?: string): ConfigError {
   return new ConfigError('input.invalid', `replay file ${path} line ${lineNumber} ${problem}`, {
-    fix: 'each line must be {"taskId": "...", "turns": [{"content": "...", "toolCalls": [{"name": "...", "arguments": {...} or "argumentsText": "..."}]}]} or {"taskId": "...", "output": "..."}',
+    fix: fix ?? 'each line must be {"taskId": "...", "turns": [{"content": "...", "toolCalls": [{"name": "...", "arguments": {...} or "argumentsText": "..."}]}]} or {"taskId": "...", "output": "..."}',
   });
 }
 

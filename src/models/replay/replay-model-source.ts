@@ -4,6 +4,7 @@
  * cover gets an empty answer and a warning, so it is scored as a failure (as official scorers do). The file is
  * indexed, not held: each episode reads its own line back from it.
  */
+import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { AssistantMessage } from '../../core/message.ts';
 import type { Task } from '../../core/task.ts';
@@ -26,12 +27,17 @@ export function createReplayModelSource(path: string, ref = `replay/${path}`): M
 
 /**
  * One pass over the planned tasks holding only what it reports: which of the file's task ids were matched (a flag
- * per line, for the outputs of tasks not in the run) and the missing episodes.
+ * per line, for the outputs of tasks not in the run) and the tasks with missing outputs, one entry per task (the
+ * runner counts them as tasks): `id` when no trial has one, `id#1` or `id#{0,2}` for the trials that lack one.
+ * Lines pinned to a trial the run does not have are refused: the user asked for fewer trials than the file holds.
  */
 function replayCoverage(index: ReplayFileIndex, tasks: Iterable<PlannedTask>): OutputCoverage {
   const missing: string[] = [];
   // By each task id's first entry: the file's ids are not copied.
   const matched = new Uint8Array(index.entryCount);
+  // Lines of planned tasks pinned to a trial past the run's, flagged by entry (a line may match two planned ids).
+  const pastTrials = new Uint8Array(index.entryCount);
+  let firstPast: { entry: number; taskId: string; trials: number } | undefined;
   for (const { task, trials } of tasks) {
     const missingTrials: number[] = [];
     for (let trial = 0; trial < trials; trial += 1) {
@@ -39,15 +45,40 @@ function replayCoverage(index: ReplayFileIndex, tasks: Iterable<PlannedTask>): O
     }
     for (const candidate of candidateIds(task)) {
       const entries = index.entriesByTaskId.get(candidate);
-      if (entries !== undefined) matched[firstEntry(entries)] = 1;
+      if (entries === undefined) continue;
+      matched[firstEntry(entries)] = 1;
+      for (const entry of typeof entries === 'number' ? [entries] : entries) {
+        const trial = index.trialOf(entry);
+        if (trial === undefined || trial < trials) continue;
+        pastTrials[entry] = 1;
+        if (firstPast === undefined || entry < firstPast.entry) firstPast = { entry, taskId: candidate, trials };
+      }
     }
     if (missingTrials.length === 0) continue;
     if (missingTrials.length === trials) missing.push(task.id);
-    else missing.push(...missingTrials.map((trial) => `${task.id}#${trial}`));
+    else missing.push(missingTrials.length === 1 ? `${task.id}#${missingTrials[0]}` : `${task.id}#{${missingTrials.join(',')}}`);
   }
+  if (firstPast !== undefined) throw pastTrialsError(index, firstPast, pastTrials);
   const unknownTaskIds: string[] = [];
   for (const [taskId, entries] of index.entriesByTaskId) if (matched[firstEntry(entries)] === 0) unknownTaskIds.push(taskId);
   return { missing, unknownTaskIds };
+}
+
+/** The first line (in file order) pinned past the run's trials, with how many such lines there are and the highest trial. */
+function pastTrialsError(index: ReplayFileIndex, first: { entry: number; taskId: string; trials: number }, flagged: Uint8Array): ConfigError {
+  const { trials } = first;
+  let lines = 0;
+  let highest = 0;
+  for (let entry = 0; entry < index.entryCount; entry += 1) {
+    if (flagged[entry] === 0) continue;
+    lines += 1;
+    highest = Math.max(highest, index.trialOf(entry) ?? 0);
+  }
+  const runTrials = trials === 1 ? '1 trial (0)' : `${trials} trials (${trials === 2 ? '0 and 1' : `0 to ${trials - 1}`})`;
+  const past = highest === trials ? `trial ${trials}` : `trials ${trials} ${highest === trials + 1 ? 'and' : 'to'} ${highest}`;
+  return new ConfigError('config.invalid', `replay file ${index.path} line ${index.lineNumberOf(first.entry)} holds trial ${index.trialOf(first.entry)} of task '${first.taskId}', but the run has ${runTrials}: the outputs for ${past} (${lines} ${lines === 1 ? 'line' : 'lines'}) would never be scored`, {
+    fix: `pass --trials ${highest + 1} (trials: ${highest + 1} in an eval set) to score every trial the file holds for these tasks, or remove its lines for trials ${trials} and up`,
+  });
 }
 
 function firstEntry(entries: number | readonly number[]): number {
