@@ -12,7 +12,7 @@ import { basename } from 'node:path';
 import { ToolForgeError } from '../core/errors.ts';
 import type { AgentSource } from '../agents/spec.ts';
 import { EpisodeBroker } from './episode-broker.ts';
-import { requestOf } from './episode-mcp-server.ts';
+import { endedEpisodeText, requestOf } from './episode-mcp-server.ts';
 import { createMcpAgentSource } from './mcp-agent.ts';
 import { serveEpisodesOverHttp } from './mcp-http-endpoint.ts';
 import { modelName } from './model-name.ts';
@@ -54,7 +54,10 @@ function shellWords(command: string): string[] {
 export function createAgentCommandSource(options: AgentCommandOptions): AgentSource {
   return createMcpAgentSource(options.name ?? 'command', async (episode, signal) => {
     const broker = new EpisodeBroker();
-    const endpoint = await serveEpisodesOverHttp(broker);
+    const endpoint = await serveEpisodesOverHttp(broker, {
+      // This endpoint serves this one episode: the run's others go to new processes of the command, not to this one.
+      endedMessage: (ended) => `${endedEpisodeText(ended)}. The agent command has nothing more to do here, so exit: ToolForge starts the agent command again, with a new endpoint, for each other episode of the run.`,
+    });
     // The one episode of this endpoint, claimed by the first session the process opens.
     void broker.offer(episode, signal).catch(() => {});
     broker.close();

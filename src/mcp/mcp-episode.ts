@@ -4,7 +4,8 @@
  * (an assistant turn with one tool call, then its result), so a stored MCP episode reads like any other
  * and the suite scores it unchanged. The episode ends when the client submits an answer (or, in code
  * mode, runs its program), or when the tool-call limit is reached; a disconnect or a timeout is an
- * infrastructure error (`fail`), never scored.
+ * infrastructure error (`fail`), never scored. Given `untilStored`, the call that ends the episode is answered only
+ * once the episode is in the results store, so an acknowledged answer survives the process being killed.
  */
 import { runProgram as runAnswerProgram } from '../agents/code.ts';
 import { startEpisodeBudget } from '../agents/episode-budget.ts';
@@ -19,6 +20,7 @@ import type { Task } from '../core/task.ts';
 import type { Termination } from '../core/termination.ts';
 import { createToolCall, distinctToolsByName } from '../core/tool.ts';
 import type { ToolResult, ToolSpec } from '../core/tool.ts';
+import type { EpisodeStorage } from './episode-commits.ts';
 
 export const submitAnswerTool = 'submit_answer';
 export const runProgramTool = 'run_program';
@@ -28,15 +30,32 @@ export type McpEpisodeOutcome = { termination: Termination; messages: Message[] 
 /** What an MCP tools/call answers: text content, `isError` for a tool error the client should recover from. */
 export type McpToolAnswer = { content: { type: 'text'; text: string }[]; isError?: boolean };
 
+/**
+ * How long the answer that ends an episode waits for the episode to be stored: scoring plus the group commit's window
+ * is well under a second, but a suite whose scorer asks a model (a judge) can take longer, and MCP clients give up on a
+ * request after 60 s (the SDK's default). Past it the client is told the answer is not stored yet.
+ */
+export const storedWaitMs = 30_000;
+
+export type McpEpisodeOptions = {
+  /** The episode's trial (from 0), when known: with the task, what the store keys it by. */
+  trial?: number;
+  /** Settles once the ended episode is in the results store (serve); without it, an ending is answered at once. */
+  untilStored?: () => Promise<EpisodeStorage>;
+};
+
 export class McpEpisode {
   readonly messages: Message[];
   readonly outcome: Promise<McpEpisodeOutcome>;
+  readonly trial: number | undefined;
   private ended = false;
+  private ending: { by: 'client' | 'runner'; how: string } | undefined;
   private toolCalls = 0;
   private resolveOutcome: (outcome: McpEpisodeOutcome) => void = () => {};
   private rejectOutcome: (error: Error) => void = () => {};
 
-  constructor(readonly task: Task, readonly mode: Mode, private readonly context: AgentContext) {
+  constructor(readonly task: Task, readonly mode: Mode, private readonly context: AgentContext, private readonly options: McpEpisodeOptions = {}) {
+    this.trial = options.trial;
     this.messages = [...task.prompt];
     this.outcome = new Promise<McpEpisodeOutcome>((resolve, reject) => {
       this.resolveOutcome = resolve;
@@ -48,6 +67,14 @@ export class McpEpisode {
 
   get isOver(): boolean {
     return this.ended;
+  }
+
+  /**
+   * How the episode ended ("its answer was submitted"), and whether a call of the client ended it ('client': the answer
+   * to that call says what comes next) or the runner did (a timeout, a disconnect); undefined while it is open.
+   */
+  get endedHow(): { by: 'client' | 'runner'; how: string } | undefined {
+    return this.ending;
   }
 
   /** The tools offered over MCP: the task's (as it was told about them) or run_program, then submit_answer. */
@@ -67,7 +94,7 @@ export class McpEpisode {
   }
 
   async call(name: string, args: JsonObject | undefined): Promise<McpToolAnswer> {
-    if (this.ended) return errorAnswer('episode.over', 'this episode has ended; start a new session (or read the next task) to continue');
+    if (this.ended) return errorAnswer('episode.over', `the episode of task '${this.task.id}' has ended (${this.ending?.how ?? 'it is over'}); nothing was done or recorded`);
     if (this.mode === 'code') {
       if (name !== runProgramTool) return errorAnswer('tool.unknown', `unknown tool '${name}' (code-mode tasks offer only ${runProgramTool})`);
       // A call without its one argument is a malformed call, answered as the task's tools answer one: the episode goes on.
@@ -77,12 +104,16 @@ export class McpEpisode {
     if (name === submitAnswerTool) {
       if (args?.answer === undefined) return this.refuseMalformed(name, args, `${submitAnswerTool} needs {"answer": "<your final answer>"}; nothing was recorded and the episode goes on`);
       const answer = typeof args.answer === 'string' ? args.answer : JSON.stringify(args.answer);
-      this.finish('final-answer', answer);
-      return textAnswer('answer recorded; the episode is over');
+      this.finish('final-answer', answer, { by: 'client', how: 'its answer was submitted' });
+      const storage = await this.untilStored();
+      return textAnswer(storage === undefined ? 'answer recorded; the episode is over'
+        : storage.stored && storage.status === 'scored' ? 'answer recorded and stored; the episode is over'
+          : `answer recorded; the episode is over. ${notStoredText(storage)}`);
     }
     if (this.toolCalls >= this.context.limits.maxToolCalls) {
-      this.finish('max-tool-calls', '');
-      return errorAnswer('limit.exceeded', `the episode's limit of ${this.context.limits.maxToolCalls} tool calls is reached; the episode is over`);
+      const limit = this.context.limits.maxToolCalls;
+      this.finish('max-tool-calls', '', { by: 'client', how: `it reached its limit of ${limit} tool calls` });
+      return withStorage(errorAnswer('limit.exceeded', `the episode's limit of ${limit} tool calls is reached; the episode is over`), await this.untilStored());
     }
     this.toolCalls += 1;
     const argumentsText = JSON.stringify(args ?? {});
@@ -103,21 +134,35 @@ export class McpEpisode {
 
   /** The agent stopped without submitting an answer (it exited cleanly): scored as an episode without an answer. */
   endWithoutAnswer(): void {
-    this.finish('final-answer', '');
+    this.finish('final-answer', '', { by: 'runner', how: 'the agent stopped without an answer' });
   }
 
   /** The client went away or ran out of time: infrastructure, never scored. */
   fail(error: ToolForgeError): void {
     if (this.ended) return;
     this.ended = true;
+    this.ending = { by: 'runner', how: `it failed: ${error.code}; not scored, resuming the run serves it again` };
     this.rejectOutcome(error);
   }
 
-  private finish(termination: Termination, answer: string): void {
+  private finish(termination: Termination, answer: string, ending: { by: 'client' | 'runner'; how: string }): void {
     if (this.ended) return;
     this.ended = true;
+    this.ending = ending;
     this.messages.push({ role: 'assistant', content: answer, toolCalls: [] });
     this.resolveOutcome({ termination, messages: this.messages });
+  }
+
+  /** Waits (bounded) until the ended episode is stored; undefined when nothing tells this episode that (no store is watched). */
+  private async untilStored(): Promise<EpisodeStorage | undefined> {
+    if (!this.options.untilStored) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<EpisodeStorage>((resolve) => { timer = setTimeout(() => resolve({ stored: false, why: 'slow' }), storedWaitMs); });
+    try {
+      return await Promise.race([this.options.untilStored(), slow]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -146,13 +191,30 @@ export class McpEpisode {
     }
     host.observe?.(run);
     this.ended = true;
+    this.ending = { by: 'client', how: 'its program ran' };
     this.resolveOutcome({ termination: stopped ?? 'final-answer', messages: this.messages });
     const { extraction } = run;
     const summary = extraction.type !== 'program' ? { ran: false, reason: extraction.reason }
       : run.variants ? { ran: true, runs: run.variants.map((variant) => ({ label: variant.label, result: variant.result })) }
         : { ran: true, result: run.result };
-    return textAnswer(JSON.stringify(summary));
+    return withStorage(textAnswer(JSON.stringify(summary)), await this.untilStored());
   }
+}
+
+/** What the client is told when the episode its call ended is not (yet) stored as scored. */
+function notStoredText(storage: EpisodeStorage): string {
+  if (storage.stored) {
+    return `It could not be scored (${storage.errorCode ?? storage.status}): it is stored as an infrastructure error, and resuming the run serves this task again.`;
+  }
+  return storage.why === 'slow'
+    ? `It is still being scored and not stored yet after ${storedWaitMs / 1000} s: if the server stops before it is, resuming the run serves this task again.`
+    : 'The run stopped before it was stored: resuming the run serves this task again.';
+}
+
+/** An answer that ended the episode, with a note when the episode is not stored as scored. */
+function withStorage(answer: McpToolAnswer, storage: EpisodeStorage | undefined): McpToolAnswer {
+  if (storage === undefined || (storage.stored && storage.status === 'scored')) return answer;
+  return { ...answer, content: [...answer.content, { type: 'text', text: notStoredText(storage) }] };
 }
 
 function textAnswer(text: string): McpToolAnswer {

@@ -13,7 +13,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { EpisodeBroker } from './episode-broker.ts';
-import { createEpisodeMcpServer } from './episode-mcp-server.ts';
+import { createEpisodeMcpServer, endedEpisodeText } from './episode-mcp-server.ts';
 import type { McpEpisode } from './mcp-episode.ts';
 
 /** How long closing waits for open sessions to close themselves. */
@@ -36,6 +36,11 @@ export async function serveEpisodesOverHttp(broker: EpisodeBroker, options: {
   onInitialize?(client: { name: string; version: string }): void;
   /** See defaultStreamGoneGraceMs. */
   streamGoneGraceMs?: number;
+  /**
+   * What a client using its session after its episode ended is told (default: that each session plays one episode,
+   * and to open a new one for another): how much of the run is left, and how to get the next episode.
+   */
+  endedMessage?(episode: McpEpisode): string;
 } = {}): Promise<McpHttpEndpoint> {
   type Session = { transport: StreamableHTTPServerTransport; episode: McpEpisode; openStreams: number; lastRequest: number; gone?: boolean };
   const sessions = new Map<string, Session>();
@@ -71,14 +76,18 @@ export async function serveEpisodesOverHttp(broker: EpisodeBroker, options: {
       return;
     }
     if (!episode) {
-      response.writeHead(410, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'all episodes of this run are done' }, id: null }));
+      response.writeHead(410, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no episode of this run is left to serve: the run is over (every episode is done, or it stopped)' }, id: null }));
       return;
     }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => { sessions.set(id, { transport, episode, openStreams: 0, lastRequest: performance.now() }); },
     });
-    const server = createEpisodeMcpServer({ current: () => episode });
+    const server = createEpisodeMcpServer({
+      current: () => episode,
+      noEpisode: () => options.endedMessage?.(episode)
+        ?? `${endedEpisodeText(episode)}. Each session plays one episode: close this session (HTTP DELETE), and open a new one at this endpoint for the next episode while any remain (once all are done, a new session is refused with HTTP 410).`,
+    });
     transport.onclose = () => {
       const gone = transport.sessionId ? sessions.get(transport.sessionId)?.gone === true : false;
       if (transport.sessionId) sessions.delete(transport.sessionId);
