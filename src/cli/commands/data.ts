@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { join } from 'node:path';
 import { dataRoots, dataWriteDirectory, describeDataRoot, locateDataset, missingDataError, variableRootNotFolder } from '../../core/data-location.ts';
-import { parseHttpUrl } from '../option-parsers.ts';
 import { ConfigError } from '../../core/errors.ts';
 import type { Dataset } from '../../datasets/index.ts';
-import { countMissingFiles, datasetBytes, datasetNames, datasets, fetchDataset, findDataset, upstreamCommitUrl, verifyDataset } from '../../datasets/index.ts';
+import { countMissingFiles, datasetBytes, datasetNames, datasets, exampleMirror, fetchDataset, findDataset, mirrorFileExample, mirrorLayout, mirrorProblem, upstreamCommitUrl, verifyDataset } from '../../datasets/index.ts';
 import { textTable } from '../../report/text-table.ts';
 import type { CliIo } from '../cli-io.ts';
 
@@ -22,6 +22,13 @@ function datasetsNamed(names: readonly string[]): Dataset[] {
   });
   // `data fetch webapi wapiibench` names one data set twice: fetch it once.
   return [...new Set(found)];
+}
+
+/** A usage error, as commander reports one ("option '--mirror <url>' argument 'x' is invalid. It ..."), with the fix inline. */
+function parseMirror(value: string): string {
+  const found = mirrorProblem(value);
+  if (found) throw new InvalidArgumentError(`It ${found.problem}: ${found.fix}.`);
+  return value;
 }
 
 function megabytes(bytes: number): string {
@@ -89,7 +96,20 @@ export function registerDataCommand(program: Command, io: CliIo): void {
     .command('fetch')
     .argument('<names...>', `data sets to download: ${datasetNames().join(', ')} (or the suites that import them), or all`)
     .description('downloads the pinned files from their upstream repositories into the data folder ($TOOLFORGE_DATA, else the cache), checking every sha256')
-    .option('--mirror <url>', 'a server laid out like raw.githubusercontent.com (<owner>/<repository>/<commit>/<path>)', parseHttpUrl)
+    // A model endpoint's example (http://.../v1) is no mirror: the mirror's own check and example, not the generic URL parser's.
+    .option('--mirror <url>', 'download from a mirror of raw.githubusercontent.com instead (the base URL; see below)', parseMirror)
+    .addHelpText('after', () => {
+      const example = datasets[0]!;
+      return [
+        '',
+        '--mirror <url> is the base URL of a server laid out like raw.githubusercontent.com: it serves each pinned',
+        `file at ${mirrorLayout}. For example, with`,
+        `  toolforge data fetch ${example.name} --mirror ${exampleMirror}`,
+        'the server must answer',
+        `  ${mirrorFileExample(example)}`,
+        'and likewise each pinned file of the data set (`toolforge data list` shows each one\'s repository and commit).',
+      ].join('\n');
+    })
     .action(async (names: string[], options: { mirror?: string }) => {
       const notFolder = variableRootNotFolder(io.env);
       if (notFolder) throw notFolder('`data fetch` cannot write the data sets into it');
