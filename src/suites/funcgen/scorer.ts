@@ -31,6 +31,33 @@ const stateSchema = z.object({
   knownValues: z.record(z.string(), z.number()),
 });
 
+const classifications: ReadonlySet<unknown> = new Set(['correct', ...callFaults]);
+const roles: ReadonlySet<unknown> = new Set(['core', 'connected', 'disconnected', null]);
+
+/**
+ * The episode's final state, checked as stateSchema says. A run's own environment made it, so the check is a loop over
+ * the calls (zod's parse of every call was ~5% of a built-in episode); a state that fails it (read back from a
+ * damaged or other-version store by rescore) is parsed by the schema, whose error names the field.
+ */
+function readState(value: unknown): FuncgenState {
+  if (isFuncgenState(value)) return value;
+  return stateSchema.parse(value);
+}
+
+function isFuncgenState(value: unknown): value is FuncgenState {
+  if (typeof value !== 'object' || value === null) return false;
+  const { calls, knownValues } = value as { calls?: unknown; knownValues?: unknown };
+  if (!Array.isArray(calls) || typeof knownValues !== 'object' || knownValues === null || Array.isArray(knownValues)) return false;
+  for (const call of calls as unknown[]) {
+    if (typeof call !== 'object' || call === null) return false;
+    const { name, argumentsText, classification, role, output } = call as Record<string, unknown>;
+    if (typeof name !== 'string' || typeof argumentsText !== 'string' || !classifications.has(classification) || !roles.has(role)) return false;
+    if (output !== null && !Number.isFinite(output)) return false;
+  }
+  for (const known of Object.values(knownValues)) if (!Number.isFinite(known)) return false;
+  return true;
+}
+
 const limitTerminations: readonly Termination[] = ['max-tool-calls', 'max-turns', 'time-limit', 'context-length'];
 
 /** The last integer of a text, or null when it has none. */
@@ -41,7 +68,7 @@ export function lastInteger(text: string): number | null {
 
 export function scoreFuncgen(input: ScoreInput & { mode: Mode }): Score<FuncgenDetails> {
   const { expected, params } = readFuncgenTask(input.task);
-  const state: FuncgenState = stateSchema.parse(input.finalState);
+  const state = readState(input.finalState);
   const answered = input.termination === 'final-answer';
   const answer = answered ? lastInteger(lastAssistantText(input.messages)) : null;
   const passed = answered && answer === expected.target.value;

@@ -289,3 +289,33 @@ describe('funcgen summary', () => {
     assert.deepEqual(summary.tables[0].rows[0], ['5', 1, '0.0%', null, '3.0']);
   });
 });
+
+describe('funcgen final state as read by the scorer', () => {
+  const input = (finalState: unknown) => {
+    const { task } = fixture();
+    return {
+      task, messages: [answer('no idea')], finalState: finalState as JsonObject, termination: 'final-answer' as const, mode: 'calls' as const, calls: [],
+      signal: new AbortController().signal, createEnvironment: () => { throw new Error('not used'); },
+    };
+  };
+  const call = { name: 'func_a', argumentsText: '{}', classification: 'arguments.invalid', role: null, output: null };
+
+  test('a state the environment makes is scored (its calls counted)', async () => {
+    const score = await funcgenSuite.score(input({ calls: [call, { ...call, classification: 'correct', role: 'core', output: 12 }], knownValues: { x: 1 } }));
+    assert.equal(score.passed, false);
+    assert.equal(score.failure, 'arguments.invalid');
+    assert.deepEqual([(score.details as FuncgenDetails).calls, (score.details as FuncgenDetails).correctCalls], [2, 1]);
+  });
+
+  for (const [what, state, field] of [
+    ['an unknown classification', { calls: [{ ...call, classification: 'typo' }], knownValues: {} }, 'classification'],
+    ['a role outside core/connected/disconnected', { calls: [{ ...call, role: 'side' }], knownValues: {} }, 'role'],
+    ['a non-finite output', { calls: [{ ...call, output: Number.POSITIVE_INFINITY }], knownValues: {} }, 'output'],
+    ['a known value that is text', { calls: [], knownValues: { x: '1' } }, 'knownValues'],
+    ['no calls list', { knownValues: {} }, 'calls'],
+  ] as const) {
+    test(`${what} is refused with the field named, as the schema says`, async () => {
+      await assert.rejects(() => funcgenSuite.score(input(state)), (error: Error) => error.message.includes(field));
+    });
+  }
+});
