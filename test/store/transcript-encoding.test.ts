@@ -46,3 +46,15 @@ test('prompt messages shared as objects and prompt messages equal as text encode
   // A transcript that is only the prompt stores an empty list.
   assert.deepEqual(encodeTranscript([...prompt], prompt), { encoding: 'json', data: '[]', promptMessages: 2 });
 });
+
+test('transcripts of every size round-trip, each compressed with a window that spans it', () => {
+  // Sizes around each window the encoder picks (2^bits - 262 bytes), from just past the threshold to past zlib's 32 KB.
+  for (const length of [2100, 3834, 3835, 7930, 16000, 32506, 32507, 100_000]) {
+    // Text that repeats from far back: a window too short for it would still decode, but this checks the bytes.
+    const content = Array.from({ length }, (_, index) => String.fromCharCode(97 + ((index * 7919) % 26)).repeat(1 + (index % 5))).join(' ').slice(0, length);
+    const messages: Message[] = [{ role: 'user', content }];
+    const encoded = encodeTranscript(messages);
+    assert.equal(encoded.encoding, 'gzip');
+    assert.deepEqual(decodeTranscript(encoded.encoding, encoded.data), messages);
+  }
+});
