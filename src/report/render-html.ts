@@ -36,13 +36,16 @@ export function renderHtml(reports: readonly RunReport[], options: HtmlOptions =
     const isTransformed = reports.some((report) => report.transforms);
     // Runs of one model at two endpoints or temperatures would otherwise be rows alike but for their ids.
     const isConfigured = new Set(reports.map((report) => report.modelSettings ?? '')).size > 1;
+    // A run stopped before it ended: scored, infrastructure errors and not run yet add up to tasks x trials.
+    const isPartial = summaries.some((summary) => (summary.missingEpisodes ?? 0) > 0);
     body.push('<section><h2>Runs</h2>', htmlTable({
       title: '',
-      columns: ['run', 'suite', 'model', 'mode', ...(isTransformed ? ['transforms'] : []), ...(isConfigured ? ['model settings'] : []), ...(isSweep ? ['sweep point'] : []), 'started', 'tasks', 'trials', 'episodes', 'infrastructure errors', 'pass rate', '95% CI'],
+      columns: ['run', 'suite', 'model', 'mode', ...(isTransformed ? ['transforms'] : []), ...(isConfigured ? ['model settings'] : []), ...(isSweep ? ['sweep point'] : []), 'started', 'tasks', 'trials', 'scored episodes', 'infrastructure errors', ...(isPartial ? ['not run yet'] : []), 'pass rate', '95% CI'],
       rows: summaries.map((summary, index) => [summary.runId, summary.suite, summary.model, summary.mode, ...(isTransformed ? [reports[index].transforms || '-'] : []),
         ...(isConfigured ? [reports[index].modelSettings || '-'] : []),
         ...(isSweep ? [sweepPointLabel(reports[index].sweep?.point)] : []),
-        reports[index].startedAt, summary.tasks, summary.trials, summary.episodes, summary.infrastructureErrors, formatPercent(summary.passRate),
+        reports[index].startedAt, summary.tasks, summary.trials, summary.episodes, summary.infrastructureErrors,
+        ...(isPartial ? [summary.missingEpisodes ?? 0] : []), formatPercent(summary.passRate),
         formatInterval(summary.passRateCI95)]),
     }), '<h3>Pass rate</h3>', `<figure>${passRateChart(summaries)}</figure>`);
     const failures = failureChart(summaries);

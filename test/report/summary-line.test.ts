@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderRunTable } from '../../src/report/render-table.ts';
+import { renderHtml } from '../../src/report/render-html.ts';
 import type { ReportSummary } from '../../src/report/run-report.ts';
 
 function summary(figures: Pick<ReportSummary, 'tasks' | 'trials' | 'episodes' | 'infrastructureErrors' | 'missingEpisodes'>): ReportSummary {
@@ -35,4 +36,18 @@ test('infrastructure errors are part of the total, and a finished run names no e
   assert.equal(line, '2 tasks x 2 trials = 4 episodes: 3 scored, 1 infrastructure errors (not scored)');
   // A hand-built summary may leave missingEpisodes out: none.
   episodesLine(renderRunTable(summary({ tasks: 3, trials: 1, episodes: 3, infrastructureErrors: 0 })));
+});
+
+test('the HTML report of a partial run adds a not-run-yet column, so its runs table adds up too', () => {
+  const report = (figures: Parameters<typeof summary>[0]) => ({ summary: summary(figures), startedAt: '2026-11-28T10:00:00.000Z', episodes: [] });
+  const html = renderHtml([
+    report({ tasks: 2000, trials: 3, episodes: 928, infrastructureErrors: 0, missingEpisodes: 5072 }),
+    report({ tasks: 2, trials: 2, episodes: 3, infrastructureErrors: 1, missingEpisodes: 0 }),
+  ]);
+  const runsTable = html.slice(html.indexOf('<h2>Runs</h2>'), html.indexOf('</table>', html.indexOf('<h2>Runs</h2>')));
+  assert.match(runsTable, /<th>scored episodes<\/th><th>infrastructure errors<\/th><th>not run yet<\/th>/);
+  assert.match(runsTable, /<td class="number">928<\/td><td class="number">0<\/td><td class="number">5072<\/td>/);
+  assert.match(runsTable, /<td class="number">3<\/td><td class="number">1<\/td><td class="number">0<\/td>/);
+  // Finished runs only: no such column.
+  assert.doesNotMatch(renderHtml([report({ tasks: 2, trials: 2, episodes: 4, infrastructureErrors: 0 })]), /not run yet/);
 });
