@@ -75,6 +75,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   checkSuiteMode(suite, options.mode);
   // Every model reference must resolve (and find its API key) before the first run is recorded.
   for (const model of options.models) resolveModelSource(suite, model, { baseUrl: options.baseUrl, env: options.env });
+  checkSettingsApply(options.models, options.settings);
   const group = options.group ?? createRunId(`sweep-${suite.id}`, new Date(), randomBytes(2).toString('hex'));
   const grid = Object.fromEntries(Object.entries(options.grid).map(([name, values]) => [name, values.map((value) => resolveKnobs(suite.id, suite.knobs, { [name]: value })[name] as number | string | boolean)]));
   const store = options.store ?? openResultsStore(options.dbPath ?? defaultResultsPath);
@@ -99,7 +100,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
         try {
           summary = await runEvaluation({
             suite, tasks, modelRef: model, baseUrl: options.baseUrl, mode: options.mode, trials: options.trials, concurrency: options.concurrency,
-            settings: options.settings, seed: options.seed ?? 0, params: { ...params, [sweepParamsKey]: membership }, cliArgs: options.cliArgs,
+            settings: isBuiltin(model) ? undefined : options.settings, seed: options.seed ?? 0, params: { ...params, [sweepParamsKey]: membership }, cliArgs: options.cliArgs,
             store, env: options.env, signal: options.signal, onProgress: options.onProgress,
             retry: options.retry, episodeTimeoutMs: options.episodeTimeoutMs, stopAfterInfrastructureErrors: options.stopAfterInfrastructureErrors, waitBudget,
           });
@@ -167,4 +168,21 @@ export function gridPoints(suite: Suite, grid: Readonly<Record<string, readonly 
   let points: Record<string, string>[] = [{}];
   for (const name of names) points = points.flatMap((point) => grid[name].map((value) => ({ ...point, [name]: value })));
   return points;
+}
+
+function isBuiltin(model: string): boolean {
+  return model.startsWith('builtin/');
+}
+
+/**
+ * A built-in model answers from the task: generation settings change nothing it does. With a provider model beside it
+ * the settings are that model's (the built-in run records none); with built-in models only they would apply to nothing.
+ */
+function checkSettingsApply(models: readonly string[], settings: GenerationSettings | undefined): void {
+  const given = Object.entries(settings ?? {}).filter(([, value]) => value !== undefined).map(([name]) => name);
+  if (given.length === 0 || !models.every(isBuiltin)) return;
+  const flags = given.map((name) => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`);
+  throw new ConfigError('config.invalid', `${flags.join(', ')}: every model of the sweep is built in (${models.join(', ')}); built-in models are deterministic and take no generation settings`, {
+    fix: `drop ${flags.join(' and ')}, or add a provider model, e.g. --model openai-compatible/<model> --base-url <url>`,
+  });
 }

@@ -32,6 +32,13 @@ describe('runSweep', () => {
     await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'], depth: ['3'] }, models: ['builtin/planner'], count: 1, dbPath: dbPath() }), /no point of the grid is valid/);
     await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'] }, models: ['builtin/nobody'], count: 1, dbPath: dbPath() }), ConfigError);
     await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'] }, models: [], count: 1, dbPath: dbPath() }), /at least one model/);
+    // Settings on built-in models only would apply to nothing: refused before anything is stored.
+    const settingsPath = dbPath();
+    await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['3'] }, models: ['builtin/planner', 'builtin/oracle'], settings: { temperature: 0.7 }, count: 1, dbPath: settingsPath }),
+      (error: ConfigError) => error.code === 'config.invalid' && /--temperature: every model of the sweep is built in/.test(error.message) && /drop --temperature/.test(error.fix ?? ''));
+    const settingsStore = openResultsStore(settingsPath);
+    assert.equal(settingsStore.listRuns().length, 0);
+    settingsStore.close();
     // A mode the suite lacks fails before the first point, with nothing stored.
     const path = dbPath();
     const points: unknown[] = [];
