@@ -3,7 +3,7 @@
  * the database opened for it (so a file replaced under the viewer is the one read), and posts each back.
  */
 import { parentPort } from 'node:worker_threads';
-import { transferError } from '../runner/task-import.ts';
+import { transferError } from '../core/transferred-error.ts';
 import { buildReport, openReportSnapshot } from './report-jobs.ts';
 import type { ReportThreadMessage, ReportThreadRequest } from './report-threads.ts';
 

@@ -7,8 +7,8 @@
 import type { Worker } from 'node:worker_threads';
 import { ToolForgeError } from '../core/errors.ts';
 import { startModuleWorker } from '../core/module-worker.ts';
-import { receiveError } from '../runner/task-import.ts';
-import type { TransferredError } from '../runner/task-import.ts';
+import { receiveError } from '../core/transferred-error.ts';
+import type { TransferredError } from '../core/transferred-error.ts';
 import { databaseUnavailable } from './followed-database.ts';
 import type { BuiltReport, ReportJob } from './report-jobs.ts';
 

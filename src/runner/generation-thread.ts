@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { getSuite } from '../suites/registry.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
 import type { GenerationJob, GenerationMessage, GenerationRequest } from './parallel-generation.ts';
-import { transferError } from './task-import.ts';
+import { transferError } from '../core/transferred-error.ts';
 
 const job = workerData as GenerationJob;
 const port = parentPort;

@@ -15,8 +15,8 @@ import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
 import { checkGenerationCall, streamGeneratedTasks } from './generate-tasks.ts';
 import type { GenerateTasksOptions } from './generate-tasks.ts';
-import type { TransferredError } from './task-import.ts';
-import { receiveError } from './task-import.ts';
+import type { TransferredError } from '../core/transferred-error.ts';
+import { receiveError } from '../core/transferred-error.ts';
 
 /** What a generation thread is started with (structured-cloned). */
 export type GenerationJob = { suiteId: string; seed: number; params: JsonObject; validate: boolean };

@@ -9,7 +9,8 @@ import { openResultsStore } from '../store/results-store.ts';
 import { getSuite } from '../suites/registry.ts';
 import { storeTasks } from './store-tasks.ts';
 import type { TaskImportJob, TaskImportMessage } from './task-import.ts';
-import { importStreamStart, recipeTasksFrom, transferError } from './task-import.ts';
+import { importStreamStart, recipeTasksFrom } from './task-import.ts';
+import { transferError } from '../core/transferred-error.ts';
 
 const job = workerData as TaskImportJob;
 const port = parentPort;

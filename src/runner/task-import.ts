@@ -9,8 +9,9 @@
  */
 import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
-import { ConfigError, ProviderError, SandboxError, ToolForgeError } from '../core/errors.ts';
-import type { ErrorCode } from '../core/errors.ts';
+import { ToolForgeError } from '../core/errors.ts';
+import { receiveError } from '../core/transferred-error.ts';
+import type { TransferredError } from '../core/transferred-error.ts';
 import { startModuleWorker } from '../core/module-worker.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { getSuite } from '../suites/registry.ts';
@@ -41,10 +42,6 @@ export type TaskImportJob = {
   justStored?: boolean;
 };
 
-/** An error as it crosses the thread boundary: its class, code, message and fix survive. */
-export type TransferredError = {
-  kind: 'config' | 'provider' | 'sandbox' | 'toolforge' | 'other'; code?: ErrorCode; message: string; fix?: string; isRetryable?: boolean; statusCode?: number;
-};
 
 export type TaskImportMessage =
   | { type: 'stored'; count: number }
@@ -98,27 +95,6 @@ export function canImportOnThread(store: ResultsStore, suite: Suite): boolean {
   }
 }
 
-export function transferError(error: unknown): TransferredError {
-  if (error instanceof ToolForgeError) {
-    const kind = error instanceof ConfigError ? 'config' : error instanceof ProviderError ? 'provider' : error instanceof SandboxError ? 'sandbox' : 'toolforge';
-    const message = error.problem;
-    const provider = error instanceof ProviderError ? { isRetryable: error.isRetryable, ...(error.statusCode === undefined ? {} : { statusCode: error.statusCode }) } : {};
-    return { kind, code: error.code, message, ...(error.fix === undefined ? {} : { fix: error.fix }), ...provider };
-  }
-  return { kind: 'other', message: error instanceof Error ? error.message : String(error) };
-}
-
-export function receiveError(error: TransferredError): Error {
-  const options = error.fix === undefined ? {} : { fix: error.fix };
-  const code = error.code ?? 'internal';
-  switch (error.kind) {
-    case 'config': return new ConfigError(code, error.message, options);
-    case 'provider': return new ProviderError(code, error.message, { ...options, isRetryable: error.isRetryable ?? false, ...(error.statusCode === undefined ? {} : { statusCode: error.statusCode }) });
-    case 'sandbox': return new SandboxError(code, error.message, options);
-    case 'toolforge': return new ToolForgeError(code, error.message, options);
-    case 'other': return new Error(error.message);
-  }
-}
 
 /**
  * The import thread's young generation: its garbage is short-lived (a sample's text, a batch's rows). V8's default
