@@ -9,6 +9,7 @@ import type { AssistantMessage, Message } from '../core/message.ts';
 import type { EpisodeOutcome } from './episode-query.ts';
 import type { RunStatus, StoredRun } from './stored-run.ts';
 import { decodeTranscript, encodeTranscript } from './transcript-encoding.ts';
+import type { TranscriptEncodingOptions } from './transcript-encoding.ts';
 import { parseStoredJson } from './stored-json.ts';
 
 export type RunRow = {
@@ -50,8 +51,8 @@ export function runFromRow(row: RunRow): StoredRun {
   };
 }
 
-function transcriptColumns(episode: EpisodeRecord, taskPrompt: readonly Message[]): { messages: string | Buffer; messages_encoding: string; prompt_messages: number } {
-  const encoded = encodeTranscript(episode.messages.map(capMessageText), taskPrompt);
+function transcriptColumns(episode: EpisodeRecord, taskPrompt: readonly Message[], options: TranscriptEncodingOptions): { messages: string | Buffer; messages_encoding: string; prompt_messages: number } {
+  const encoded = encodeTranscript(episode.messages.map(capMessageText), taskPrompt, options);
   return { messages: encoded.data, messages_encoding: encoded.encoding, prompt_messages: encoded.promptMessages };
 }
 
@@ -62,7 +63,7 @@ export function outcomeColumns(alias: string): string {
 }
 
 /** `taskPrompt`: the episode's task's prompt, when known, so the transcript does not store it again. */
-export function episodeToRow(episode: EpisodeRecord, taskPrompt: readonly Message[] = []): Record<string, string | number | null | Buffer> {
+export function episodeToRow(episode: EpisodeRecord, taskPrompt: readonly Message[] = [], options: TranscriptEncodingOptions = {}): Record<string, string | number | null | Buffer> {
   return {
     run_id: episode.runId,
     task_id: episode.taskId,
@@ -75,7 +76,7 @@ export function episodeToRow(episode: EpisodeRecord, taskPrompt: readonly Messag
     value: episode.score ? episode.score.value : null,
     failure: episode.score?.failure ?? null,
     score: episode.score ? JSON.stringify({ ...episode.score, reason: capText(episode.score.reason, textCaps.message) }) : null,
-    ...transcriptColumns(episode, taskPrompt),
+    ...transcriptColumns(episode, taskPrompt, options),
     input_tokens: episode.usage.inputTokens,
     output_tokens: episode.usage.outputTokens,
     attempts: episode.attempts,

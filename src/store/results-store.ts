@@ -16,6 +16,7 @@ import type { OpenStoreOptions, SqlDialect } from './sql-connection.ts';
 import { createSqlResultsStore } from './sql-results-store.ts';
 import { openSqliteConnection } from './sqlite-connection.ts';
 import type { Provenance, RunStatus, StoredRun } from './stored-run.ts';
+import type { TranscriptEncodingOptions } from './transcript-encoding.ts';
 
 export const defaultResultsPath = '.toolforge/results.db';
 
@@ -102,7 +103,7 @@ export interface ResultsStore {
    * An episode as the row it will be written as (transcript encoded, JSON columns serialised): what group commit
    * buffers, so an episode's object graph is released the moment it ends instead of surviving into the old heap.
    */
-  encodeEpisode(episode: EpisodeRecord, taskPrompt?: readonly Message[]): EncodedEpisode;
+  encodeEpisode(episode: EpisodeRecord, taskPrompt?: readonly Message[], options?: TranscriptEncodingOptions): EncodedEpisode;
   /** In task order, then trial. Holds every transcript: for a run of any size, use iterateEpisodes. */
   listEpisodes(runId: string, filter?: { status?: EpisodeStatus }): EpisodeRecord[];
   /**

@@ -17,6 +17,7 @@ import { readRunExport, runExportLines } from './run-jsonl.ts';
 import type { SqlConnection } from './sql-connection.ts';
 import type { Provenance, StoredRun } from './stored-run.ts';
 import { parseStoredJson } from './stored-json.ts';
+import type { TranscriptEncodingOptions } from './transcript-encoding.ts';
 
 /** Rows per read when a run's tasks or episodes are streamed: memory stays at one page whatever the run's size. */
 const taskPageSize = 256;
@@ -274,8 +275,8 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     }
     if (postgres) yield* orphans();
   }
-  const encodeEpisode = (episode: EpisodeRecord, taskPrompt?: readonly Message[]): EncodedEpisode => {
-    const row = episodeToRow(episode, taskPrompt);
+  const encodeEpisode = (episode: EpisodeRecord, taskPrompt?: readonly Message[], options?: TranscriptEncodingOptions): EncodedEpisode => {
+    const row = episodeToRow(episode, taskPrompt, options);
     // PostgreSQL keeps every transcript as bytes (BYTEA); SQLite keeps short ones as readable text.
     if (postgres && typeof row.messages === 'string') row.messages = Buffer.from(row.messages, 'utf8');
     return { kind: 'encoded-episode', row };

@@ -26,7 +26,7 @@ export const compressionThresholdBytes = 2048;
 const promptJson = memoizeByObject((prompt: readonly Message[]): string[] => prompt.map((message) => JSON.stringify(message)));
 
 /** `messages` as stored; with the task's prompt, the leading messages equal to it are counted, not stored. */
-export function encodeTranscript(messages: readonly Message[], taskPrompt: readonly Message[] = []): EncodedTranscript {
+export function encodeTranscript(messages: readonly Message[], taskPrompt: readonly Message[] = [], options: TranscriptEncodingOptions = {}): EncodedTranscript {
   let promptMessages = 0;
   // An agent usually starts its transcript with the prompt's own message objects: those are equal without
   // serialising ~5 KB of prompt twice per episode. Others are compared by their JSON text.
@@ -41,10 +41,24 @@ export function encodeTranscript(messages: readonly Message[], taskPrompt: reado
   }
   // The same text as JSON.stringify of the stored messages: an array's JSON is its elements' joined by commas.
   const json = `[${parts.join(',')}]`;
+  if (options.deferCompression === true) return { encoding: 'json', data: json, promptMessages };
+  return { ...compressTranscriptJson(json), promptMessages };
+}
+
+export type TranscriptEncodingOptions = {
+  /**
+   * Leave the transcript as JSON text whatever its size: the caller compresses it later, on another thread, with
+   * compressTranscriptJson (the episode writer thread), and stores the same bytes encodeTranscript would have.
+   */
+  deferCompression?: boolean;
+};
+
+/** A transcript's JSON as stored: the text itself when short, gzip above the threshold. */
+export function compressTranscriptJson(json: string): { encoding: TranscriptEncoding; data: string | Buffer } {
   const bytes = Buffer.byteLength(json);
-  if (bytes < compressionThresholdBytes) return { encoding: 'json', data: json, promptMessages };
+  if (bytes < compressionThresholdBytes) return { encoding: 'json', data: json };
   // Level 1: a third of level 6's cost for a few percent more bytes; compression was the largest cost of storing a replayed episode.
-  return { encoding: 'gzip', data: gzipSync(json, { level: 1, windowBits: windowBitsFor(bytes) }), promptMessages };
+  return { encoding: 'gzip', data: gzipSync(json, { level: 1, windowBits: windowBitsFor(bytes) }) };
 }
 
 /**
