@@ -2,7 +2,7 @@
  * Group commit on a second thread. Storing an ended episode (its transcript gzipped, its row written to SQLite) was
  * about a quarter of the run thread's work for a built-in model's episode, and none of it needs that thread: the run
  * serialises each episode to its row (the objects live there), and a writer thread with its own connection to the
- * same SQLite file compresses the transcript and writes the batch. Batching is group commit's (at most 500 episodes
+ * same SQLite file compresses the transcript and writes the batch. Batches are smaller than group commit's (at most 50 episodes
  * or 100 ms), so a killed process loses what it would have lost before plus the batch being written; resume runs
  * those again like any missing episode. The rows stored are byte for byte those of createGroupCommit.
  */
@@ -37,8 +37,15 @@ export function canWriteOnThread(store: ResultsStore): boolean {
   return store.dialect === 'sqlite' && store.path !== ':memory:' && store.path !== '';
 }
 
+/**
+ * Rows handed over at a time: fewer than group commit's 500, as a batch waits in two heaps (serialised, then cloned)
+ * and rows that outlive a young-generation collection cost more than the extra commits (funcgen planner, 100,000
+ * episodes: 500 -> 50 rows took peak RSS from 290 to 249 MB and the run from 41 to 33 s).
+ */
+const writerBatch = 50;
+
 export function startEpisodeWriter(store: ResultsStore, options: GroupCommitOptions = {}): EpisodeWriter {
-  const maxBatch = options.maxBatch ?? defaultGroupCommit.maxBatch;
+  const maxBatch = options.maxBatch ?? writerBatch;
   const maxDelayMs = options.maxDelayMs ?? defaultGroupCommit.maxDelayMs;
   const worker: Worker = startModuleWorker(import.meta.url, './episode-writer-thread', {
     workerData: { location: store.path } satisfies EpisodeWriterJob,
