@@ -775,7 +775,9 @@ async function executeRun(
   // A long run writes its episodes on a second thread (episode-writer.ts); a short one is not worth the thread's start,
   // and a run importing its tasks has that thread on the second core already (measured: a 20,000-sample NESTFUL
   // replay took 18.1 s with both threads, 16.6 s with the import thread alone).
-  const writeOnThread = importing === undefined && plannedEpisodes >= writerThreadAfterEpisodes && canWriteOnThread(store);
+  // An agent's run (serve, --agent-command) is not: serve acknowledges an answer once the store it handed the run has
+  // written the episode, which it sees only when the writes go through that store object on this thread.
+  const writeOnThread = options.agent === undefined && importing === undefined && plannedEpisodes >= writerThreadAfterEpisodes && canWriteOnThread(store);
   const commits = writeOnThread ? startEpisodeWriter(store) : createGroupCommit(store);
   const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(options.concurrency), resumeCommand(run, options.databaseFlag));
   try {

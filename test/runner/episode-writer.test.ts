@@ -13,6 +13,8 @@ import { getSuite } from '../../src/suites/registry.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
+import { resolveModelSource } from '../../src/runner/resolve-model-source.ts';
+import type { ResultsStore } from '../../src/store/results-store.ts';
 import { sampleEpisode, sampleRun, temporaryDirectory } from './test-helpers.ts';
 
 const tasks = await createFakeSuite().generate({ seed: 7, count: 4, params: {} });
@@ -90,6 +92,27 @@ describe('episode writer thread', () => {
     const store = openResultsStore(join(directory, 'thread.db'));
     assert.deepEqual(store.countEpisodes(threaded.runId), { scored: 2048, 'infrastructure-error': 0, cancelled: 0 });
     assert.equal(store.getRun(threaded.runId).status, 'finished');
+    store.close();
+  });
+
+  test('an agent\'s run writes through the store it was handed (serve acknowledges answers by watching it), however long', async () => {
+    const funcgen = getSuite('funcgen');
+    const params = resolveKnobs(funcgen.id, funcgen.knobs, { core: '3', depth: '2', connected: '1', disconnected: '1' });
+    const funcgenTasks = await generateTasks(funcgen, { seed: 6, count: 64, params, validate: false });
+    const store = openResultsStore(join(temporaryDirectory(), 'served.db'));
+    let written = 0;
+    // As serve's episode-commits.ts watches its store: a Proxy whose saveEpisodes counts what is written.
+    const watched = new Proxy(store, {
+      get(target, property) {
+        if (property === 'saveEpisodes') return (episodes: Parameters<ResultsStore['saveEpisodes']>[0]) => { written += episodes.length; return target.saveEpisodes(episodes); };
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const agent = resolveModelSource(funcgen, 'builtin/planner', {});
+    const summary = await runEvaluation({ suite: funcgen, tasks: funcgenTasks, trials: 32, agent, modelRef: agent.ref, seed: 6, params, concurrency: 4, store: watched });
+    assert.equal(summary.episodes, 2048);
+    assert.equal(written, 2048, 'every episode was written through the watched store');
     store.close();
   });
 });
