@@ -42,3 +42,25 @@ test('unlink releases a long-lived source: 10,000 episodes leave nothing on the 
     process.off('warning', onWarning);
   }
 });
+
+test('every signal following a source aborts with its reason, in the order they linked, and lets go of its other sources', () => {
+  const run = new AbortController();
+  const clocks = Array.from({ length: 5 }, () => new AbortController());
+  const order: number[] = [];
+  const linked = clocks.map((clock, index) => {
+    const each = linkAbortSignals([run.signal, clock.signal]);
+    each.signal.addEventListener('abort', () => order.push(index));
+    return each;
+  });
+  linked[2].unlink();
+  clocks[3].abort('time');
+  assert.equal(linked[3].signal.reason, 'time');
+  run.abort('cancelled');
+  assert.deepEqual(order, [3, 0, 1, 4]);
+  assert.equal(linked[2].signal.aborted, false, 'unlinked before the abort');
+  for (const index of [0, 1, 4]) assert.equal(linked[index].signal.reason, 'cancelled');
+  for (const clock of clocks) assert.equal(getEventListeners(clock.signal, 'abort').length, 0);
+  assert.equal(getEventListeners(run.signal, 'abort').length, 0);
+  // A link made after the source aborted aborts at once.
+  assert.equal(linkAbortSignals([new AbortController().signal, run.signal]).signal.reason, 'cancelled');
+});
