@@ -17,7 +17,7 @@ function isSystemError(error: unknown): error is SystemError {
 /** The ConfigError for a file-system error, or undefined when `error` is not one this names. */
 export function describeSystemError(error: unknown): ConfigError | undefined {
   if (isSystemError(error)) return describeFileError(error);
-  return describeSqliteReadOnly(error);
+  return describeSqliteError(error);
 }
 
 function describeFileError(error: SystemError): ConfigError | undefined {
@@ -50,12 +50,38 @@ function describeFileError(error: SystemError): ConfigError | undefined {
   }
 }
 
-/** A results database opened on a file the user may not write fails on its first write, in SQLite's words. */
-function describeSqliteReadOnly(error: unknown): ConfigError | undefined {
+/**
+ * What SQLite says when a results database cannot take a write: a file the user may not write (its first write
+ * fails), another process holding the write lock past the busy timeout, a full disk, an I/O error. Each is the
+ * user's machine, not a bug: the message and a fix, and the run it stopped is resumed once it is fixed.
+ */
+function describeSqliteError(error: unknown): ConfigError | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
-  if (!(error instanceof Error) || typeof code !== 'string' || !code.startsWith('SQLITE_READONLY')) return undefined;
-  return new ConfigError('store.unwritable', `cannot write to the results database (${error.message})`, {
-    fix: 'make the --db file and its folder writable, or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it',
-    cause: error,
-  });
+  if (!(error instanceof Error) || typeof code !== 'string') return undefined;
+  const resume = 'then continue the run with toolforge run --resume <run> (finished episodes are kept)';
+  if (code.startsWith('SQLITE_READONLY')) {
+    return new ConfigError('store.unwritable', `cannot write to the results database (${error.message})`, {
+      fix: 'make the --db file and its folder writable, or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it',
+      cause: error,
+    });
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new ConfigError('store.locked', `the results database stayed locked by another process for more than 5 s (${error.message})`, {
+      fix: `let the other process using the --db file finish (a long write, or a sqlite3 shell inside a transaction), ${resume}`,
+      cause: error,
+    });
+  }
+  if (code.startsWith('SQLITE_FULL')) {
+    return new ConfigError('store.unwritable', `cannot write to the results database: the disk is full (${error.message})`, {
+      fix: `free some disk space (or move the --db file to a disk with room), ${resume}`,
+      cause: error,
+    });
+  }
+  if (code.startsWith('SQLITE_IOERR')) {
+    return new ConfigError('store.unwritable', `cannot write to the results database: the disk reported an I/O error (${error.message})`, {
+      fix: `check the disk holding the --db file (removed, full, failing), ${resume}`,
+      cause: error,
+    });
+  }
+  return undefined;
 }

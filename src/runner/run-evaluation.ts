@@ -778,7 +778,8 @@ async function executeRun(
   // An agent's run (serve, --agent-command) is not: serve acknowledges an answer once the store it handed the run has
   // written the episode, which it sees only when the writes go through that store object on this thread.
   const writeOnThread = options.agent === undefined && importing === undefined && plannedEpisodes >= writerThreadAfterEpisodes && canWriteOnThread(store);
-  const commits = writeOnThread ? startEpisodeWriter(store) : createGroupCommit(store);
+  const writer = writeOnThread ? startEpisodeWriter(store) : undefined;
+  const commits = writer ?? createGroupCommit(store);
   const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(options.concurrency), resumeCommand(run, options.databaseFlag));
   try {
     const inFlight = importing ? options.concurrency : Math.min(options.concurrency, Math.max(1, plannedEpisodes));
@@ -793,6 +794,9 @@ async function executeRun(
       // Cancelled mid-episode: nothing half-done is recorded; resume runs it again.
       if (!episode) return;
       commits.add(episode, task.prompt);
+      // A writer thread held up (another process holding the write lock) slows the run rather than letting rows pile up.
+      const room = writer?.untilRoom();
+      if (room) await room;
       completed += 1;
       emit({
         type: 'episode-end', runId: run.id, taskId: task.id, trial, status: episode.status, passed: episode.score?.passed ?? null,
@@ -814,13 +818,20 @@ async function executeRun(
     throw error;
   } finally {
     // Every ended episode is committed before the run's status says it ended.
+    let unwritten: { error: unknown } | undefined;
     try {
       await commits.close();
+    } catch (error) {
+      // A write that failed (on the writer thread, or group commit's last flush) fails the run: it is marked so,
+      // not left 'running', and resume reruns what was not written.
+      unwritten = { error };
+      status = 'failed';
     } finally {
       await sandbox.dispose();
     }
     store.setRunStatus(run.id, status);
     emit({ type: 'run-end', runId: run.id, status });
+    if (unwritten) throw unwritten.error;
   }
 }
 

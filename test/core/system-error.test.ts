@@ -62,3 +62,23 @@ test("SQLite's read-only refusal is a store.unwritable error naming --db", () =>
   assert.equal(described.code, 'store.unwritable');
   assert.match(described.fix ?? '', /--db/);
 });
+
+test('SQLite refusing a write for a cause on this machine (a lock held too long, a full disk, an I/O error) is a store error with a fix that says to resume', () => {
+  const cases: [string, string, RegExp][] = [
+    ['SQLITE_BUSY', 'store.locked', /locked by another process/],
+    ['SQLITE_BUSY_SNAPSHOT', 'store.locked', /locked by another process/],
+    ['SQLITE_LOCKED', 'store.locked', /locked by another process/],
+    ['SQLITE_FULL', 'store.unwritable', /the disk is full/],
+    ['SQLITE_IOERR_WRITE', 'store.unwritable', /I\/O error/],
+  ];
+  for (const [sqliteCode, code, message] of cases) {
+    const described = describeSystemError(Object.assign(new Error('database says no'), { code: sqliteCode }));
+    assert.ok(described instanceof ConfigError, sqliteCode);
+    assert.equal(described.code, code, sqliteCode);
+    assert.match(described.message, message, sqliteCode);
+    assert.match(described.message, /database says no/, sqliteCode);
+    assert.match(described.fix ?? '', /--resume/, sqliteCode);
+  }
+  // A constraint is a bug or a damaged file, not the machine: left to the caller.
+  assert.equal(describeSystemError(Object.assign(new Error('FOREIGN KEY constraint failed'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' })), undefined);
+});

@@ -115,4 +115,71 @@ describe('episode writer thread', () => {
     assert.equal(written, 2048, 'every episode was written through the watched store');
     store.close();
   });
+
+  test('a thread held up by another process\'s write lock makes the run wait (untilRoom) instead of piling up rows a kill would lose', async () => {
+    const path = join(temporaryDirectory(), 'locked.db');
+    const store = openResultsStore(path);
+    store.createRun(sampleRun('run-l'), tasks);
+    const Database = (await import('better-sqlite3')).default;
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    const writer = startEpisodeWriter(store, { maxBatch: 50, maxDelayMs: 5 });
+    let room: Promise<void> | undefined;
+    let added = 0;
+    for (; added < 1000 && room === undefined; added += 1) {
+      writer.add(sampleEpisode('run-l', tasks[added % 4].id, Math.floor(added / 4)));
+      room = writer.untilRoom();
+    }
+    assert.equal(added, 200, 'the run waits once four batches are unwritten');
+    let caughtUp = false;
+    void room?.then(() => { caughtUp = true; });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(caughtUp, false, 'no room while the lock is held');
+    other.exec('COMMIT');
+    await room;
+    assert.equal(writer.untilRoom(), undefined);
+    await writer.close();
+    assert.equal(store.countEpisodes('run-l').scored, 200);
+    other.close();
+    store.close();
+  });
+
+  test('a run whose writes fail on the thread ends failed (not left running), with the database\'s error, and resumes', async () => {
+    const funcgen = getSuite('funcgen');
+    const params = resolveKnobs(funcgen.id, funcgen.knobs, { core: '3', depth: '2', connected: '1', disconnected: '1' });
+    const funcgenTasks = await generateTasks(funcgen, { seed: 8, count: 64, params, validate: false });
+    const path = join(temporaryDirectory(), 'refusing.db');
+    const store = openResultsStore(path);
+    // The database refuses one episode's row, as a full disk would refuse a write, on the writer thread's connection.
+    const Database = (await import('better-sqlite3')).default;
+    const other = new Database(path);
+    other.exec("CREATE TRIGGER refuse_one BEFORE INSERT ON episodes WHEN NEW.trial = 20 AND NEW.task_id LIKE '%/3' BEGIN SELECT RAISE(ABORT, 'the disk says no'); END");
+    await assert.rejects(
+      runEvaluation({ suite: funcgen, tasks: funcgenTasks, trials: 32, modelRef: 'builtin/planner', seed: 8, params, concurrency: 4, store }),
+      /the disk says no/,
+    );
+    const [run] = store.listRuns();
+    assert.equal(run.status, 'failed');
+    other.exec('DROP TRIGGER refuse_one');
+    other.close();
+    const { resumeEvaluation } = await import('../../src/runner/run-evaluation.ts');
+    const resumed = await resumeEvaluation({ runId: run.id, store });
+    assert.equal(resumed.episodes, 2048);
+    assert.equal(store.getRun(run.id).status, 'finished');
+    store.close();
+  });
+
+  test('a database deleted before the thread opens it is not made again, empty: the run fails naming it', async () => {
+    const { rmSync } = await import('node:fs');
+    const path = join(temporaryDirectory(), 'gone.db');
+    const store = openResultsStore(path);
+    store.createRun(sampleRun('run-g'), tasks);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    const writer = startEpisodeWriter(store, { maxBatch: 1, maxDelayMs: 5 });
+    writer.add(sampleEpisode('run-g', tasks[0].id, 0));
+    await assert.rejects(writer.close(), (error: Error & { code?: string }) => error.code === 'store.invalid' && /deleted or moved while the run was starting/.test(error.message));
+    const { existsSync } = await import('node:fs');
+    assert.equal(existsSync(path), false);
+    store.close();
+  });
 });
