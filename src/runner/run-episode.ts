@@ -4,6 +4,8 @@
  * score; a thrown error is infrastructure (the caller retries or records it, never scores it).
  */
 import { startEpisodeClock } from '../agents/episode-clock.ts';
+import type { EpisodeClock } from '../agents/episode-clock.ts';
+import type { Limits } from '../core/limits.ts';
 import { createGenericAgent } from '../agents/registry.ts';
 import type { AgentSource } from '../agents/spec.ts';
 import type { CallRecord } from '../core/call-record.ts';
@@ -93,11 +95,22 @@ export function scoreEpisode(suite: Suite, task: Task, mode: Mode, evidence: Epi
 }
 
 export async function runEpisode(input: EpisodeInput): Promise<EpisodeResult> {
-  const { suite, task, trial, mode } = input;
+  const { task } = input;
   const limits = input.timeLimitMs === undefined ? task.limits : { ...task.limits, timeLimitMs: input.timeLimitMs };
   // One clock for the episode's time limit (the agents' budget reads it), stopped while a network model waits on
   // its provider, so a provider outage is never charged to the model.
   const clock = startEpisodeClock(limits.timeLimitMs);
+  try {
+    return await runEpisodeOnClock(input, limits, clock);
+  } finally {
+    // Also when the episode's setup throws (a model or agent refusing the task): the clock's timer would otherwise
+    // hold the process open for the task's whole time limit after the run has ended.
+    clock.dispose();
+  }
+}
+
+async function runEpisodeOnClock(input: EpisodeInput, limits: Limits, clock: EpisodeClock): Promise<EpisodeResult> {
+  const { suite, task, trial, mode } = input;
   const episode: EpisodeContext = { task, trial, mode, requests: { pauseClock: clock.pause, onRetry: (retry) => input.onRequestRetry?.(retry) } };
   let model = input.model.forEpisode(episode);
   // The suite's own models (a simulator, a judge) wait on their providers on the same terms as the model under test.

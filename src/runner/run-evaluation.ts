@@ -48,7 +48,8 @@ import type { Sandbox } from '../sandbox/spec.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
-import { checkExpected, checkTaskShape, createTaskParamsCheck, storeTasks, trustStoredTask } from './store-tasks.ts';
+import { checkExpected, checkTask, checkTaskShape, createTaskParamsCheck, storeTasks, trustStoredTask } from './store-tasks.ts';
+import { damagedDatabaseFix } from '../store/stored-json.ts';
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 import { shellCommand } from '../core/shell-argument.ts';
@@ -247,7 +248,7 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
         // Tasks the caller passed as an array are already held whole by the caller: the run reads them from it, not
         // back from the store (a JSON parse of every task, per episode, for the same objects).
         const heldTasks = Array.isArray(options.tasks) ? options.tasks as readonly Task[] : undefined;
-        await executeRun(store, run, suite, model, { ...options, concurrency, heldTasks });
+        await executeRun(store, run, suite, model, { ...options, concurrency, heldTasks, tasksCheckedHere: true });
       }
       return summarizeRun(store, runId, suite);
     });
@@ -308,7 +309,7 @@ async function importWhileRunning(
   const signal = options.signal ? AbortSignal.any([options.signal, refusal.signal]) : refusal.signal;
   let failure: { error: unknown } | undefined;
   try {
-    await executeRun(store, run, suite, model, { ...options, signal, importing });
+    await executeRun(store, run, suite, model, { ...options, signal, importing, tasksCheckedHere: options.justStored });
     await untilAborted(imported, options.signal);
   } catch (error) {
     failure = { error };
@@ -716,7 +717,15 @@ async function executeRun(
   run: StoredRun,
   suite: Suite,
   model: ModelSource,
-  options: ExecutionOptions & { concurrency: number; heldTasks?: readonly Task[]; importing?: TaskImport },
+  options: ExecutionOptions & {
+    concurrency: number; heldTasks?: readonly Task[]; importing?: TaskImport;
+    /**
+     * Every stored task was checked by this process as it entered the run (a new run): read back, each is trusted.
+     * A resumed run's tasks were stored by another process, and the database may have been edited since: each is
+     * checked again as it is read, once, as a task entering the run is.
+     */
+    tasksCheckedHere?: boolean;
+  },
 ): Promise<void> {
   const retry: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const emit: RunProgressListener = options.onProgress ?? (() => {});
@@ -734,10 +743,27 @@ async function executeRun(
   function* plan(): Generator<{ task: Task; trial: number }> {
     // Held tasks were written in order, ordinal i from tasks[i], and are the run's every task.
     const held = options.heldTasks?.length === run.taskCount ? options.heldTasks : undefined;
+    let ordinal = 0;
     for (const read of held ?? store.iterateTasks(run.id)) {
-      const task = held ? read : trustStoredTask(suite, read);
+      const task = held ? read : storedTask(read, ordinal);
+      ordinal += 1;
       for (let trial = 0; trial < run.trials; trial += 1) if (!scoredKeys.has(episodeKey(task.id, trial))) yield { task, trial };
     }
+  }
+  const seen = new Set<string>();
+  const checkParams = createTaskParamsCheck(suite);
+  /** A task read back from the store: trusted when this process stored it, else checked as one entering the run. */
+  function storedTask(read: Task, ordinal: number): Task {
+    if (options.tasksCheckedHere === true) return trustStoredTask(suite, read);
+    try {
+      checkTaskShape(read, ordinal);
+      checkTask(suite, read, run.mode ?? undefined, seen);
+      checkParams(read);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw new ConfigError('store.invalid', `run '${run.id}': its stored task ${ordinal} is not one it can run: ${error.problem}`, { fix: damagedDatabaseFix, cause: error });
+    }
+    return read;
   }
   /** The plan over tasks still being imported: each page read once it is stored, waiting for the import between. */
   async function* importedPlan(source: TaskImport): AsyncGenerator<{ task: Task; trial: number }> {
@@ -749,7 +775,7 @@ async function executeRun(
         for (; next <= last; next += 1) {
           const read = page.get(next);
           if (!read) throw new ToolForgeError('internal', `run '${run.id}': task ${next} was reported stored but is not in the store`);
-          const task = trustStoredTask(suite, read);
+          const task = storedTask(read, next);
           for (let trial = 0; trial < run.trials; trial += 1) yield { task, trial };
         }
         continue;

@@ -16,7 +16,8 @@ import type { EncodedEpisode, EpisodeClaim, EpisodeQueueCounts, NewRun, OrderedE
 import { readRunExport, runExportLines } from './run-jsonl.ts';
 import type { SqlConnection } from './sql-connection.ts';
 import type { Provenance, StoredRun } from './stored-run.ts';
-import { parseStoredJson } from './stored-json.ts';
+import { parseStoredJson, parseStoredTask } from './stored-json.ts';
+import type { StoredTaskRow } from './stored-json.ts';
 import type { TranscriptEncodingOptions } from './transcript-encoding.ts';
 
 /** Rows per read when a run's tasks or episodes are streamed: memory stays at one page whatever the run's size. */
@@ -56,11 +57,11 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     setTasksComplete: 'UPDATE runs SET tasks_complete = @complete WHERE id = @id',
     setRunProvenance: 'UPDATE runs SET provenance = @provenance WHERE id = @id',
     tasksComplete: 'SELECT tasks_complete AS complete FROM runs WHERE id = @id',
-    taskPage: 'SELECT ordinal, task FROM run_tasks WHERE run_id = @run_id AND ordinal > @after ORDER BY ordinal LIMIT @limit',
+    taskPage: 'SELECT ordinal, task_id, task FROM run_tasks WHERE run_id = @run_id AND ordinal > @after ORDER BY ordinal LIMIT @limit',
     taskParamsAndStatsPage: `SELECT ordinal, task_id, ${postgres ? "task::json ->> 'params'" : "json_extract(task, '$.params')"} AS params,
         ${postgres ? "task::json ->> 'stats'" : "json_extract(task, '$.stats')"} AS stats
       FROM run_tasks WHERE run_id = @run_id AND ordinal > @after ORDER BY ordinal LIMIT @limit`,
-    tasksBetween: 'SELECT ordinal, task FROM run_tasks WHERE run_id = @run_id AND ordinal >= @from AND ordinal <= @to ORDER BY ordinal',
+    tasksBetween: 'SELECT ordinal, task_id, task FROM run_tasks WHERE run_id = @run_id AND ordinal >= @from AND ordinal <= @to ORDER BY ordinal',
     // Keyset paging in (ordinal, trial) order: each page starts where the last ended, without OFFSET's rescans.
     outcomePage: `SELECT ${outcomeColumns('e')}, t.ordinal AS ordinal FROM run_tasks t JOIN episodes e ON e.run_id = t.run_id AND e.task_id = t.task_id
       WHERE t.run_id = @run_id AND t.ordinal >= @ordinal AND (t.ordinal > @ordinal OR e.trial > @trial)
@@ -85,7 +86,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       ORDER BY r.created_at DESC, ${postgres ? 'r.id DESC' : 'r.rowid DESC'}${limited ? ' LIMIT @limit' : ''}`,
     setStatus: 'UPDATE runs SET status = @status WHERE id = @id',
     setProvenance: 'UPDATE runs SET provenance = @provenance, base_url = @base_url WHERE id = @id',
-    listTasks: 'SELECT task FROM run_tasks WHERE run_id = @run_id ORDER BY ordinal',
+    listTasks: 'SELECT ordinal, task_id, task FROM run_tasks WHERE run_id = @run_id ORDER BY ordinal',
     upsertEpisode: `INSERT INTO episodes (run_id, task_id, trial, model, mode, status, termination, passed,
       value, failure, score, messages, messages_encoding, prompt_messages, input_tokens, output_tokens, attempts, started_at, ended_at, duration_ms, error, retries, trace)
       VALUES (@run_id, @task_id, @trial, @model, @mode, @status, @termination, @passed, @value, @failure, @score, @messages,
@@ -125,7 +126,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       WHERE row_rank IN (${Array.from({ length: ranks }, (_, index) => `@rank${index}`).join(', ')})`,
     findEpisode: `SELECT ${fullEpisodeColumns} ${episodeJoin} WHERE e.run_id = @run_id AND e.task_id = @task_id AND e.trial = @trial`,
     listTaskEpisodes: `SELECT ${fullEpisodeColumns} ${episodeJoin} WHERE e.run_id = @run_id AND e.task_id = @task_id ORDER BY e.trial`,
-    findTask: 'SELECT task FROM run_tasks WHERE run_id = @run_id AND task_id = @task_id',
+    findTask: 'SELECT ordinal, task_id, task FROM run_tasks WHERE run_id = @run_id AND task_id = @task_id',
     listTaskIds: `SELECT task_id AS "taskId" FROM run_tasks WHERE run_id = @run_id ORDER BY ordinal`,
     countOutcomes: `SELECT status, passed, failure, COUNT(*) AS count FROM episodes WHERE run_id = @run_id
       GROUP BY status, passed, failure`,
@@ -216,10 +217,10 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
   };
   function* iterateTasks(runId: string): Generator<Task> {
     for (let after = -1; ;) {
-      const rows = connection.all<{ ordinal: number; task: string }>(sql.taskPage, { run_id: runId, after, limit: taskPageSize });
-      for (const row of rows) yield parseStoredJson<Task>(row.task, 'task', { run_id: runId, ordinal: row.ordinal });
+      const rows = connection.all<StoredTaskRow>(sql.taskPage, { run_id: runId, after, limit: taskPageSize });
+      for (const row of rows) yield parseStoredTask<Task>(runId, row);
       if (rows.length < taskPageSize) return;
-      after = rows[rows.length - 1].ordinal;
+      after = Number(rows[rows.length - 1].ordinal);
     }
   }
   function* iterateTaskParamsAndStats(runId: string): Generator<Pick<Task, 'id' | 'params' | 'stats'>> {
@@ -290,7 +291,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
   const listEpisodes = (runId: string, filter: { status?: EpisodeStatus } = {}): EpisodeRecord[] =>
     connection.all<EpisodeRow>(sql.listEpisodes, { run_id: runId, status: filter.status ?? null }).map(episodeFromRow);
   const listTasks = (runId: string): Task[] =>
-    connection.all<{ task: string }>(sql.listTasks, { run_id: runId }).map((row, ordinal) => parseStoredJson<Task>(row.task, 'task', { run_id: runId, ordinal }));
+    connection.all<StoredTaskRow>(sql.listTasks, { run_id: runId }).map((row) => parseStoredTask<Task>(runId, row));
   function hasAllTasks(runId: string): boolean {
     const row = connection.get<{ complete: number }>(sql.tasksComplete, { id: runId });
     if (!row) getRun(runId);
@@ -393,8 +394,8 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     iterateTasks: (runId) => ({ [Symbol.iterator]: () => iterateTasks(runId) }),
     iterateTaskParamsAndStats: (runId) => ({ [Symbol.iterator]: () => iterateTaskParamsAndStats(runId) }),
     listTasksBetween(runId, from, to) {
-      const rows = connection.all<{ ordinal: number; task: string }>(sql.tasksBetween, { run_id: runId, from, to });
-      return new Map(rows.map((row) => [Number(row.ordinal), parseStoredJson<Task>(row.task, 'task', { run_id: runId, ordinal: row.ordinal })]));
+      const rows = connection.all<StoredTaskRow>(sql.tasksBetween, { run_id: runId, from, to });
+      return new Map(rows.map((row) => [Number(row.ordinal), parseStoredTask<Task>(runId, row)]));
     },
     taskFacts(runId) {
       const facts: TaskFacts = { count: 0, phrased: 0, phrasingFallbacks: 0, firstModes: [] };
@@ -476,8 +477,8 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     },
     listTaskEpisodes: (runId, taskId) => connection.all<EpisodeRow>(sql.listTaskEpisodes, { run_id: runId, task_id: taskId }).map(episodeFromRow),
     findTask(runId, taskId) {
-      const row = connection.get<{ task: string }>(sql.findTask, { run_id: runId, task_id: taskId });
-      return row ? parseStoredJson<Task>(row.task, 'task', { run_id: runId, task_id: taskId }) : undefined;
+      const row = connection.get<StoredTaskRow>(sql.findTask, { run_id: runId, task_id: taskId });
+      return row ? parseStoredTask<Task>(runId, row) : undefined;
     },
     listTaskIds: (runId) => connection.all<{ taskId: string }>(sql.listTaskIds, { run_id: runId }).map((row) => row.taskId),
     countOutcomes(runId) {

@@ -25,3 +25,24 @@ function damagedRow(row: StoredRow, column: string, reason: string): ConfigError
     fix: damagedDatabaseFix,
   });
 }
+
+/** A run_tasks row as read back: its ordinal, the task id it is stored under, and the task's JSON. */
+export type StoredTaskRow = { ordinal: number | string; task_id: string; task: string };
+
+/**
+ * A stored task, which must be a task object stored under its own id: a row edited to null, an array or another id
+ * (a duplicate of the next task's) would be run, scored and exported under an id the run does not list.
+ */
+export function parseStoredTask<T extends { id: string }>(runId: string, row: StoredTaskRow): T {
+  const where = { run_id: runId, ordinal: row.ordinal };
+  const task = parseStoredJson<unknown>(row.task, 'task', where);
+  if (typeof task !== 'object' || task === null || Array.isArray(task)) {
+    throw damagedRow(where, 'task', `it is ${task === null ? 'null' : Array.isArray(task) ? 'an array' : `a ${typeof task}`}, not a task object`);
+  }
+  const id = (task as { id?: unknown }).id;
+  if (id !== row.task_id) {
+    throw damagedRow(where, 'task', `its id is ${JSON.stringify(id) ?? 'missing'}, but it is stored as task '${row.task_id}'`);
+  }
+  return task as T;
+}
+
