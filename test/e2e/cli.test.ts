@@ -8,7 +8,7 @@ import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
 
-const summaryKeys = ['runId', 'suite', 'model', 'mode', 'tasks', 'trials', 'episodes', 'infrastructureErrors', 'passRate', 'passRateCI95', 'metrics', 'failures', 'retries'];
+const summaryKeys = ['runId', 'suite', 'model', 'mode', 'tasks', 'trials', 'episodes', 'infrastructureErrors', 'passRate', 'passRateCI95', 'metrics', 'failures', 'retries', 'status', 'missingEpisodes'];
 
 function parseSummary(stdout: string): Record<string, unknown> & { passRate: number; runId: string; failures: Record<string, number> } {
   assert.equal(stdout.trim().split('\n').length, 1, 'run --json prints exactly one line on stdout');

@@ -296,32 +296,44 @@ describe('the process', () => {
     assert.equal(code, 0);
   });
 
-  test('Ctrl-C during a built-in run marks the run cancelled, exits 130, and --resume finishes it', async () => {
-    const directory = temporaryDirectory();
-    const generated = await runCli(['generate', 'funcgen', '--count', '4000', '--no-validate', '--set', 'core=3', '--set', 'depth=2', '--out', 'many.jsonl'], { cwd: directory });
-    assert.equal(generated.code, 0, generated.stderr);
-    const child = spawn(process.execPath, [binPath, 'run', 'funcgen', '--tasks', 'many.jsonl', '--model', 'builtin/planner', '--db', 'r.db', '--concurrency', '1'],
-      { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
-    const closed = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
-    // Wait until episodes are being committed, then interrupt.
-    for (let polls = 0; polls < 600; polls += 1) {
-      await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
-      if (!existsSync(join(directory, 'r.db')) || statSync(join(directory, 'r.db')).size === 0) continue;
-      // The child may still be creating the schema: a failed read is simply polled again.
-      const listed = await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory });
-      if (listed.code !== 0) continue;
-      const runs = JSON.parse(listed.stdout) as { episodes: { scored: number } }[];
-      if (runs.length > 0 && runs[0].episodes.scored > 0) break;
-    }
-    child.kill('SIGINT');
-    assert.equal(await closed, 130);
-    const [run] = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string; episodes: { scored: number } }[];
-    assert.equal(run.status, 'cancelled');
-    assert.ok(run.episodes.scored < 4000);
-    const resumed = await runCli(['run', '--resume', run.id, '--db', 'r.db', '--json'], { cwd: directory });
-    assert.equal(resumed.code, 0, resumed.stderr);
-    assert.equal(JSON.parse(resumed.stdout).episodes, 4000);
-  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    test(`${signal === 'SIGINT' ? 'Ctrl-C' : 'SIGTERM (docker stop, systemd)'} during a built-in run marks the run cancelled, exits 130, says how to resume, and --resume finishes it`, async () => {
+      const directory = temporaryDirectory();
+      const generated = await runCli(['generate', 'funcgen', '--count', '4000', '--no-validate', '--set', 'core=3', '--set', 'depth=2', '--out', 'many.jsonl'], { cwd: directory });
+      assert.equal(generated.code, 0, generated.stderr);
+      const child = spawn(process.execPath, [binPath, 'run', 'funcgen', '--tasks', 'many.jsonl', '--model', 'builtin/planner', '--db', 'r.db', '--concurrency', '1', '--json'],
+        { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+      const closed = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
+      // Wait until episodes are being committed, then interrupt.
+      for (let polls = 0; polls < 600; polls += 1) {
+        await new Promise((resolvePromise) => setTimeout(resolvePromise, 100));
+        if (!existsSync(join(directory, 'r.db')) || statSync(join(directory, 'r.db')).size === 0) continue;
+        // The child may still be creating the schema: a failed read is simply polled again.
+        const listed = await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory });
+        if (listed.code !== 0) continue;
+        const runs = JSON.parse(listed.stdout) as { episodes: { scored: number } }[];
+        if (runs.length > 0 && runs[0].episodes.scored > 0) break;
+      }
+      child.kill(signal);
+      assert.equal(await closed, 130);
+      const [run] = JSON.parse((await runCli(['runs', '--json', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string; episodes: { scored: number } }[];
+      assert.equal(run.status, 'cancelled');
+      assert.ok(run.episodes.scored < 4000);
+      // --json: the summary on stdout says the run stopped and how much is left; stderr says how to finish it.
+      const summary = JSON.parse(stdout) as { status: string; missingEpisodes: number; episodes: number };
+      assert.equal(summary.status, 'cancelled');
+      assert.equal(summary.episodes + summary.missingEpisodes, 4000);
+      assert.match(stderr, new RegExp(`toolforge run --resume ${run.id}`));
+      const resumed = await runCli(['run', '--resume', run.id, '--db', 'r.db', '--json'], { cwd: directory });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.equal(JSON.parse(resumed.stdout).episodes, 4000);
+      assert.equal(JSON.parse(resumed.stdout).status, 'finished');
+    });
+  }
 });
 
 describe('a worker of a team run', () => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { onStopSignal } from '../stop-signals.ts';
 import { Option } from 'commander';
 import { basename, extname, resolve } from 'node:path';
 import { ConfigError } from '../../core/errors.ts';
@@ -418,14 +419,13 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
 }
 
 /**
- * The first Ctrl-C stops the run cleanly (finished episodes are kept, the run is marked cancelled and can be
- * resumed); a second one ends the process at once (Node's default, restored after the first).
+ * The first Ctrl-C (or SIGTERM) stops the run cleanly (finished episodes are kept, the run is marked cancelled and can
+ * be resumed); a second one ends the process at once (Node's default, restored after the first).
  */
 export function listenForInterrupt(): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
-  const onInterrupt = (): void => controller.abort(new Error('interrupted'));
-  process.once('SIGINT', onInterrupt);
-  return { signal: controller.signal, dispose: () => process.removeListener('SIGINT', onInterrupt) };
+  const dispose = onStopSignal(() => controller.abort(new Error('interrupted')));
+  return { signal: controller.signal, dispose };
 }
 
 /**
@@ -558,22 +558,34 @@ export function settingsOf(flags: Pick<RunFlags, 'temperature' | 'maxOutputToken
   return settings;
 }
 
-function printSummary(summary: RunResult, flags: RunFlags, io: CliIo): void {
-  if (summary.infrastructureErrors > 0) reportInfrastructureErrors(summary.runId, flags, io);
-  if (flags.json) {
-    const paired = summary.paired ? { baselineRunId: summary.baselineRunId, paired: summary.paired } : {};
-    io.stdout(`${JSON.stringify({ ...summaryObject(summary), ...paired })}\n`);
-    return;
-  }
+/** What a run that did not finish left, and the command that finishes it (empty for a finished run). */
+function unfinishedRunText(summary: RunResult, flags: RunFlags): string {
   const database = databaseFlag(flags);
   const unfinished = summary.infrastructureErrors + summary.missingEpisodes;
-  io.stdout([
-    renderRunTable(summary),
-    summary.paired ? `\n${titledTransformPairs([summary.paired])}\n` : '',
+  return [
     summary.status === 'cancelled' ? 'interrupted: finished episodes are stored.\n' : '',
     summary.tasksIncomplete === 'start-again' ? `it stopped while its tasks were still being stored, so it cannot be continued: start it again with the same command (and delete this one with 'toolforge delete ${summary.runId}${database}')\n`
       : summary.tasksIncomplete === 'resumable' ? `it stopped while its tasks were still being stored (${summary.tasks} so far); store the rest and run the missing episodes with: ${resumeCommand(summary.runId, flags)}\n`
       : unfinished > 0 ? `${unfinished} episodes not scored; finish them with: ${resumeCommand(summary.runId, flags)}\n` : '',
+  ].join('');
+}
+
+function printSummary(summary: RunResult, flags: RunFlags, io: CliIo): void {
+  if (summary.infrastructureErrors > 0) reportInfrastructureErrors(summary.runId, flags, io);
+  const database = databaseFlag(flags);
+  const unfinished = summary.infrastructureErrors + summary.missingEpisodes;
+  if (flags.json) {
+    const paired = summary.paired ? { baselineRunId: summary.baselineRunId, paired: summary.paired } : {};
+    // A script reads whether the run ended and what is left; stdout holds the JSON alone, so how to finish goes to stderr.
+    const ending = { status: summary.status, missingEpisodes: summary.missingEpisodes, ...(summary.tasksIncomplete ? { tasksIncomplete: summary.tasksIncomplete } : {}) };
+    io.stdout(`${JSON.stringify({ ...summaryObject(summary), ...ending, ...paired })}\n`);
+    if (summary.status === 'cancelled' || unfinished > 0) io.stderr(unfinishedRunText(summary, flags));
+    return;
+  }
+  io.stdout([
+    renderRunTable(summary),
+    summary.paired ? `\n${titledTransformPairs([summary.paired])}\n` : '',
+    unfinishedRunText(summary, flags),
     `\nstored in ${redactUrlPasswords(resolveDatabasePath(flags.db, io.cwd))}; full report: toolforge report ${summary.runId} --format html --out report.html${database}\n`,
   ].join(''));
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { onStopSignal } from '../stop-signals.ts';
 import { resolve } from 'node:path';
 import type { JsonObject } from '../../core/json.ts';
 import type { Mode } from '../../core/mode.ts';
@@ -105,7 +106,7 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
   const tasks = taskStream('run');
   const interrupt = new AbortController();
   const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
-  process.once('SIGINT', onInterrupt);
+  const stopListening = onStopSignal(onInterrupt);
   try {
     const summary = await serveRun({
       transport: flags.stdio ? 'stdio' : 'http',
@@ -116,7 +117,7 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
     });
     return printSummary(summary, flags, io, store);
   } finally {
-    process.removeListener('SIGINT', onInterrupt);
+    stopListening();
   }
 }
 
@@ -132,7 +133,7 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
   const store = openExistingStoreForWriting(resolveDatabasePath(flags.db, io.cwd));
   const interrupt = new AbortController();
   const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
-  process.once('SIGINT', onInterrupt);
+  const stopListening = onStopSignal(onInterrupt);
   try {
     const run = store.getRun(resolveRunId(store, runReference));
     if (suiteArgument !== undefined && suiteArgument !== run.suite.id) {
@@ -149,7 +150,7 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
     });
     return printSummary(summary, flags, io, store);
   } finally {
-    process.removeListener('SIGINT', onInterrupt);
+    stopListening();
     store.close();
   }
 }

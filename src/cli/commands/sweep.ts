@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { onStopSignal } from '../stop-signals.ts';
 import { InvalidArgumentError, Option } from 'commander';
 import { resolve } from 'node:path';
 import { modes } from '../../core/mode.ts';
@@ -73,7 +74,7 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
       const progress = createProgressDisplay(io);
       const controller = new AbortController();
       const onInterrupt = (): void => controller.abort(new Error('interrupted'));
-      process.once('SIGINT', onInterrupt);
+      const stopListening = onStopSignal(onInterrupt);
       try {
         const result = await runSweep({
           suite, grid: flags.grid ?? {}, models: flags.model ?? [], fixed: flags.set, seed: flags.seed, count: flags.count, trials: flags.trials,
@@ -100,7 +101,7 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
         const code = reportGroupOutcome(store, runIds, { finish: (runId) => `toolforge run --resume ${runId}${databaseFlag(flags)}`, interrupted: result.cancelled }, io);
         outcome.exitCode = result.cancelled ? runExitCodes.interrupted : code;
       } finally {
-        process.removeListener('SIGINT', onInterrupt);
+        stopListening();
         progress.stop();
         store.close();
       }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { onStopSignal } from '../stop-signals.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { startReportServer } from '../../report/report-server.ts';
 import type { CliIo } from '../cli-io.ts';
@@ -24,7 +25,7 @@ export function registerViewCommand(program: Command, io: CliIo): void {
         throw error;
       }
       io.stderr(`serving ${dbPath} at ${server.url} (Ctrl-C to stop)\n`);
-      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+      await new Promise<void>((resolve) => onStopSignal(resolve));
       await server.close();
     });
 }
