@@ -22,6 +22,7 @@ import { createRunId } from '../store/run-id.ts';
 import type { StoredRun } from '../store/stored-run.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
+import { createStoredTaskCheck } from './store-tasks.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { collectProvenance } from './provenance.ts';
 import { scoreEpisode } from './run-episode.ts';
@@ -78,12 +79,17 @@ async function rescoreHeldRun(store: ResultsStore, old: StoredRun, options: Resc
   // Tasks and episodes are read a page at a time, side by side (episodes come in task order), and the new episodes
   // are written in groups: memory holds a page and a group, whatever the run's size.
   const tasks = store.iterateTasks(old.id)[Symbol.iterator]();
+  // The stored tasks are checked as a resumed run checks them: one edited in the database is named, not scored. A
+  // task of an older version of the suite is re-scored by the current scorer as it is (what rescore is for).
+  const checkStored = createStoredTaskCheck(suite, old);
   let task: Task | undefined;
+  let ordinal = -1;
   const taskOf = (taskId: string): Task | undefined => {
     while (task?.id !== taskId) {
       const next = tasks.next();
       if (next.done) return undefined;
-      task = next.value;
+      ordinal += 1;
+      task = next.value.suite?.version === suite.version ? checkStored(next.value, ordinal) : next.value;
     }
     return task;
   };
@@ -109,9 +115,7 @@ async function rescoreHeldRun(store: ResultsStore, old: StoredRun, options: Resc
           }, options.signal, helperModels.forEpisode({ task: episodeTask, trial: episode.trial, mode: episode.mode, requests }));
           if (Object.keys(retries).length > 0) rescored.retries = retries;
         } catch (error) {
-          // The episodes re-scored so far are kept: the catch below writes the group still buffered.
-          store.setRunStatus(runId, 'failed');
-          throw cannotRescore(`run '${old.id}': episode ${episode.taskId} trial ${episode.trial} cannot be re-scored`, runId, error);
+          throw cannotRescore(`run '${old.id}': episode ${episode.taskId} trial ${episode.trial} cannot be re-scored`, error);
         }
       }
       commit.add(rescored, episodeTask.prompt);
@@ -122,6 +126,9 @@ async function rescoreHeldRun(store: ResultsStore, old: StoredRun, options: Resc
     } catch {
       // The first error is the one to report.
     }
+    // A rescore cannot be continued (it is made again from the old run): a failed or interrupted one is not kept, so
+    // no half-scored copy is listed, or offered to --resume, beside the run it copied.
+    store.deleteRun(runId);
     throw error;
   }
   commit.close();
@@ -135,13 +142,13 @@ async function rescoreHeldRun(store: ResultsStore, old: StoredRun, options: Resc
  * missing key, judge template or data set), keeps its code and fix; anything else is an episode the scorer cannot
  * read, i.e. one stored before end states and call records were kept.
  */
-function cannotRescore(context: string, newRunId: string, error: unknown): ToolForgeError {
+function cannotRescore(context: string, error: unknown): ToolForgeError {
   if (error instanceof ProviderError || (error instanceof ToolForgeError && /^(config|data)\./.test(error.code))) {
     // A provider's own fix speaks of resuming a run; a rescore is started again instead.
     const cause = error instanceof ProviderError
       ? "the scorer's model failed: rescore again when it answers (--max-retries and --max-retry-wait wait longer for a failing service)"
       : `${error.fix ?? 'fix the cause above'}, then rescore again`;
-    const fix = `${cause} (the failed run ${newRunId} can be deleted with 'toolforge delete ${newRunId}')`;
+    const fix = cause;
     return error instanceof ConfigError
       ? new ConfigError(error.code, `${context}: ${error.problem}`, { fix, cause: error })
       : new ToolForgeError(error.code, `${context}: ${error.problem}`, { fix, cause: error });

@@ -48,8 +48,7 @@ import type { Sandbox } from '../sandbox/spec.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
-import { checkExpected, checkTask, checkTaskShape, createTaskParamsCheck, storeTasks, trustStoredTask } from './store-tasks.ts';
-import { damagedDatabaseFix } from '../store/stored-json.ts';
+import { checkExpected, checkTaskShape, createStoredTaskCheck, createTaskParamsCheck, storeTasks, trustStoredTask } from './store-tasks.ts';
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 import { shellCommand } from '../core/shell-argument.ts';
@@ -750,21 +749,9 @@ async function executeRun(
       for (let trial = 0; trial < run.trials; trial += 1) if (!scoredKeys.has(episodeKey(task.id, trial))) yield { task, trial };
     }
   }
-  const seen = new Set<string>();
-  const checkParams = createTaskParamsCheck(suite);
   /** A task read back from the store: trusted when this process stored it, else checked as one entering the run. */
-  function storedTask(read: Task, ordinal: number): Task {
-    if (options.tasksCheckedHere === true) return trustStoredTask(suite, read);
-    try {
-      checkTaskShape(read, ordinal);
-      checkTask(suite, read, run.mode ?? undefined, seen);
-      checkParams(read);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      throw new ConfigError('store.invalid', `run '${run.id}': its stored task ${ordinal} is not one it can run: ${error.problem}`, { fix: damagedDatabaseFix, cause: error });
-    }
-    return read;
-  }
+  const checkStored = createStoredTaskCheck(suite, run);
+  const storedTask = (read: Task, ordinal: number): Task => (options.tasksCheckedHere === true ? trustStoredTask(suite, read) : checkStored(read, ordinal));
   /** The plan over tasks still being imported: each page read once it is stored, waiting for the import between. */
   async function* importedPlan(source: TaskImport): AsyncGenerator<{ task: Task; trial: number }> {
     for (let next = 0; ;) {

@@ -12,6 +12,7 @@ import { describeIssue } from '../store/run-jsonl.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { Suite } from '../suites/spec.ts';
 import { formatFieldPath } from '../core/field-path.ts';
+import { damagedDatabaseFix } from '../store/stored-json.ts';
 
 /**
  * Tasks written to the store per transaction while a run's tasks stream in: a batch of built tasks held longer
@@ -161,6 +162,27 @@ export function checkTask(suite: Suite, task: Task, mode: Mode | undefined, seen
 export function trustStoredTask(suite: Suite, task: Task): Task {
   if (typeof task.expected === 'object' && task.expected !== null) rememberPassed(suite.expectedSchema, task.expected);
   return task;
+}
+
+/**
+ * The check of a run's tasks read back from its store by a process that did not store them (a resume, a rescore): the
+ * database may have been edited since, so each is checked once as a task entering the run is, in order; a task that
+ * fails is a damaged row of the run, named by its place.
+ */
+export function createStoredTaskCheck(suite: Suite, run: { id: string; mode: Mode | null }): (task: Task, ordinal: number) => Task {
+  const seen = new Set<string>();
+  const checkParams = createTaskParamsCheck(suite);
+  return (task, ordinal) => {
+    try {
+      checkTaskShape(task, ordinal);
+      checkTask(suite, task, run.mode ?? undefined, seen);
+      checkParams(task);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw new ConfigError('store.invalid', `run '${run.id}': its stored task ${ordinal} is not one it can run: ${error.problem}`, { fix: damagedDatabaseFix, cause: error });
+    }
+    return task;
+  };
 }
 
 /** The task's ground truth has the suite's shape: checked once, before anything runs, the same for every suite. */

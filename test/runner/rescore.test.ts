@@ -15,7 +15,9 @@ import { getSuite } from '../../src/suites/registry.ts';
 import type { Suite } from '../../src/suites/spec.ts';
 import { counterSuite } from '../fixtures/counter-suite.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
-import { liveHeapBytes, sampleRun, saveLargeRun } from './test-helpers.ts';
+import { liveHeapBytes, sampleRun, saveLargeRun, temporaryDirectory } from './test-helpers.ts';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 
 /** The suite with every built-in model counting its generate calls. */
 function countingSuite(suite: Suite, counter: { calls: number }): Suite {
@@ -91,6 +93,28 @@ describe('rescore', () => {
     } finally {
       store.close();
       older.close();
+    }
+  });
+
+  test('a task edited in the database is refused naming the run and the task, and the failed rescore leaves no half-scored run', async () => {
+    const suite = getSuite('funcgen');
+    const params = resolveKnobs(suite.id, suite.knobs, {});
+    const tasks = await generateTasks(suite, { seed: 9, count: 3, params, validate: false });
+    const path = join(temporaryDirectory(), 'edited.db');
+    const run = await runEvaluation({ suite, tasks, modelRef: 'builtin/oracle', mode: 'calls', seed: 9, params, dbPath: path, concurrency: 1 });
+    const database = new Database(path);
+    const row = database.prepare('SELECT task FROM run_tasks WHERE run_id = ? AND ordinal = 1').get(run.runId) as { task: string };
+    const task = JSON.parse(row.task) as { expected: { target: { value: number } } };
+    task.expected.target.value += 1;
+    database.prepare('UPDATE run_tasks SET task = ? WHERE run_id = ? AND ordinal = 1').run(JSON.stringify(task), run.runId);
+    database.close();
+    const store = openResultsStore(path);
+    try {
+      await assert.rejects(rescoreRun({ runId: run.runId, store }), (error: unknown) => error instanceof ConfigError && error.code === 'store.invalid'
+        && error.message.includes(`run '${run.runId}': its stored task 1`) && /target/.test(error.message) && !/store schema 1/.test(error.fix ?? ''));
+      assert.deepEqual(store.listRuns().map((stored) => stored.id), [run.runId], 'the failed rescore is not kept');
+    } finally {
+      store.close();
     }
   });
 
