@@ -19,6 +19,12 @@ export type SqlConnection = {
   run(sql: string, parameters?: SqlParameters): number;
   /** Runs `work` in one transaction (a nested call joins the outer one); rolls back if it throws. */
   transaction<T>(work: () => T): T;
+  /**
+   * Throws when the file this connection writes is no longer the one at its path (deleted, moved or replaced while a
+   * run writes to it): what is written after that goes to a file nothing can open, so a run stops instead of reporting
+   * its episodes stored. A server database has no such file.
+   */
+  checkInPlace?(): void;
   close(): void;
 };
 

@@ -411,7 +411,10 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     iterateEpisodeOutcomes: (runId, filter = {}) => ({ [Symbol.iterator]: () => iterateEpisodeOutcomes(runId, filter) }),
     iterateEpisodes: (runId, filter = {}) => ({ [Symbol.iterator]: () => iterateEpisodes(runId, filter) }),
     saveEpisode: (episode, taskPrompt) => connection.transaction(() => saveEpisode(episode, taskPrompt)),
-    saveEpisodes: (episodes) => connection.transaction(() => episodes.map((episode) => saveEpisode(episode))),
+    saveEpisodes: (episodes) => {
+      connection.checkInPlace?.();
+      return connection.transaction(() => episodes.map((episode) => saveEpisode(episode)));
+    },
     encodeEpisode,
     listEpisodes,
     countEpisodes(runId) {

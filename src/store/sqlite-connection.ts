@@ -236,6 +236,7 @@ function sqliteConnection(database: Database.Database, path: string): SqlConnect
     return found;
   };
   const bind = (parameters: SqlParameters | undefined): unknown[] => (parameters === undefined ? [] : Array.isArray(parameters) ? parameters : [parameters]);
+  const opened = path === ':memory:' ? undefined : statSync(path, { throwIfNoEntry: false });
   return {
     dialect: 'sqlite',
     location: path,
@@ -245,6 +246,14 @@ function sqliteConnection(database: Database.Database, path: string): SqlConnect
     // IMMEDIATE takes the write lock at BEGIN, so two processes writing one file wait for each other instead of
     // failing to upgrade a read lock; a nested call becomes a savepoint.
     transaction: <T>(work: () => T): T => database.transaction(work).immediate(),
+    checkInPlace: () => {
+      if (opened === undefined) return;
+      const now = statSync(path, { throwIfNoEntry: false });
+      if (now !== undefined && now.ino === opened.ino && now.dev === opened.dev) return;
+      throw new ConfigError('store.invalid', `the results database ${path} was ${now === undefined ? 'deleted or moved' : 'replaced by another file'} while it was being written: what is written now would be lost with the old file`, {
+        fix: 'leave the --db file in place while a command writes to it; the episodes stored before are in the old file if it was moved (or in a backup): continue the run there with toolforge run --resume <run> --db <that file>, or start it again',
+      });
+    },
     close: () => database.close(),
   };
 }

@@ -14,6 +14,8 @@ import { getSuite } from '../../src/suites/registry.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { temporaryDirectory } from './test-helpers.ts';
+import { runCli } from '../e2e/run-cli.ts';
+import { dirname } from 'node:path';
 
 const funcgen = getSuite('funcgen');
 const params = resolveKnobs(funcgen.id, funcgen.knobs, { core: '3', depth: '2', connected: '1', disconnected: '1' });
@@ -76,6 +78,14 @@ describe('stored tasks read back by a resumed run', () => {
       await assert.rejects(resumeEvaluation({ runId, store }), (error: Error & { code?: string }) => error.code === 'store.invalid' && message.test(error.message), name);
       store.close();
     }
+  });
+
+  test('the CLI names the edited task and does not offer --resume for a run that cannot go on', async () => {
+    const { path, runId } = await editedRun((task) => { task.expected.target.value += 1; return task; });
+    const resumed = await runCli(['run', '--resume', runId, '--db', path], { cwd: dirname(path) });
+    assert.equal(resumed.code, 2, resumed.stderr);
+    assert.match(resumed.stderr, /error: run '.*': its stored task 3 is not one it can run/);
+    assert.doesNotMatch(resumed.stderr, /continue it with/);
   });
 
   test('an episode whose setup throws leaves no timer behind (the process would wait out the task\'s time limit)', async () => {

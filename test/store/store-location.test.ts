@@ -60,3 +60,35 @@ test('a database file name with no room for SQLite\'s -journal and -wal files be
   }
   assert.equal(existsSync(join(directory, 'new-folder')), false);
 });
+
+test('a database file deleted, moved or replaced while episodes are written to it stops the writes, naming what happened', async () => {
+  const { renameSync, rmSync, copyFileSync } = await import('node:fs');
+  const { sampleEpisode, sampleRun } = await import('../runner/test-helpers.ts');
+  const { createFakeSuite } = await import('../fixtures/fake-sum-suite.ts');
+  const tasks = await createFakeSuite().generate({ seed: 1, count: 2, params: {} });
+  const cases: [string, (path: string) => void, RegExp][] = [
+    ['deleted', (path) => { for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true }); }, /was deleted or moved while it was being written/],
+    ['moved', (path) => renameSync(path, `${path}.moved`), /was deleted or moved while it was being written/],
+    ['replaced', (path) => { copyFileSync(path, `${path}.copy`); renameSync(`${path}.copy`, path); }, /was replaced by another file while it was being written/],
+  ];
+  for (const [name, change, message] of cases) {
+    const path = join(temporaryDirectory(), 'results.db');
+    const store = openResultsStore(path);
+    store.createRun(sampleRun('run-p'), tasks);
+    store.saveEpisodes([sampleEpisode('run-p', tasks[0].id, 0)]);
+    change(path);
+    assert.throws(() => store.saveEpisodes([sampleEpisode('run-p', tasks[1].id, 0)]), (error: unknown) => {
+      assert.ok(error instanceof ConfigError, name);
+      assert.equal(error.code, 'store.invalid', name);
+      assert.match(error.message, message, name);
+      assert.match(error.fix ?? '', /--resume/, name);
+      return true;
+    });
+    store.close();
+  }
+  // An in-memory store has no file to lose.
+  const memory = openResultsStore(':memory:');
+  memory.createRun(sampleRun('run-m'), tasks);
+  memory.saveEpisodes([sampleEpisode('run-m', tasks[0].id, 0)]);
+  memory.close();
+});

@@ -340,7 +340,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   } catch (error) {
     progress.stop();
     // A run refused once its tasks were imported (a bad data file, missing replay outputs) was deleted: nothing to continue.
-    if (startedRunId && store.findRun(startedRunId)) explainStoppedRun(startedRunId, flags, io);
+    if (startedRunId && resumable(error) && store.findRun(startedRunId)) explainStoppedRun(startedRunId, flags, io);
     throw error;
   } finally {
     interrupt.dispose();
@@ -410,7 +410,7 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
     });
   } catch (error) {
     progress.stop();
-    if (hasStarted) explainStoppedRun(runId, flags, io);
+    if (hasStarted && resumable(error)) explainStoppedRun(runId, flags, io);
     throw error;
   } finally {
     interrupt.dispose();
@@ -519,6 +519,14 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
 }
 
 /** A run that stopped on an error keeps its finished episodes: say how to continue it. */
+/**
+ * Whether a run stopped by `error` can be continued: not when its database was lost under it or holds a damaged row
+ * (store.invalid), whose own fix says what to do instead.
+ */
+function resumable(error: unknown): boolean {
+  return !(error instanceof ConfigError && error.code === 'store.invalid');
+}
+
 function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
   io.stderr(`run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: ${resumeCommand(runId, flags)}\n`);
 }
