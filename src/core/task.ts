@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { acceptQuicklyWhen } from './checked-once.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import type { Limits } from './limits.ts';
 import { limitsSchema } from './limits.ts';
@@ -8,6 +9,7 @@ import type { Mode } from './mode.ts';
 import { modeSchema } from './mode.ts';
 import type { ToolSpec } from './tool.ts';
 import { toolSpecSchema } from './tool.ts';
+import { isWellFormedTask } from './well-formed-task.ts';
 
 /**
  * One self-contained, serialisable unit of evaluation. Same suite version + seed + params give a
@@ -96,3 +98,6 @@ export const taskSchema = z.object({
     modes.add(mode);
   });
 });
+
+// Tasks are checked by the thousand (generated, read from files): the quick test spares zod's copy of each.
+acceptQuicklyWhen(taskSchema, isWellFormedTask);

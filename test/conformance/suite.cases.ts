@@ -11,6 +11,7 @@ import { canonicalJson } from '../../src/core/json.ts';
 import type { Mode } from '../../src/core/mode.ts';
 import type { ScoreDetails } from '../../src/core/score.ts';
 import { taskSchema } from '../../src/core/task.ts';
+import { isWellFormedTask } from '../../src/core/well-formed-task.ts';
 import type { Task } from '../../src/core/task.ts';
 import { createScriptedModel } from '../../src/models/builtin/scripted-model.ts';
 import type { ModelSource } from '../../src/models/spec.ts';
@@ -88,6 +89,9 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
       for (const task of tasks) {
         assert.deepEqual(JSON.parse(JSON.stringify(task)), task, `task ${task.id} does not survive JSON`);
         assert.ok(taskSchema.safeParse(task).success, `task ${task.id} breaks the task schema`);
+        // The quick check takes the suite's tasks as they are: zod's slower walk is left for tasks it is unsure of.
+        assert.ok(isWellFormedTask(task), `task ${task.id} is sent to zod by the quick task check (well-formed-task.ts)`);
+        assert.ok(isWellFormedTask(JSON.parse(JSON.stringify(task))), `task ${task.id} read back from JSON is sent to zod by the quick task check`);
         assert.deepEqual(task.suite, { id: suite.id, version: suite.version });
         assert.ok(task.id.startsWith(`${suite.id}/`), `task id ${task.id} lacks the suite prefix`);
         for (const mode of task.modes) assert.ok(suite.modes.includes(mode), `task mode ${mode} is not a suite mode`);
