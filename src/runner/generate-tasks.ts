@@ -1,9 +1,8 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { Task } from '../core/task.ts';
-import { taskSchema } from '../core/task.ts';
-import { checkOnce } from '../core/checked-once.ts';
-import { describeIssue } from '../store/run-jsonl.ts';
+import { checkGeneratedTask } from './generated-task-check.ts';
+import { fewerTasksThanCount, streamUncheckedTasks, suiteTaskStream } from './stream-unchecked-tasks.ts';
 import type { GenerateTasksRequest, Suite } from '../suites/spec.ts';
 import type { ParaphraseCache } from '../transforms/perturb/model-paraphrase.ts';
 import { withResponseCache } from '../models/response-cache.ts';
@@ -75,13 +74,6 @@ export function checkGenerationCall(suite: Suite, options: GenerateTasksOptions)
 /** Tasks transformed and oracle-validated per batch while streaming: memory holds one batch, not the set. */
 const validationBatchSize = 64;
 /**
- * Tasks only checked for shape are handed on one at a time, with a turn of the event loop every this many. A batch of
- * 64 large tasks outlives V8's young-generation collections and is copied and promoted by each: measured on funcgen
- * (20 functions a task), generation took 145 µs a task in batches of 64 against 96 µs one at a time.
- */
-const uncheckedTasksPerTurn = 64;
-
-/**
  * generateTasks as a stream: the suite's tasks (its `streamTasks` when it has one, else its `generate`) are
  * transformed, checked and validated a batch at a time and handed on in order, so a run of 100,000 imported or
  * generated tasks never holds them all. A failing check throws when its batch is reached.
@@ -96,14 +88,16 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
     // Every answer kept, whatever its temperature: the same request makes the same task again.
     request.phrasingModel = withResponseCache(request.phrasingModel, { storage: paraphraseCache, policy: 'all' });
   }
-  const source: AsyncIterable<Task> | Iterable<Task> = suite.streamTasks
-    ? suite.streamTasks(request, { from })
-    : (await suite.generate(request)).slice(from);
-  const seen = new Set<string>();
   // A data set's tasks, unchanged, carry its gold: checked for shape, not solved again (Suite.importsTasks). A transform
   // is our code, so transformed imports are solved like generated tasks.
   const importedAsIs = transforms.length === 0 && (suite.importsTasks?.(request.params) ?? false);
   const oracle = validate && !importedAsIs ? oracleOf(suite) : undefined;
+  if (oracle === undefined && transforms.length === 0) {
+    yield* streamUncheckedTasks(suite, request, from);
+    return;
+  }
+  const source = suiteTaskStream(suite, request, from);
+  const seen = new Set<string>();
   const sandbox = createLazySandbox(Math.min(concurrency, 2));
   const fix = `this is a bug in suite ${suite.id}: please report it with the seed and --set values`;
   let generated = from;
@@ -120,37 +114,19 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
     return checked;
   };
   try {
-    if (oracle === undefined && transforms.length === 0) {
-      for await (const generatedTask of source) {
-        generated += 1;
-        checkGeneratedTask(suite, generatedTask, seen);
-        yield generatedTask;
-        if (request.signal?.aborted) return;
-        // Why a turn of the event loop at all: see check() below.
-        if (generated % uncheckedTasksPerTurn === 0) await yieldToEventLoop();
-      }
-    } else {
-      for await (const generatedTask of source) {
-        generated += 1;
-        batch.push(generatedTask);
-        if (batch.length === validationBatchSize) yield* await check();
-        if (request.signal?.aborted) return;
-      }
-      yield* await check();
+    for await (const generatedTask of await source) {
+      generated += 1;
+      batch.push(generatedTask);
+      if (batch.length === validationBatchSize) yield* await check();
+      if (request.signal?.aborted) return;
     }
+    yield* await check();
   } finally {
     // The consumer may hold this generator for the whole run: the ids it checked need not live that long.
     seen.clear();
     await sandbox.dispose();
   }
-  if (request.count !== undefined && generated < request.count && !request.signal?.aborted) {
-    throw new ConfigError('config.invalid', `suite '${suite.id}' has only ${generated} tasks for these settings, fewer than --count ${request.count}`, {
-      // No task at all: a smaller --count cannot help (0 is refused); the data or the settings must change.
-      fix: generated === 0
-        ? `these settings give no task: ${suite.importsTasks?.(request.params) === true ? 'pass a data file that holds samples (--set data=<file>; toolforge data list shows the published sets)' : 'change the --set values'}`
-        : `pass --count ${generated} or less (or leave --count out for all of them)`,
-    });
-  }
+  if (request.count !== undefined && generated < request.count && !request.signal?.aborted) throw fewerTasksThanCount(suite, request, generated);
 }
 
 /**
@@ -188,22 +164,6 @@ export async function* validateTaskStream(
   } finally {
     await sandbox.dispose();
   }
-}
-
-function checkGeneratedTask(suite: Suite, task: Task, seen: Set<string>): void {
-  // Remembered: the run's own check of each task it is handed (storeTasks) then costs a lookup.
-  const error = checkOnce(taskSchema, task);
-  if (error) {
-    throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated an invalid task '${String((task as { id?: unknown }).id)}': ${describeIssue(error)}`, {
-      fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
-    });
-  }
-  if (task.suite.id !== suite.id || task.suite.version !== suite.version || seen.has(task.id)) {
-    throw new ToolForgeError('suite.invalid-task', `suite '${suite.id}' generated task '${task.id}' with a wrong suite stamp (${task.suite.id} ${task.suite.version}) or a duplicate id`, {
-      fix: `this is a bug in suite ${suite.id}; please report it with the seed and --set values`,
-    });
-  }
-  seen.add(task.id);
 }
 
 function oracleOf(suite: Suite): ModelSource {

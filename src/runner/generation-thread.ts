@@ -4,28 +4,43 @@
  * transferred) and task ids.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { getSuite } from '../suites/registry.ts';
-import { streamGeneratedTasks } from './generate-tasks.ts';
-import type { GenerationJob, GenerationMessage, GenerationRequest } from './parallel-generation.ts';
+import type { Task } from '../core/task.ts';
+import { loadSuite } from '../suites/load-suite.ts';
+import type { Suite } from '../suites/spec.ts';
+import { streamUncheckedTasks } from './stream-unchecked-tasks.ts';
+import type { GenerationJob, GenerationMessage, GenerationRequest, GenerationThreadMessage } from './parallel-generation.ts';
 import { transferError } from '../core/transferred-error.ts';
 
 const job = workerData as GenerationJob;
 const port = parentPort;
 const post = (message: GenerationMessage): void => port?.postMessage(message);
 let queue = Promise.resolve();
+/** Buffers of ranges already written, handed back to be filled again (see TaskLinesOptions.reuseBytes). */
+const spares: ArrayBuffer[] = [];
 
 /** A range's JSONL starts in a buffer this large (a funcgen range is ~4.4 MB) and doubles when it must. */
 const initialBytes = 8 << 20;
 
+/**
+ * The range's tasks, through the checks one-thread generation makes. Unchecked tasks (--no-validate) need only the
+ * suite and the shape check: the oracle pipeline (sandbox, models, transforms) is loaded only when tasks are solved.
+ */
+async function tasksOf(suite: Suite, from: number, to: number): Promise<AsyncIterable<Task>> {
+  if (!job.validate) return streamUncheckedTasks(suite, { seed: job.seed, count: to, params: job.params }, from);
+  const { streamGeneratedTasks } = await import('./generate-tasks.ts');
+  return streamGeneratedTasks(suite, { seed: job.seed, count: to, params: job.params, validate: job.validate, from });
+}
+
 async function makeRange({ from, to }: GenerationRequest): Promise<void> {
   try {
-    const suite = getSuite(job.suiteId);
+    const suite = await loadSuite(job.suiteId);
     // The lines go straight into off-heap memory, handed to the writing thread without a copy: held as strings, a
     // range's ~4 MB outlived young-generation collections here and was copied again on the other side.
-    let buffer = Buffer.allocUnsafeSlow(initialBytes);
+    const spare = spares.pop();
+    let buffer = spare ? Buffer.from(spare) : Buffer.allocUnsafeSlow(initialBytes);
     let length = 0;
     const ids: string[] = [];
-    for await (const task of streamGeneratedTasks(suite, { seed: job.seed, count: to, params: job.params, validate: job.validate, from })) {
+    for await (const task of await tasksOf(suite, from, to)) {
       const line = JSON.stringify(task);
       // At most 3 bytes of UTF-8 per UTF-16 unit, and the newline.
       const room = length + 3 * line.length + 1;
@@ -46,7 +61,8 @@ async function makeRange({ from, to }: GenerationRequest): Promise<void> {
   }
 }
 
-// Ranges are made in the order asked, so the answers come back in that order.
-port?.on('message', (request: GenerationRequest) => {
-  queue = queue.then(() => makeRange(request));
+port?.on('message', (message: GenerationThreadMessage) => {
+  if (message.type === 'spare') spares.push(message.bytes);
+  // Ranges are made in the order asked, so the answers come back in that order.
+  else queue = queue.then(() => makeRange({ from: message.from, to: message.to }));
 });

@@ -24,6 +24,9 @@ export type GenerationJob = { suiteId: string; seed: number; params: JsonObject;
 /** One range of the stream, tasks `from` .. `to` - 1. */
 export type GenerationRequest = { from: number; to: number };
 
+/** What a generation thread is sent: a range to make, or a range's buffer handed back, written, to fill again. */
+export type GenerationThreadMessage = ({ type: 'range' } & GenerationRequest) | { type: 'spare'; bytes: ArrayBuffer };
+
 export type GenerationMessage =
   | { type: 'made'; from: number; bytes: ArrayBuffer; length: number; ids: string[] }
   | { type: 'error'; from: number; error: TransferredError };
@@ -35,6 +38,13 @@ export type TaskLinesOptions = GenerateTasksOptions & {
    * (each holds a copy of the suite and would only wait for a core); the bytes are the same either way.
    */
   threads?: number;
+  /**
+   * Each range's bytes are taken back, to be filled again, when the next item is asked for (default false): for a
+   * consumer that is done with each before it asks for the next, as `toolforge generate` is (it writes them). A new
+   * 8 MB buffer per range made V8 collect both threads' whole heaps every ~70 ms (external memory it must account
+   * for): 20,000 funcgen tasks took 5.1 s on two threads that way, against 3.7 s on one.
+   */
+  reuseBytes?: boolean;
 };
 
 /** Lines of JSONL as UTF-8 bytes, each line ending in a newline: a generation thread's range, written as it is. */
@@ -63,7 +73,7 @@ export async function* generateTaskLines(suite: Suite, options: TaskLinesOptions
  */
 export async function* generateTaskJsonl(suite: Suite, options: TaskLinesOptions): AsyncGenerator<string | JsonlBytes> {
   checkGenerationCall(suite, options);
-  const { threads: asked, ...generation } = options;
+  const { threads: asked, reuseBytes = false, ...generation } = options;
   if (asked !== undefined && !(Number.isSafeInteger(asked) && asked >= 1)) {
     throw new ConfigError('config.invalid', `generate: threads must be a whole number from 1, got ${asked}`, { fix: 'pass threads: 1 to make every task on this thread, or leave it out' });
   }
@@ -76,7 +86,7 @@ export async function* generateTaskJsonl(suite: Suite, options: TaskLinesOptions
     for await (const task of streamGeneratedTasks(suite, generation)) yield JSON.stringify(task);
     return;
   }
-  yield* jsonlOnThreads(suite, { seed: generation.seed, params: generation.params, validate: generation.validate ?? true }, from, count, threads, generation.signal);
+  yield* jsonlOnThreads(suite, { seed: generation.seed, params: generation.params, validate: generation.validate ?? true }, from, count, threads, generation.signal, reuseBytes);
 }
 
 function canGenerateOnThreads(suite: Suite, options: GenerateTasksOptions): boolean {
@@ -92,6 +102,7 @@ function canGenerateOnThreads(suite: Suite, options: GenerateTasksOptions): bool
 
 async function* jsonlOnThreads(
   suite: Suite, job: Omit<GenerationJob, 'suiteId'>, from: number, count: number, threadCount: number, signal: AbortSignal | undefined,
+  reuseBytes: boolean,
 ): AsyncGenerator<JsonlBytes> {
   const ranges: GenerationRequest[] = [];
   for (let start = from; start < count; start += rangeSize) ranges.push({ from: start, to: Math.min(count, start + rangeSize) });
@@ -124,6 +135,7 @@ async function* jsonlOnThreads(
         seen.add(id);
       }
       yield { bytes: made.bytes, lines: made.ids.length };
+      if (reuseBytes) thread.giveBack(made.bytes.buffer as ArrayBuffer);
     }
   } finally {
     await Promise.all(threads.map((thread) => thread.stop()));
@@ -136,6 +148,8 @@ type GenerationThread = {
   ask(range: GenerationRequest): void;
   /** The lines and ids of the oldest range asked and not yet taken; rejects with its error. */
   next(): Promise<Made>;
+  /** A range's buffer, written, handed back (detached here) for the thread to fill again. */
+  giveBack(bytes: ArrayBuffer): void;
   stop(): Promise<void>;
 };
 
@@ -171,13 +185,16 @@ function startGenerationThread(job: GenerationJob): GenerationThread {
       if (failure) entry.reject(failure);
       else {
         waiting.push(entry);
-        worker.postMessage(range);
+        worker.postMessage({ type: 'range', ...range } satisfies GenerationThreadMessage);
       }
     },
     next() {
       const entry = taken.shift();
       if (!entry) return Promise.reject(new ToolForgeError('internal', 'a generation thread was asked for a range it was not given'));
       return entry.promise;
+    },
+    giveBack(bytes) {
+      if (!failure && !stopping) worker.postMessage({ type: 'spare', bytes } satisfies GenerationThreadMessage, [bytes]);
     },
     async stop() {
       stopping = true;

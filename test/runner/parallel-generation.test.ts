@@ -45,6 +45,25 @@ describe('generation on several threads', () => {
     }
   });
 
+  test('reuseBytes: each range is filled again once written (its bytes detached when the next is asked for), the lines the same', async () => {
+    const options = { seed: 4, count: 1100, params, validate: false, threads: 2 };
+    const text = async (reuseBytes: boolean): Promise<string> => {
+      let all = '';
+      let previous: Uint8Array | undefined;
+      for await (const item of generateTaskJsonl(funcgenSuite, { ...options, reuseBytes })) {
+        if (typeof item === 'string') throw new Error('a range came as a string');
+        // Handed back by now: a reader who kept it would see it empty rather than overwritten.
+        if (previous) assert.equal(previous.byteLength, reuseBytes ? 0 : previous.byteLength);
+        all += Buffer.from(item.bytes).toString('utf8');
+        previous = item.bytes;
+      }
+      return all;
+    };
+    const kept = await text(false);
+    assert.equal(kept.split('\n').length - 1, 1100);
+    assert.equal(await text(true), kept);
+  });
+
   test('checks each task with builtin/oracle on its thread, and starts at `from`', async () => {
     const options = { seed: 2, count: 600, params, from: 100 };
     const expected = await oneThreadLines(options);

@@ -56,7 +56,7 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
         `generate keeps it in ${dirname(defaultResultsPath)}/ under the folder it runs in: run it from a folder where that can be written`) : undefined;
       // Written as they are made: 100,000 tasks are never held together (nor their JSONL, past V8's longest string).
       // Made on a thread per core when the suite makes its tasks by index (parallel-generation.ts): the same bytes.
-      const lines = generateTaskJsonl(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, ...(flags.threads === undefined ? {} : { threads: flags.threads }), ...(paraphraseCache ? { paraphraseCache } : {}) });
+      const lines = generateTaskJsonl(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, reuseBytes: true, ...(flags.threads === undefined ? {} : { threads: flags.threads }), ...(paraphraseCache ? { paraphraseCache } : {}) });
       const written = await writeOutputLines(io, flags.out, refusedWhenEmpty(lines, () => noTasksError(suite, params)));
       if (written.path !== undefined) io.stderr(`wrote ${written.lines} ${suite.id} tasks to ${written.path}\n`);
     });
