@@ -129,15 +129,29 @@ export async function* streamGeneratedTasks(suite: Suite, options: GenerateTasks
   if (request.count !== undefined && generated < request.count && !request.signal?.aborted) throw fewerTasksThanCount(suite, request, generated);
 }
 
+export type ValidateTaskStreamOptions = {
+  /** What the tasks are, as the user named it (the --tasks path): named in the fix. */
+  source: string;
+  signal?: AbortSignal;
+  concurrency?: number;
+  /** The line of `source` a task id was read from (streamTasksFile's `lines`), so a refused task is named by it. */
+  lineOf?: (taskId: string) => number | undefined;
+};
+
 /**
  * Tasks read from a file, solved by builtin/oracle a batch at a time as they stream past, as generated tasks are: a
  * task changed since `toolforge generate` wrote it (or made by hand) whose ground truth its own tools do not give is
  * refused before a model is scored against it. A data set's tasks, unchanged, carry the data set's gold and pass on.
  */
 export async function* validateTaskStream(
-  suite: Suite, tasks: Iterable<Task> | AsyncIterable<Task>, options: { source: string; signal?: AbortSignal; concurrency?: number },
+  suite: Suite, tasks: Iterable<Task> | AsyncIterable<Task>, options: ValidateTaskStreamOptions,
 ): AsyncGenerator<Task> {
   const oracle = oracleOf(suite);
+  // A task of a file is named by its line too: the user opens the file there.
+  const where = (task: Task): string => {
+    const line = options.lineOf?.(task.id);
+    return line === undefined ? '' : `${options.source}:${line}: `;
+  };
   const sandbox = createLazySandbox(Math.min(options.concurrency ?? 2, 2));
   const fix = `its ground truth is not what its own tools give (it was changed after 'toolforge generate ${suite.id}' wrote it, or made by hand): `
     + `generate it again (the same --seed and --set), correct it, or pass --no-validate to run ${options.source} as it is`;
@@ -146,7 +160,7 @@ export async function* validateTaskStream(
     const checked = batch;
     batch = [];
     const solvable = checked.filter((task) => !(suite.importsTasks?.(task.params) ?? false));
-    await validateEach(suite, solvable, options.concurrency ?? 2, options.signal, oracle, sandbox, fix);
+    await validateEach(suite, solvable, options.concurrency ?? 2, options.signal, oracle, sandbox, fix, where);
     return checked;
   };
   let ordinal = 0;
@@ -177,17 +191,18 @@ function oracleOf(suite: Suite): ModelSource {
 
 async function validateEach(
   suite: Suite, tasks: readonly Task[], concurrency: number, signal: AbortSignal | undefined, oracle: ModelSource, sandbox: LazySandbox, fix: string,
+  where: (task: Task) => string = () => '',
 ): Promise<void> {
   await forEachWithConcurrency(tasks, concurrency, async (task) => {
     let result;
     try {
       result = await runEpisode({ suite, task, trial: 0, mode: episodeMode(null, task), model: oracle, signal, sandbox: () => sandbox.get() });
     } catch (error) {
-      throw new ToolForgeError('suite.unsolvable-task', `task '${task.id}': builtin/oracle crashed while validating it: ${errorMessage(error)}`, { fix, cause: error });
+      throw new ToolForgeError('suite.unsolvable-task', `${where(task)}task '${task.id}': builtin/oracle crashed while validating it: ${errorMessage(error)}`, { fix, cause: error });
     }
     if (signal?.aborted) return;
     if (!result.score.passed) {
-      throw new ToolForgeError('suite.unsolvable-task', `task '${task.id}' is not solvable: builtin/oracle scored ${result.score.value} (${result.score.failure ?? 'no failure code'}: ${result.score.reason}; termination ${result.termination})`, { fix });
+      throw new ToolForgeError('suite.unsolvable-task', `${where(task)}task '${task.id}' is not solvable: builtin/oracle scored ${result.score.value} (${result.score.failure ?? 'no failure code'}: ${result.score.reason}; termination ${result.termination})`, { fix });
     }
   }, () => signal?.aborted ?? false);
 }

@@ -41,11 +41,20 @@ export function tasksFileSuite(path: string): string {
  * readTasksFile one task at a time, the file read a chunk at a time: a run of a 100,000-task file never holds
  * its text or its tasks. The same checks and messages (an empty file is the caller's to refuse).
  */
-export function* streamTasksFile(path: string, options: { suiteId?: string } = {}): Generator<Task> {
+export type TasksFileOptions = {
+  /** The suite every task must belong to. */
+  suiteId?: string;
+  /** Filled with each task id's line as it is read, so a check made later names the line. */
+  lines?: Map<string, number>;
+  /** A check of each task (the suite's own of its ground truth): a ConfigError it throws is named by the file and line. */
+  check?: (task: Task) => void;
+};
+
+export function* streamTasksFile(path: string, options: TasksFileOptions = {}): Generator<Task> {
   const fix = 'each line must be one task object as written by `toolforge generate`';
   let firstSuite: string | undefined;
   let lineOfFirstTask = 0;
-  const lineOfId = new Map<string, number>();
+  const lineOfId = options.lines ?? new Map<string, number>();
   let lines: Iterable<string>;
   try {
     const reader = readLinesSync(path);
@@ -95,6 +104,12 @@ export function* streamTasksFile(path: string, options: { suiteId?: string } = {
       throw new ConfigError('input.invalid', `${path}:${lineNumber}: task id '${task.id}' already appears on line ${previous}`, { fix: 'remove the duplicate line' });
     }
     lineOfId.set(task.id, lineNumber);
+    try {
+      options.check?.(task);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ConfigError(error.code, `${path}:${lineNumber}: ${error.message}`, { fix: error.fix, cause: error });
+      throw error;
+    }
     yield task;
   }
 }

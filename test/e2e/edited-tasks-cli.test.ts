@@ -32,8 +32,8 @@ test('a funcgen task edited out of agreement with itself is refused, with or wit
     fn.parameters.find((parameter) => parameter.source.kind === 'function')!.value += 1;
   });
   for (const [file, message] of [
-    ['target.jsonl', /error: task 'funcgen\/0\/1': expected\.target\.value: the target \w+ = \d+, but \w+ returns \w+ = \d+\n {2}fix: regenerate the task with 'toolforge generate funcgen'/],
-    ['parameter.jsonl', /error: task 'funcgen\/0\/2': expected\.functions\[\d+\]\.parameters\[\d+\]\.value: \w+'s parameter \w+ is \d+, but its source \w+ returns \d+\n/],
+    ['target.jsonl', /error: \S*target\.jsonl:2: task 'funcgen\/0\/1': expected\.target\.value: the target \w+ = \d+, but \w+ returns \w+ = \d+\n {2}fix: regenerate the task with 'toolforge generate funcgen'/],
+    ['parameter.jsonl', /error: \S*parameter\.jsonl:3: task 'funcgen\/0\/2': expected\.functions\[\d+\]\.parameters\[\d+\]\.value: \w+'s parameter \w+ is \d+, but its source \w+ returns \d+\n/],
   ] as const) {
     for (const flags of [[], ['--no-validate']]) {
       const result = await runCli(['run', '--tasks', file, '--model', 'builtin/planner', '--db', 'r.db', ...flags], { cwd: directory });
@@ -60,14 +60,20 @@ test('a funcgen task whose tool list was edited (a needed function taken out, an
     tool.inputSchema.required = ['renamed'];
   });
   for (const [file, message] of [
-    ['removed.jsonl', /error: task 'funcgen\/0\/1': field 'tools': func_\w+ is a function of the task's graph with no tool, so no model can call it\n {2}fix: regenerate/],
-    ['extra.jsonl', /error: task 'funcgen\/0\/1': field 'tools\[\d+\]\.name': 'func_extra' is not a function of the task's graph/],
-    ['renamed.jsonl', /error: task 'funcgen\/0\/1': field 'tools\[\d+\]\.inputSchema\.properties' \(tool 'func_\w+'\): lists renamed, but the function takes \w+/],
+    ['removed.jsonl', /error: \S*removed\.jsonl:2: task 'funcgen\/0\/1': field 'tools': func_\w+ is a function of the task's graph with no tool, so no model can call it\n {2}fix: regenerate/],
+    ['extra.jsonl', /error: \S*extra\.jsonl:2: task 'funcgen\/0\/1': field 'tools\[\d+\]\.name': 'func_extra' is not a function of the task's graph/],
+    ['renamed.jsonl', /error: \S*renamed\.jsonl:2: task 'funcgen\/0\/1': field 'tools\[\d+\]\.inputSchema\.properties' \(tool 'func_\w+'\): lists renamed, but the function takes \w+/],
   ] as const) {
     const result = await runCli(['run', '--tasks', file, '--model', 'builtin/oracle', '--db', 'r.db', '--no-validate'], { cwd: directory });
     assert.equal(result.code, 2, `${file}: ${result.stderr}`);
     assert.match(result.stderr, message);
   }
+  // Checked by the oracle too (the default), and by serve before it listens: the same line named.
+  const checked = await runCli(['run', '--tasks', 'removed.jsonl', '--model', 'builtin/oracle', '--db', 'r.db'], { cwd: directory });
+  assert.match(checked.stderr, /error: \S*removed\.jsonl:2: task 'funcgen\/0\/1': field 'tools'/);
+  const served = await runCli(['serve', '--tasks', 'removed.jsonl', '--db', 'r.db', '--port', '0', '--no-validate'], { cwd: directory });
+  assert.equal(served.code, 2, served.stderr);
+  assert.match(served.stderr, /error: \S*removed\.jsonl:2: task 'funcgen\/0\/1': field 'tools'/);
   assert.equal(await runCount(directory, 'r.db'), 0, 'nothing stored');
   for (const transform of ['rename-tools', 'drift:op=all']) {
     const transformed = await runCli(['run', '--tasks', 'tasks.jsonl', '--transform', transform, '--model', 'builtin/oracle', '--db', 'r.db', '--json'], { cwd: directory });
@@ -82,12 +88,12 @@ test('a task whose gold its own tools do not give is refused by builtin/oracle b
   edit(directory, 'tasks.jsonl', 'edited.jsonl', (tasks) => { tasks[2].expected.goldAnswerJson = '12345'; });
   const refused = await runCli(['run', '--tasks', 'edited.jsonl', '--model', 'builtin/oracle', '--db', 'r.db'], { cwd: directory });
   assert.equal(refused.code, 2, refused.stderr);
-  assert.match(refused.stderr, /error: task 'nestful\/0\/2' is not solvable: builtin\/oracle scored 0 \(result\.wrong: the calls compute [-\d.e]+, gold is 12345; termination final-answer\)\n {2}fix: its ground truth is not what its own tools give \(it was changed after 'toolforge generate nestful' wrote it, or made by hand\): generate it again \(the same --seed and --set\), correct it, or pass --no-validate to run edited\.jsonl as it is\n/);
+  assert.match(refused.stderr, /error: edited\.jsonl:3: task 'nestful\/0\/2' is not solvable: builtin\/oracle scored 0 \(result\.wrong: the calls compute [-\d.e]+, gold is 12345; termination final-answer\)\n {2}fix: its ground truth is not what its own tools give \(it was changed after 'toolforge generate nestful' wrote it, or made by hand\): generate it again \(the same --seed and --set\), correct it, or pass --no-validate to run edited\.jsonl as it is\n/);
   assert.equal(await runCount(directory, 'r.db'), 0, 'nothing stored');
   // serve checks the file before it listens: the same refusal, no endpoint.
   const served = await spawnCli(['serve', '--tasks', 'edited.jsonl', '--db', 'r.db', '--port', '0'], { cwd: directory, env: keylessEnvironment() });
   assert.equal(served.code, 2, served.stderr);
-  assert.match(served.stderr, /error: task 'nestful\/0\/2' is not solvable: builtin\/oracle scored 0/);
+  assert.match(served.stderr, /error: edited\.jsonl:3: task 'nestful\/0\/2' is not solvable: builtin\/oracle scored 0/);
   assert.doesNotMatch(served.stderr, /serving /);
   const asIs = await runCli(['run', '--tasks', 'edited.jsonl', '--model', 'builtin/oracle', '--db', 'r.db', '--no-validate', '--json'], { cwd: directory });
   assert.equal(asIs.code, 0, asIs.stderr);

@@ -11,6 +11,7 @@ import type { GenerationSettings } from '../../models/spec.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
 import { streamGeneratedTasks, validateTaskStream } from '../../runner/generate-tasks.ts';
+import { checkExpected } from '../../runner/store-tasks.ts';
 import { emptyTasksFile, streamTasksFile, tasksFileSuite } from '../../runner/read-tasks-file.ts';
 import { resolveModelSource } from '../../runner/resolve-model-source.ts';
 import { checkSuiteMode } from '../../runner/episode-mode.ts';
@@ -303,12 +304,13 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       params = rerun.params;
     } else if (flags.tasks) {
       const path = resolve(io.cwd, flags.tasks);
-      const fileTasks = streamTasksFile(path, { suiteId: suite.id });
+      const lines = new Map<string, number>();
+      const fileTasks = streamTasksFile(path, { suiteId: suite.id, lines, check: (task) => checkExpected(suite, task) });
       const first = fileTasks.next();
       if (first.done) throw emptyTasksFile(path);
       params = first.value.params as JsonObject;
       tasks = transformStream(prependTask(first.value, fileTasks), derive, seed, resources);
-      if (flags.validate) tasks = validateTaskStream(suite, tasks, { source: flags.tasks, signal: interrupt.signal });
+      if (flags.validate) tasks = validateTaskStream(suite, tasks, { source: flags.tasks, signal: interrupt.signal, lineOf: (taskId) => lines.get(taskId) });
     } else {
       params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
       tasks = streamGeneratedTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal, ...(paraphraseCache ? { paraphraseCache } : {}) });

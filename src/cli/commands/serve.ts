@@ -8,6 +8,7 @@ import { serveResume, serveRun } from '../../mcp/index.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
 import { streamGeneratedTasks, validateTaskStream } from '../../runner/generate-tasks.ts';
+import { checkExpected } from '../../runner/store-tasks.ts';
 import { emptyTasksFile, streamTasksFile, tasksFileSuite } from '../../runner/read-tasks-file.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
@@ -81,12 +82,15 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
 async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: ServeFlags, store: ResultsStore, cliArgs: string[], io: CliIo): Promise<number> {
   const seed = flags.seed ?? 0;
   const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}) : {};
+  const lines = new Map<string, number>();
   // The second read of generated tasks makes the same tasks from the seed: builtin/oracle solved them in the first.
   const taskStream = (pass: 'check' | 'run'): Iterable<Task> | AsyncIterable<Task> => (tasksPath === undefined
     ? streamGeneratedTasks(suite, { seed, count: flags.count, params: knobs, validate: pass === 'check' })
-    : pass === 'check' && flags.validate
-      ? validateTaskStream(suite, streamTasksFile(tasksPath, { suiteId: suite.id }), { source: flags.tasks ?? tasksPath })
-      : streamTasksFile(tasksPath, { suiteId: suite.id }));
+    : pass === 'run' ? streamTasksFile(tasksPath, { suiteId: suite.id })
+      // The first read names a refused task by its line.
+      : flags.validate
+        ? validateTaskStream(suite, streamTasksFile(tasksPath, { suiteId: suite.id, lines, check: (task) => checkExpected(suite, task) }), { source: flags.tasks ?? tasksPath, lineOf: (taskId) => lines.get(taskId) })
+        : streamTasksFile(tasksPath, { suiteId: suite.id, check: (task) => checkExpected(suite, task) }));
   // Every task is read and checked once before the endpoint listens, so a bad line or an unsolvable generated task
   // is reported before a client connects; the run then reads them again as a stream. Nothing holds them all.
   const { first, count } = await firstAndCount(taskStream('check'), (task, firstTask) => {
@@ -98,6 +102,8 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
       });
     }
   });
+  // Only the first read's refusals name lines.
+  lines.clear();
   if (first === undefined) {
     if (tasksPath !== undefined) throw emptyTasksFile(tasksPath);
     throw new ConfigError('config.invalid', `suite '${suite.id}' made no tasks to serve`, { fix: 'pass --count <n> >= 1, or --tasks <file>' });
