@@ -3,7 +3,7 @@
  * path can be unusable, its schema checked or upgraded, and served as a SqlConnection. Statements are
  * prepared once per SQL text.
  */
-import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -110,9 +110,10 @@ function cannotCreateReaderFiles(filePath: string, error: unknown): boolean {
  * Messages name the user's file; nothing is ever written beside it.
  */
 function openUpgradedCopy(filePath: string): SqlConnection {
+  removeAbandonedCopies();
   let folder: string;
   try {
-    folder = mkdtempSync(join(tmpdir(), 'toolforge-read-'));
+    folder = mkdtempSync(join(tmpdir(), `${copyFolderPrefix}${process.pid}-`));
   } catch (error) {
     throw new ConfigError('store.unwritable', `cannot read ${filePath}: its folder is not writable, and no temporary copy could be made in ${tmpdir()} (${errorMessage(error)})`, {
       fix: `copy ${filePath} into a folder you can write to and pass --db <the copy>, or set TMPDIR to a writable folder`,
@@ -153,6 +154,46 @@ function openUpgradedCopy(filePath: string): SqlConnection {
       process.removeListener('exit', removeCopy);
     },
   };
+}
+
+/** A copy's folder is named for the process reading it: `toolforge-read-<pid>-<random>`. */
+const copyFolderPrefix = 'toolforge-read-';
+const copyFolderPattern = /^toolforge-read-(\d+)-/;
+
+/**
+ * A reader that was killed (kill -9, a crash) could not remove its copy, a whole results database: the copies of
+ * this user's processes that are no longer running are removed before another is made.
+ */
+function removeAbandonedCopies(): void {
+  const folder = tmpdir();
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = copyFolderPattern.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || isRunning(Number(pid))) continue;
+    const path = join(folder, name);
+    try {
+      // Another user's copy is theirs to remove.
+      if (statSync(path).uid !== process.getuid?.()) continue;
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Gone already, or not ours to remove: the copy being made does not depend on it.
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: running, as another user.
+    return (error as { code?: unknown }).code === 'EPERM';
+  }
 }
 
 function sqliteCode(error: unknown): string {

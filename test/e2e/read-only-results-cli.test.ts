@@ -6,8 +6,9 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { latestSchemaVersion, migrationStatements, migrations } from '../../src/store/store-migrations.ts';
 import { keylessEnvironment, runCli, spawnCliUnprivileged, temporaryDirectory, unprivilegedPrefix } from './run-cli.ts';
@@ -81,6 +82,22 @@ describe('results files the user cannot write', { skip }, () => {
     assert.deepEqual((JSON.parse(runs.stdout) as { id: string; status: string }[]).map((run) => [run.id, run.status]), [['run-older', 'finished']]);
     assert.equal(schemaVersion(database), latestSchemaVersion - 1);
     assert.deepEqual(readdirSync(temporary), []);
+  });
+
+  test("a copy left by a reader that was killed is removed by the next reader; a running reader's copy is left alone", async () => {
+    // A process that has ended: its pid is not running (a pid reused since would only keep its copy).
+    const ended = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const abandoned = join(temporary, `toolforge-read-${ended.stdout}-AbCdEf`);
+    const running = join(temporary, `toolforge-read-${process.pid}-GhIjKl`);
+    const notACopy = join(temporary, 'toolforge-read-notes');
+    for (const folder of [abandoned, running, notACopy]) {
+      mkdirSync(folder);
+      writeFileSync(join(folder, 'results.db'), 'a copy');
+    }
+    const runs = await spawnCliUnprivileged(prefix, ['runs', '--db', join(readOnlyFolder, 'results.db')], { cwd: directory, env: environment });
+    assert.equal(runs.code, 0, runs.stderr);
+    assert.deepEqual(readdirSync(temporary).sort(), [running, notACopy].map((folder) => basename(folder)).sort());
+    for (const folder of [running, notACopy]) rmSync(folder, { recursive: true });
   });
 
   test('a command that writes is told the file cannot be written, not that it is not a results file', async () => {
