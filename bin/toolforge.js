@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // A reader that stops early (`toolforge report | head`) closes the pipe: that is the reader's choice, not an error.
+// Any other failed write (a full disk behind `> file`) is raised by the command's next write, with its cause and fix
+// (src/cli/cli-io.ts), rather than as an unhandled 'error' event.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error) => {
     if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
   });
 }
 

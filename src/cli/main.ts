@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import { describeSystemError } from '../core/system-error.ts';
 import type { CliIo } from './cli-io.ts';
-import { processIo } from './cli-io.ts';
+import { OutputClosed, processIo } from './cli-io.ts';
 import { registerDeleteCommand } from './commands/delete.ts';
 import { registerDataCommand } from './commands/data.ts';
 import { registerExportCommand } from './commands/export.ts';
@@ -19,6 +19,7 @@ import { registerSweepCommand } from './commands/sweep.ts';
 import { registerViewCommand } from './commands/view.ts';
 import { registerWorkerCommand } from './commands/worker.ts';
 import { refuseRepeatedFlags } from './refuse-repeated-flags.ts';
+import { Interrupted } from './stop-signals.ts';
 import { toolforgeVersion } from './toolforge-version.ts';
 import { limitHeapGrowth } from '../runner/heap-growth.ts';
 
@@ -109,6 +110,12 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     if (error instanceof CommanderError) {
       // Commander already printed its message; help and version end with exit code 0.
       return error.exitCode === 0 ? exitCodes.success : exitCodes.badInput;
+    }
+    // The reader of standard output stopped reading (| head): the output ends there, as a Unix tool's does.
+    if (error instanceof OutputClosed) return exitCodes.success;
+    if (error instanceof Interrupted) {
+      io.stderr(`interrupted: ${error.message}\n`);
+      return exitCodes.interrupted;
     }
     // Every ToolForgeError says what went wrong and how to fix it; 'internal' ones are our bugs.
     if (error instanceof ToolForgeError && error.code !== 'internal') {

@@ -17,3 +17,9 @@ export function onStopSignal(stop: () => void): () => void {
   for (const signal of stopSignals) process.on(signal, handler);
   return removeHandlers;
 }
+
+/**
+ * A command stopped by a stop signal before it finished (an output file not written, say): main prints
+ * `interrupted: <message>` and exits 130. The message says what was kept and what to do.
+ */
+export class Interrupted extends Error {}

@@ -1,8 +1,10 @@
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { basename, dirname, join } from 'node:path';
 import type { JsonlBytes } from '../runner/parallel-generation.ts';
 import type { CliIo } from './cli-io.ts';
 import { cannotWriteOutput, checkOutputPath } from './output-path.ts';
+import { Interrupted, onStopSignal } from './stop-signals.ts';
 
 /** Lines are written in chunks of about this many characters: few writes, and never the whole output in memory. */
 const chunkCharacters = 1 << 20;
@@ -14,11 +16,28 @@ const chunkCharacters = 1 << 20;
  * absolute path (undefined for stdout) and the number of lines.
  */
 export async function writeOutputLines(io: CliIo, out: string | undefined, lines: OutputLines): Promise<{ path: string | undefined; lines: number }> {
+  // Ctrl-C or SIGTERM stops the writing after the chunk being written: the partial file is removed, not left behind.
+  let stopped = false;
+  const stopListening = onStopSignal(() => { stopped = true; });
+  try {
+    return await writeLines(io, out, lines, () => stopped);
+  } finally {
+    stopListening();
+  }
+}
+
+async function writeLines(io: CliIo, out: string | undefined, lines: OutputLines, stopped: () => boolean): Promise<{ path: string | undefined; lines: number }> {
+  // A turn of the event loop after each chunk, so a stop signal is seen while a long output is written.
+  const checkStop = async (what: string): Promise<void> => {
+    await yieldToEventLoop();
+    if (stopped()) throw new Interrupted(what);
+  };
   if (out === undefined) {
     // Each chunk waits for stdout to take the last: a pipe to a slow reader must not queue the whole output.
     const count = await writeChunks(lines, async (text) => {
       io.stdout(typeof text === 'string' ? text : Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString('utf8'));
       await io.stdoutDrained?.();
+      await checkStop('the output stopped part way; run the command again for all of it');
     });
     return { path: undefined, lines: count };
   }
@@ -33,13 +52,14 @@ export async function writeOutputLines(io: CliIo, out: string | undefined, lines
   }
   let written = false;
   try {
-    const count = await writeChunks(lines, (text) => {
+    const count = await writeChunks(lines, async (text) => {
       try {
         if (typeof text === 'string') writeSync(descriptor, text);
         else for (let offset = 0; offset < text.byteLength;) offset += writeSync(descriptor, text, offset);
       } catch (error) {
         throw cannotWriteOutput(path, error);
       }
+      await checkStop(`${out} was not written; run the command again`);
     });
     closeSync(descriptor);
     try {

@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openResultsStore } from '../../src/store/results-store.ts';
@@ -295,6 +295,43 @@ describe('the process', () => {
     assert.doesNotMatch(stderr, /EPIPE|\n\s+at /);
     assert.equal(code, 0);
   });
+
+  test('a full disk behind standard output is an error naming it, not a stack trace (exit 2)', { skip: existsSync('/dev/full') ? false : 'no /dev/full on this system' }, async () => {
+    const directory = temporaryDirectory();
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const args of [['generate', 'funcgen', '--count', '3000', '--no-validate'], ['suites']]) {
+        const child = spawn(process.execPath, [binPath, ...args], { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', full, 'pipe'] });
+        let stderr = '';
+        child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+        const code = await new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
+        assert.equal(code, 2, `${args[0]}: ${stderr}`);
+        assert.match(stderr, /^error: cannot write to standard output: no space left on the device \(ENOSPC\)\n {2}fix: free some space/);
+        assert.doesNotMatch(stderr, /\n\s+at /);
+      }
+    } finally {
+      closeSync(full);
+    }
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    test(`${signal} during generate --out stops the generation threads, leaves no file behind (not even a partial one) and exits 130`, async () => {
+      const directory = temporaryDirectory();
+      const child = spawn(process.execPath, [binPath, 'generate', 'funcgen', '--count', '500000', '--no-validate', '--threads', '2', '--out', 'big.jsonl'],
+        { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+      const closed = new Promise<number | null>((resolvePromise) => child.on('close', resolvePromise));
+      // Interrupted once tasks are being written.
+      const written = (): boolean => readdirSync(directory).some((name) => name.startsWith('.big.jsonl.partial-') && statSync(join(directory, name)).size > 0);
+      for (let polls = 0; polls < 600 && !written(); polls += 1) await new Promise((resolvePromise) => setTimeout(resolvePromise, 50));
+      assert.ok(written(), `no tasks were written: ${stderr}`);
+      child.kill(signal);
+      assert.equal(await closed, 130, stderr);
+      assert.match(stderr, /^interrupted: big\.jsonl was not written; generate again with the same --seed and --set \(the same tasks\)\n$/);
+      assert.deepEqual(readdirSync(directory), []);
+    });
+  }
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     test(`${signal === 'SIGINT' ? 'Ctrl-C' : 'SIGTERM (docker stop, systemd)'} during a built-in run marks the run cancelled, exits 130, says how to resume, and --resume finishes it`, async () => {

@@ -14,6 +14,7 @@ import { parseTransformRequest } from '../../transforms/registry.ts';
 import { defaultResultsPath } from '../../store/results-store.ts';
 import { openParaphraseCache } from '../paraphrase-cache.ts';
 import { addRequestRetryOptions, executionFlags } from './run.ts';
+import { Interrupted, onStopSignal } from '../stop-signals.ts';
 
 type GenerateFlags = {
   transform?: string[]; seed: number; count?: number; set?: Record<string, string>; out?: string; validate: boolean; phrasingModel?: string; phrasingBaseUrl?: string; baseUrl?: string;
@@ -56,12 +57,35 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
         `generate keeps it in ${dirname(defaultResultsPath)}/ under the folder it runs in: run it from a folder where that can be written`) : undefined;
       // Written as they are made: 100,000 tasks are never held together (nor their JSONL, past V8's longest string).
       // Made on a thread per core when the suite makes its tasks by index (parallel-generation.ts): the same bytes.
-      const lines = generateTaskJsonl(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, reuseBytes: true, ...(flags.threads === undefined ? {} : { threads: flags.threads }), ...(paraphraseCache ? { paraphraseCache } : {}) });
-      const written = await writeOutputLines(io, flags.out, refusedWhenEmpty(lines, () => noTasksError(suite, params)));
-      if (written.path !== undefined) io.stderr(`wrote ${written.lines} ${suite.id} tasks to ${written.path}\n`);
+      // Ctrl-C or SIGTERM stops the generation threads and leaves no part of the --out file (stdout keeps what it got).
+      const stop = new AbortController();
+      const stopListening = onStopSignal(() => stop.abort());
+      const stopped = flags.out === undefined
+        ? 'the tasks written so far stand; generate them all again with the same --seed and --set (the same tasks)'
+        : `${flags.out} was not written; generate again with the same --seed and --set (the same tasks)`;
+      try {
+        const lines = generateTaskJsonl(suite, { seed: flags.seed, count: flags.count, params, validate: flags.validate, phrasingModel, transforms, reuseBytes: true, signal: stop.signal, ...(flags.threads === undefined ? {} : { threads: flags.threads }), ...(paraphraseCache ? { paraphraseCache } : {}) });
+        const written = await writeOutputLines(io, flags.out, refusedWhenEmpty(endedByStop(lines, stop.signal, stopped), () => noTasksError(suite, params)));
+        if (written.path !== undefined) io.stderr(`wrote ${written.lines} ${suite.id} tasks to ${written.path}\n`);
+      } finally {
+        stopListening();
+      }
     });
 }
 
+/** The items, then Interrupted when the stream ended because `signal` stopped it (so no --out file is kept). */
+async function* endedByStop<T>(items: AsyncIterable<T>, signal: AbortSignal, stopped: string): AsyncGenerator<T> {
+  try {
+    for await (const item of items) {
+      if (signal.aborted) break;
+      yield item;
+    }
+  } catch (error) {
+    // A suite's stream may end by throwing the signal's AbortError: the same stop.
+    if (!signal.aborted) throw error;
+  }
+  if (signal.aborted) throw new Interrupted(stopped);
+}
 
 /** No task at all is refused, as `run` refuses it (and no empty --out file is left): an empty data file, say. */
 async function* refusedWhenEmpty<T>(items: AsyncIterable<T>, error: () => Error): AsyncGenerator<T> {
