@@ -107,7 +107,7 @@ export function* streamTasksFile(path: string, options: TasksFileOptions = {}): 
     try {
       options.check?.(task);
     } catch (error) {
-      if (error instanceof ConfigError) throw new ConfigError(error.code, `${path}:${lineNumber}: ${error.message}`, { fix: error.fix, cause: error });
+      if (error instanceof ConfigError) throw new ConfigError(error.code, `${path}:${lineNumber}: ${error.problem}`, { fix: error.fix, cause: error });
       throw error;
     }
     yield task;

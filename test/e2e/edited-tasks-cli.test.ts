@@ -67,6 +67,7 @@ test('a funcgen task whose tool list was edited (a needed function taken out, an
     const result = await runCli(['run', '--tasks', file, '--model', 'builtin/oracle', '--db', 'r.db', '--no-validate'], { cwd: directory });
     assert.equal(result.code, 2, `${file}: ${result.stderr}`);
     assert.match(result.stderr, message);
+    assert.equal(result.stderr.split('fix:').length - 1, 1, `${file}: the fix is given once: ${result.stderr}`);
   }
   // Checked by the oracle too (the default), and by serve before it listens: the same line named.
   const checked = await runCli(['run', '--tasks', 'removed.jsonl', '--model', 'builtin/oracle', '--db', 'r.db'], { cwd: directory });
