@@ -4,10 +4,9 @@
  * transferred) and task ids.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Task } from '../core/task.ts';
 import { loadSuite } from '../suites/load-suite.ts';
-import type { Suite } from '../suites/spec.ts';
-import { streamUncheckedTasks } from './stream-unchecked-tasks.ts';
+import type { Suite, TaskLine } from '../suites/spec.ts';
+import { uncheckedTaskLines } from './unchecked-task-lines.ts';
 import type { GenerationJob, GenerationMessage, GenerationRequest, GenerationThreadMessage } from './parallel-generation.ts';
 import { transferError } from '../core/transferred-error.ts';
 
@@ -22,13 +21,17 @@ const spares: ArrayBuffer[] = [];
 const initialBytes = 8 << 20;
 
 /**
- * The range's tasks, through the checks one-thread generation makes. Unchecked tasks (--no-validate) need only the
- * suite and the shape check: the oracle pipeline (sandbox, models, transforms) is loaded only when tasks are solved.
+ * The range's tasks as JSON lines, through the checks one-thread generation makes. Unchecked tasks (--no-validate) need
+ * only the suite and the shape check (or its own line writer): the oracle pipeline (sandbox, models, transforms) is
+ * loaded only when tasks are solved.
  */
-async function tasksOf(suite: Suite, from: number, to: number): Promise<AsyncIterable<Task>> {
-  if (!job.validate) return streamUncheckedTasks(suite, { seed: job.seed, count: to, params: job.params }, from);
+async function linesOf(suite: Suite, from: number, to: number): Promise<AsyncIterable<TaskLine>> {
+  if (!job.validate) return uncheckedTaskLines(suite, { seed: job.seed, count: to, params: job.params }, from);
   const { streamGeneratedTasks } = await import('./generate-tasks.ts');
-  return streamGeneratedTasks(suite, { seed: job.seed, count: to, params: job.params, validate: job.validate, from });
+  const tasks = streamGeneratedTasks(suite, { seed: job.seed, count: to, params: job.params, validate: job.validate, from });
+  return (async function* () {
+    for await (const task of tasks) yield { id: task.id, line: JSON.stringify(task) };
+  })();
 }
 
 async function makeRange({ from, to }: GenerationRequest): Promise<void> {
@@ -40,8 +43,7 @@ async function makeRange({ from, to }: GenerationRequest): Promise<void> {
     let buffer = spare ? Buffer.from(spare) : Buffer.allocUnsafeSlow(initialBytes);
     let length = 0;
     const ids: string[] = [];
-    for await (const task of await tasksOf(suite, from, to)) {
-      const line = JSON.stringify(task);
+    for await (const { id, line } of await linesOf(suite, from, to)) {
       // At most 3 bytes of UTF-8 per UTF-16 unit, and the newline.
       const room = length + 3 * line.length + 1;
       if (room > buffer.length) {
@@ -52,7 +54,7 @@ async function makeRange({ from, to }: GenerationRequest): Promise<void> {
       length += buffer.write(line, length);
       buffer[length] = 0x0a;
       length += 1;
-      ids.push(task.id);
+      ids.push(id);
     }
     const bytes = buffer.buffer as ArrayBuffer;
     port?.postMessage({ type: 'made', from, bytes, length, ids } satisfies GenerationMessage, [bytes]);

@@ -26,6 +26,9 @@ export type GenerateTasksRequest = {
   signal?: AbortSignal;
 };
 
+/** A task's JSON line (JSON.stringify of the task) and its id. */
+export type TaskLine = { id: string; line: string };
+
 /** Where a task stream starts: `from` tasks of the full stream are skipped without being made (default 0). */
 export type StreamPosition = { from?: number };
 
@@ -116,6 +119,13 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
    * `toolforge generate` does so for large counts (parallel-generation.ts). Absent: one thread makes the stream.
    */
   readonly makesTasksByIndex?: boolean;
+  /**
+   * The JSON line of each task `streamTasks` makes, with its id, written without making the task: byte for byte
+   * `JSON.stringify` of the task. For a suite whose generation is mostly making a task's objects and serialising them:
+   * `toolforge generate --no-validate` writes these on its generation threads (parallel-generation.ts), checking each
+   * range's first line against the task. Only with `makesTasksByIndex`.
+   */
+  streamTaskLines?(request: GenerateTasksRequest, position?: StreamPosition): Iterable<TaskLine>;
   /**
    * True when the tasks for these knobs are a data set's (imported), not made by this suite's generator. Generated
    * tasks are solved by builtin/oracle as they are made, since a generator's bug is ours to catch before a model is

@@ -22,7 +22,7 @@ import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import type { ResultsStore } from '../../src/store/results-store.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
-import type { Suite } from '../../src/suites/spec.ts';
+import type { Suite, TaskLine } from '../../src/suites/spec.ts';
 
 export type SuiteCaseOptions = {
   /** Tasks for the oracle/random runs (kept small: the suite's own tests go wider). */
@@ -78,6 +78,21 @@ export function runSuiteCases(suite: Suite, options: SuiteCaseOptions): void {
           const streamed: Task[] = [];
           for await (const task of streamTasks({ seed: 4, count: options.count, params }, { from })) streamed.push(task);
           assert.equal(canonicalJson(streamed), canonicalJson(whole.slice(from)), `from ${from}`);
+        }
+      });
+    }
+
+    const { streamTaskLines } = suite;
+    if (streamTaskLines) {
+      test('the task lines it writes itself are JSON.stringify of its tasks, byte for byte, from any start', async () => {
+        assert.ok(suite.makesTasksByIndex, 'streamTaskLines is only for a suite that makes its tasks by index');
+        for (const seed of [4, 9]) {
+          const whole = await suite.generate({ seed, count: options.count, params });
+          for (const from of [0, 1, Math.floor(options.count / 2)]) {
+            const lines: TaskLine[] = [...streamTaskLines.call(suite, { seed, count: options.count, params }, { from })];
+            assert.deepEqual(lines.map((taskLine) => taskLine.id), whole.slice(from).map((task) => task.id), `seed ${seed} from ${from}`);
+            lines.forEach((taskLine, index) => assert.equal(taskLine.line, JSON.stringify(whole[from + index]), `seed ${seed} task ${taskLine.id}`));
+          }
         }
       });
     }

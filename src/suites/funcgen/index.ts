@@ -6,7 +6,7 @@
 import type { Mode } from '../../core/mode.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { defineSuite } from '../define-suite.ts';
-import type { GenerateTasksRequest, StreamPosition, Suite } from '../spec.ts';
+import type { GenerateTasksRequest, StreamPosition, Suite, TaskLine } from '../spec.ts';
 import type { Task } from '../../core/task.ts';
 import { funcgenBuiltinModels } from './builtin-models.ts';
 import { FuncgenEnvironment } from './environment.ts';
@@ -18,6 +18,7 @@ import { funcgenKnobs, parseFuncgenParams } from './knobs.ts';
 import { scoreFuncgen } from './scorer.ts';
 import { summarizeFuncgen } from './summary.ts';
 import { funcgenSuiteId, funcgenVersion, generateFuncgenTask } from './task-generator.ts';
+import { funcgenTaskLine } from './funcgen-task-line.ts';
 
 const funcgenModes: readonly Mode[] = ['calls', 'react'];
 
@@ -35,6 +36,15 @@ function* streamFuncgenTasks(request: GenerateTasksRequest, position: StreamPosi
   for (let index = position.from ?? 0; index < count; index += 1) {
     request.signal?.throwIfAborted();
     yield generateFuncgenTask({ seed: request.seed, index, params });
+  }
+}
+
+function* streamFuncgenTaskLines(request: GenerateTasksRequest, position: StreamPosition = {}): Generator<TaskLine> {
+  const params = parseFuncgenParams(request.params);
+  const count = request.count ?? funcgenSuite.defaultCount;
+  for (let index = position.from ?? 0; index < count; index += 1) {
+    request.signal?.throwIfAborted();
+    yield funcgenTaskLine({ seed: request.seed, index, params });
   }
 }
 
@@ -61,6 +71,7 @@ export const funcgenSuite: Suite<FuncgenExpected, FuncgenDetails> = defineSuite(
   // Each task is made from (seed, index) alone: a run of 100,000 tasks streams them instead of holding ~3 GB.
   streamTasks: streamFuncgenTasks,
   makesTasksByIndex: true,
+  streamTaskLines: streamFuncgenTaskLines,
   async createEnvironment(task, mode) {
     checkMode(mode);
     return new FuncgenEnvironment(readFuncgenTask(task), task.tools);

@@ -26,7 +26,24 @@ const extraInputProbability = 0.2;
 const spareTurns = 5;
 const timeLimitMs = 300_000;
 
-export function generateFuncgenTask(request: { seed: number; index: number; params: FuncgenParams }): Task {
+/**
+ * Everything a funcgen task holds, drawn from its seed: the task object (generateFuncgenTask) and its JSON line
+ * (funcgen-task-line.ts) are both written from it, so they cannot draw differently.
+ */
+export type FuncgenTaskDraw = {
+  id: string;
+  taskSeed: number;
+  params: FuncgenParams;
+  /** The whole user message. */
+  query: string;
+  /** The functions in the order of the task's tools. */
+  toolFunctions: FuncgenFunction[];
+  expected: FuncgenExpected;
+  limits: { maxTurns: number; maxToolCalls: number; timeLimitMs: number };
+  stats: { calls: number; depth: number; nodes: number; core: number; connected: number; disconnected: number; inputs: number; edges: number };
+};
+
+export function drawFuncgenTask(request: { seed: number; index: number; params: FuncgenParams }): FuncgenTaskDraw {
   const { params } = request;
   const taskSeed = new Rng(request.seed).child('task', request.index).seed;
   const rng = new Rng(taskSeed);
@@ -85,16 +102,14 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
     edges: graph.edges.map(([parent, child]) => [functionNames[parent], functionNames[child]]),
   };
   const maxToolCalls = 2 * params.core;
+  // The prompt's inputs are shuffled before the tools: the order of draws is part of the seed's meaning.
+  const query = funcgenPrompt(targetFunction.output.name, order.shuffle(inputs));
   return {
-    schemaVersion: 1,
     id: `${funcgenSuiteId}/${request.seed}/${request.index}`,
-    suite: { id: funcgenSuiteId, version: funcgenVersion },
-    seed: taskSeed,
-    params: { ...params },
-    // The whole user message is the request: funcgen has no scaffolding.
-    ...promptAndQuery(funcgenPrompt(targetFunction.output.name, order.shuffle(inputs))),
-    tools: order.shuffle(functions).map(funcgenToolSpec),
-    modes: ['calls', 'react'],
+    taskSeed,
+    params,
+    query,
+    toolFunctions: order.shuffle(functions),
     expected,
     limits: { maxTurns: maxToolCalls + spareTurns, maxToolCalls, timeLimitMs },
     stats: {
@@ -107,6 +122,25 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
       inputs: inputs.length,
       edges: graph.edges.length,
     },
+  };
+}
+
+export function generateFuncgenTask(request: { seed: number; index: number; params: FuncgenParams }): Task {
+  const draw = drawFuncgenTask(request);
+  return {
+    schemaVersion: 1,
+    id: draw.id,
+    suite: { id: funcgenSuiteId, version: funcgenVersion },
+    seed: draw.taskSeed,
+    params: { ...draw.params },
+    // The whole user message is the request: funcgen has no scaffolding.
+    prompt: [{ role: 'user', content: draw.query }],
+    query: draw.query,
+    tools: draw.toolFunctions.map(funcgenToolSpec),
+    modes: ['calls', 'react'],
+    expected: draw.expected,
+    limits: draw.limits,
+    stats: draw.stats,
   };
 }
 
@@ -136,8 +170,4 @@ function dictionaryObject<Value>(): Record<string, Value> {
   delete object.first;
   delete object.second;
   return object as Record<string, Value>;
-}
-
-function promptAndQuery(query: string): Pick<Task, 'prompt' | 'query'> {
-  return { prompt: [{ role: 'user', content: query }], query };
 }
