@@ -68,12 +68,22 @@ export function cannotWriteOutput(path: string, problem: unknown, after?: string
 /** A write's errno in words: what differs from a read's (fileProblem) is said here, the rest as a read says it. */
 function outputProblem(path: string, error: unknown): string {
   switch ((error as NodeJS.ErrnoException | undefined)?.code) {
-    case 'ENOENT': return `its folder ${dirname(path)} does not exist`;
+    case 'ENOENT': return isFolder(dirname(path)) ? noNewFiles(dirname(path)) : `its folder ${dirname(path)} does not exist`;
     case 'EISDIR': return 'it is a folder';
     case 'ENOSPC': return 'the disk is full';
     case 'EROFS': return 'the file system is read-only';
     default: return fileProblem(path, error);
   }
+}
+
+/** Whether `path` is a folder now (a failed write's ENOENT may come from a folder that is there). */
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/** A folder that is there but refuses new files with ENOENT: a kernel file system such as /proc or /sys. */
+function noNewFiles(folder: string): string {
+  return `the folder ${folder} does not take new files (a system file system such as /proc or /sys refuses them)`;
 }
 
 /** Whether the file starts with SQLite's header ("SQLite format 3" and a NUL). */

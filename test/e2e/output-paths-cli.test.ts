@@ -96,4 +96,15 @@ describe('--out paths that cannot take a file', () => {
     assert.match(result.stderr, /cannot create the response cache .*plain\.txt\/cache\.db: .*plain\.txt is a file, not a folder/);
     assert.match(result.stderr, /fix: pass --cache-db <path> in a folder you can write to/);
   });
+
+  // procfs is there but refuses a new file with ENOENT, which read alone says "no such folder".
+  test('an --out in a folder that refuses new files (/proc) is not called a missing folder', { skip: existsSync('/proc/self') ? false : 'no /proc on this machine' }, async () => {
+    for (const command of [['generate', 'funcgen', '--count', '1'], ['report', '--format', 'csv', '--db', join(directory, 'results.db')]]) {
+      const result = await runCli([...command, '--out', '/proc/toolforge-out.jsonl'], { cwd: directory });
+      assert.equal(result.code, 2, `${command[0]}: ${result.stderr}`);
+      assert.match(result.stderr, /cannot write --out \/proc\/toolforge-out\.jsonl: (the folder \/proc does not take new files \(a system file system such as \/proc or \/sys refuses them\)|its folder \/proc is not writable)/, command[0]);
+      assert.doesNotMatch(result.stderr, /does not exist/, command[0]);
+      assert.match(result.stderr, fix, command[0]);
+    }
+  });
 });
