@@ -15,6 +15,7 @@ import { funcgenDetailsSchema } from './funcgen-details.ts';
 import type { FuncgenExpected } from './funcgen-task.ts';
 import { funcgenExpectedSchema, funcgenToolsProblem, readFuncgenTask } from './funcgen-task.ts';
 import { funcgenKnobs, parseFuncgenParams } from './knobs.ts';
+import type { FuncgenParams } from './knobs.ts';
 import { scoreFuncgen } from './scorer.ts';
 import { summarizeFuncgen } from './summary.ts';
 import { funcgenSuiteId, funcgenVersion, generateFuncgenTask } from './task-generator.ts';
@@ -30,22 +31,22 @@ function checkMode(mode: Mode): void {
   }
 }
 
-function* streamFuncgenTasks(request: GenerateTasksRequest, position: StreamPosition = {}): Generator<Task> {
+/** What task i of the stream is made from: the seed, i and the knobs alone (so ranges can be made on threads). */
+function* taskRequests(request: GenerateTasksRequest, position: StreamPosition): Generator<{ seed: number; index: number; params: FuncgenParams }> {
   const params = parseFuncgenParams(request.params);
   const count = request.count ?? funcgenSuite.defaultCount;
   for (let index = position.from ?? 0; index < count; index += 1) {
     request.signal?.throwIfAborted();
-    yield generateFuncgenTask({ seed: request.seed, index, params });
+    yield { seed: request.seed, index, params };
   }
 }
 
+function* streamFuncgenTasks(request: GenerateTasksRequest, position: StreamPosition = {}): Generator<Task> {
+  for (const taskRequest of taskRequests(request, position)) yield generateFuncgenTask(taskRequest);
+}
+
 function* streamFuncgenTaskLines(request: GenerateTasksRequest, position: StreamPosition = {}): Generator<TaskLine> {
-  const params = parseFuncgenParams(request.params);
-  const count = request.count ?? funcgenSuite.defaultCount;
-  for (let index = position.from ?? 0; index < count; index += 1) {
-    request.signal?.throwIfAborted();
-    yield funcgenTaskLine({ seed: request.seed, index, params });
-  }
+  for (const taskRequest of taskRequests(request, position)) yield funcgenTaskLine(taskRequest);
 }
 
 export const funcgenSuite: Suite<FuncgenExpected, FuncgenDetails> = defineSuite({
