@@ -5,7 +5,7 @@ import type { JsonObject } from '../core/json.ts';
 import type { Mode } from '../core/mode.ts';
 import { repositoryRoot } from '../core/data-location.ts';
 import type { GenerationSettings } from '../models/spec.ts';
-import type { Provenance, StoredTaskRecipe } from '../store/stored-run.ts';
+import type { Provenance, StoredTaskRecipe, StoredTasksFile } from '../store/stored-run.ts';
 import type { Suite } from '../suites/spec.ts';
 
 export type ProvenanceInput = {
@@ -22,6 +22,7 @@ export type ProvenanceInput = {
   keepRaw?: boolean;
   rescoredFrom?: string;
   taskRecipe?: StoredTaskRecipe;
+  tasksFile?: StoredTasksFile;
 };
 
 /**
@@ -48,6 +49,7 @@ export function collectProvenance(input: ProvenanceInput, options: { directory?:
     ...(input.rescoredFrom ? { rescoredFrom: input.rescoredFrom } : {}),
     ...(input.modelRef.startsWith(replayPrefix) ? { modelFile: resolve(input.modelRef.slice(replayPrefix.length)) } : {}),
     ...(input.taskRecipe ? { taskRecipe: input.taskRecipe } : {}),
+    ...(input.tasksFile ? { tasksFile: input.tasksFile } : {}),
   };
 }
 

@@ -8,12 +8,14 @@
  */
 import { z } from 'zod';
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
+import { canonicalJson } from '../core/json.ts';
 import { longestTimerMs } from '../core/limits.ts';
 import type { Mode } from '../core/mode.ts';
 import type { Task } from '../core/task.ts';
@@ -21,9 +23,9 @@ import { emptyUsage } from '../core/usage.ts';
 import type { GenerationSettings, ModelSource, PlannedTask, RequestRetry } from '../models/spec.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import type { ResultsStore } from '../store/results-store.ts';
-import { storedTaskRecipeSchema } from '../store/record-schemas.ts';
+import { storedTaskRecipeSchema, storedTasksFileSchema } from '../store/record-schemas.ts';
 import { createRunId } from '../store/run-id.ts';
-import type { Provenance, RunStatus, StoredRun, StoredTaskRecipe } from '../store/stored-run.ts';
+import type { Provenance, RunStatus, StoredRun, StoredTaskRecipe, StoredTasksFile } from '../store/stored-run.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
@@ -50,6 +52,10 @@ import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
 import { checkExpected, checkTaskShape, createStoredTaskCheck, createTaskParamsCheck, storeTasks, trustStoredTask } from './store-tasks.ts';
 import type { TaskImport, TaskRecipe } from './task-import.ts';
+import type { TaskSelection } from './select-tasks.ts';
+import { selectTaskStream } from './select-tasks.ts';
+import { streamTasksFile } from './read-tasks-file.ts';
+import { validateTaskStream } from './generate-tasks.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
 import { shellCommand } from '../core/shell-argument.ts';
 import { checkRunAgent, resumeCommand } from './external-agent-run.ts';
@@ -129,7 +135,17 @@ export type RunOptions = ExecutionOptions & {
   taskRecipe?: TaskRecipe;
   /** With `taskRecipe`: how many tasks are stored before the rest of a longer stream goes to the import thread (default 2,048). */
   importThreadAfter?: number;
+  /**
+   * The tasks file `tasks` were read from, when they are its tasks unchanged (no transform; `run --tasks`): recorded, so
+   * a run stopped before they were all stored is continued by resumeEvaluation from the same file, read the same way
+   * (checked by the oracle when `validate`, then `selection`). `tasks` must be that stream. A relative path is taken
+   * from the working folder.
+   */
+  tasksFile?: TasksFileReading;
 };
+
+/** How a run reads its tasks file (see RunOptions.tasksFile). */
+export type TasksFileReading = { path: string; validate: boolean; selection?: TaskSelection };
 
 export type ResumeOptions = ExecutionOptions & {
   runId: string;
@@ -154,6 +170,7 @@ const executionOptionNames = {
 const runOptionNames = {
   suite: true, tasks: true, modelRef: true, seed: true, params: true, trials: true, mode: true, baseUrl: true, settings: true,
   ...executionOptionNames, cliArgs: true, allowMissingOutputs: true, keepRaw: true, workersOnly: true, taskRecipe: true, importThreadAfter: true,
+  tasksFile: true,
 } as const satisfies Record<keyof RunOptions, true>;
 
 const resumeOptionNames = {
@@ -207,6 +224,7 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
       suite, modelRef: options.modelRef, baseUrl, settings, seed: options.seed, params: options.params, mode, trials,
       cliArgs: options.cliArgs ?? [], keepRaw: options.keepRaw ?? false, transforms: transformsOf(first.value),
       ...(options.taskRecipe ? { taskRecipe: storedRecipe(options.taskRecipe, options.allowMissingOutputs === true) } : {}),
+      ...(options.tasksFile && !options.taskRecipe ? { tasksFile: storedTasksFile(options.tasksFile, options.allowMissingOutputs === true) } : {}),
     });
     store.beginRun({
       id: runId, suite: { id: suite.id, version: suite.version }, model: options.modelRef, baseUrl, mode, trials, concurrency,
@@ -361,6 +379,88 @@ async function resumeStoringTasks(
   return summarizeRun(store, run.id, suite);
 }
 
+/**
+ * A run stopped while the tasks of its tasks file were being stored, continued: the file is read again as the run read
+ * it (the oracle's check of each task when the run made it, then its selection), the tasks already stored must be the
+ * file's first ones, unchanged, and the rest are stored before the missing episodes run. Only the tasks not yet stored
+ * are solved by the oracle again.
+ */
+async function resumeStoringFileTasks(
+  store: ResultsStore, run: StoredRun, suite: Suite, model: ModelSource, file: StoredTasksFile,
+  options: ResumeOptions & { concurrency: number },
+): Promise<RunSummary> {
+  const storedIds = store.listTaskIds(run.id);
+  const lines = new Map<string, number>();
+  const where = (task: Task): string => `${file.path}${lines.has(task.id) ? `:${lines.get(task.id)}` : ''}`;
+  const fileTasks = streamTasksFile(file.path, { suiteId: suite.id, lines, check: (task) => checkExpected(suite, task) });
+  const selected = selectTaskStream(fileTasks, file.selection ?? {})[Symbol.asyncIterator]();
+  const storedTask = storedTaskReader(store, run.id);
+  // The stored ones are compared, not solved again; the rest pass the oracle as the run's first tasks did.
+  async function* resumed(): AsyncGenerator<Task> {
+    for (let ordinal = 0; ordinal < storedIds.length; ordinal += 1) {
+      const step = await selected.next();
+      if (step.done) return;
+      const stored = storedTask(ordinal);
+      if (stored === undefined || canonicalJson(step.value) !== canonicalJson(stored)) {
+        throw new ConfigError('input.invalid', `${where(step.value)}: task '${step.value.id}' is not the task run '${run.id}' stored as its task ${ordinal} ('${storedIds[ordinal]}'): the tasks file changed since the run read it`, {
+          fix: `resume with the tasks file the run started with, unchanged, at ${file.path}; or start a new run on the new file and delete this one with 'toolforge delete ${run.id}'`,
+        });
+      }
+      yield step.value;
+    }
+    const rest = { [Symbol.asyncIterator]: () => selected };
+    yield* file.validate ? validateTaskStream(suite, rest, { source: file.path, signal: options.signal, lineOf: (taskId) => lines.get(taskId) }) : rest;
+  }
+  const tasks = resumed();
+  let first: IteratorResult<Task>;
+  try {
+    first = await tasks.next();
+  } catch (error) {
+    // The file is opened at the first read: one that is gone or unreadable is named with what to do.
+    throw error instanceof ConfigError && error.code === 'input.unreadable' ? tasksFileGone(run, file, error, options.databaseFlag) : error;
+  }
+  if (first.done) throw new ConfigError('input.invalid', `run '${run.id}': its tasks file ${file.path} now gives no task, but the run stored ${storedIds.length}`, { fix: `put the tasks file the run started with back at ${file.path}` });
+  const stored = await storeTasks(store, run.id, suite, run.mode ?? undefined, first.value, tasks, {
+    storedTaskIds: storedIds, shouldStop: () => options.signal?.aborted === true,
+  });
+  if (!stored.ended) {
+    store.setRunStatus(run.id, 'cancelled');
+    return summarizeRun(store, run.id, suite);
+  }
+  const execution = { ...options, allowMissingOutputs: file.allowMissingOutputs === true, provenance: run.provenance };
+  const missingOutputs = checkOutputCoverage(model, store, run.id, suite, stored.written, run.trials, execution);
+  store.completeTasks(run.id, missingOutputs.length > 0 ? { ...run.provenance, missingOutputs } : undefined);
+  await executeRun(store, store.getRun(run.id), suite, model, options);
+  return summarizeRun(store, run.id, suite);
+}
+
+/** A run's stored tasks by ordinal, read forward a page at a time (a resume compares them in order). */
+function storedTaskReader(store: ResultsStore, runId: string): (ordinal: number) => Task | undefined {
+  const pageSize = 256;
+  let page = new Map<number, Task>();
+  return (ordinal) => {
+    if (!page.has(ordinal)) page = store.listTasksBetween(runId, ordinal, ordinal + pageSize - 1);
+    return page.get(ordinal);
+  };
+}
+
+function tasksFileGone(run: StoredRun, file: StoredTasksFile, error: ConfigError, databaseFlag: string | undefined): ConfigError {
+  return new ConfigError(error.code, `run '${run.id}' reads the rest of its tasks from ${file.path}: ${error.problem}`, {
+    fix: `put the tasks file the run started with back at ${file.path} and run '${resumeCommand(run, databaseFlag)}' again; or start a new run and delete this one with 'toolforge delete ${run.id}'`,
+    cause: error,
+  });
+}
+
+/** The stored tasks file, checked: a store file is read from disk. */
+function checkedTasksFile(run: StoredRun): StoredTasksFile {
+  const parsed = storedTasksFileSchema.safeParse(run.provenance.tasksFile);
+  if (parsed.success) return run.provenance.tasksFile as StoredTasksFile;
+  const issue = parsed.error.issues[0];
+  throw new ConfigError('store.invalid', `run '${run.id}': its stored tasks file record is invalid (${formatFieldPath(issue?.path ?? [], 'provenance.tasksFile')}: ${issue?.message ?? 'invalid'}), so its remaining tasks cannot be read again`, {
+    fix: `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}'`,
+  });
+}
+
 /** The stored recipe, checked: a store file is read from disk, and a bad recipe would make other tasks. */
 function checkedRecipe(run: StoredRun): StoredTaskRecipe {
   const parsed = storedTaskRecipeSchema.safeParse(run.provenance.taskRecipe);
@@ -374,13 +474,28 @@ function checkedRecipe(run: StoredRun): StoredTaskRecipe {
 
 /** The recipe as the run's provenance keeps it (JSON: no undefined fields). */
 function storedRecipe(recipe: TaskRecipe, allowMissingOutputs: boolean): StoredTaskRecipe {
-  const selection = {
-    ...(recipe.selection?.taskIds && recipe.selection.taskIds.length > 0 ? { taskIds: [...recipe.selection.taskIds] } : {}),
-    ...(recipe.selection?.limit !== undefined ? { limit: recipe.selection.limit } : {}),
-  };
+  const selection = storedSelection(recipe.selection);
   return {
     seed: recipe.seed, ...(recipe.count !== undefined ? { count: recipe.count } : {}), params: recipe.params,
-    ...(Object.keys(selection).length > 0 ? { selection } : {}), ...(allowMissingOutputs ? { allowMissingOutputs: true } : {}),
+    ...(selection ? { selection } : {}), ...(allowMissingOutputs ? { allowMissingOutputs: true } : {}),
+  };
+}
+
+/** A task selection as provenance keeps it, undefined when it selects every task. */
+function storedSelection(selection: TaskSelection | undefined): { taskIds?: string[]; limit?: number } | undefined {
+  const stored = {
+    ...(selection?.taskIds && selection.taskIds.length > 0 ? { taskIds: [...selection.taskIds] } : {}),
+    ...(selection?.limit !== undefined ? { limit: selection.limit } : {}),
+  };
+  return Object.keys(stored).length > 0 ? stored : undefined;
+}
+
+/** The tasks file as the run's provenance keeps it: an absolute path, JSON (no undefined fields). */
+function storedTasksFile(reading: TasksFileReading, allowMissingOutputs: boolean): StoredTasksFile {
+  const selection = storedSelection(reading.selection);
+  return {
+    path: resolve(reading.path), validate: reading.validate,
+    ...(selection ? { selection } : {}), ...(allowMissingOutputs ? { allowMissingOutputs: true } : {}),
   };
 }
 
@@ -426,6 +541,9 @@ export async function resumeEvaluation(given: ResumeOptions): Promise<RunSummary
       if (!store.hasAllTasks(run.id) && run.provenance.taskRecipe) {
         return resumeStoringTasks(store, store.getRun(run.id), suite, model, checkedRecipe(run), { ...options, concurrency });
       }
+      if (!store.hasAllTasks(run.id) && run.provenance.tasksFile) {
+        return resumeStoringFileTasks(store, store.getRun(run.id), suite, model, checkedTasksFile(run), { ...options, concurrency });
+      }
       await executeRun(store, run, suite, model, { ...options, concurrency });
       return summarizeRun(store, run.id, suite);
     });
@@ -460,9 +578,10 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
       fix: `start a new run, or continue it with the ToolForge version the run was made with (${run.provenance.toolforgeVersion}${run.provenance.git ? `, commit ${run.provenance.git.commit}` : ''})`,
     });
   }
-  if (!store.hasAllTasks(run.id) && !(continuing.storingTasks === true && run.provenance.taskRecipe)) {
+  const resumable = run.provenance.taskRecipe !== undefined || run.provenance.tasksFile !== undefined;
+  if (!store.hasAllTasks(run.id) && !(continuing.storingTasks === true && resumable)) {
     throw new ConfigError('store.invalid', `run '${run.id}' was stopped while its tasks were still being written (${run.taskCount} stored), so it has no complete task list to continue`, {
-      fix: run.provenance.taskRecipe
+      fix: resumable
         ? `store the rest of its tasks with '${resumeCommand(run, options.databaseFlag)}' (it runs the missing episodes too)`
         : `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}'`,
     });

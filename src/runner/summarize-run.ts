@@ -130,7 +130,7 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
     failures,
     retries: store.countRetries(runId),
     tables: suiteSummary?.tables ?? [],
-    ...(store.hasAllTasks(runId) ? {} : { tasksIncomplete: run.provenance.taskRecipe ? 'resumable' as const : 'start-again' as const }),
+    ...(store.hasAllTasks(runId) ? {} : { tasksIncomplete: run.provenance.taskRecipe || run.provenance.tasksFile ? 'resumable' as const : 'start-again' as const }),
   };
 }
 

@@ -19,11 +19,20 @@ export const generationSettingsSchema = z.object({
   strictTools: z.boolean().optional(),
 });
 
+const taskSelectionSchema = z.object({ taskIds: z.array(z.string()).optional(), limit: z.number().int().nonnegative().optional() });
+
 export const storedTaskRecipeSchema = z.object({
   seed: z.number().int(),
   count: z.number().int().positive().optional(),
   params: jsonObjectSchema,
-  selection: z.object({ taskIds: z.array(z.string()).optional(), limit: z.number().int().nonnegative().optional() }).optional(),
+  selection: taskSelectionSchema.optional(),
+  allowMissingOutputs: z.boolean().optional(),
+});
+
+export const storedTasksFileSchema = z.object({
+  path: z.string().min(1),
+  validate: z.boolean(),
+  selection: taskSelectionSchema.optional(),
   allowMissingOutputs: z.boolean().optional(),
 });
 
@@ -48,6 +57,7 @@ export const provenanceSchema = z.object({
   rescoredFrom: z.string().optional(),
   modelFile: z.string().optional(),
   taskRecipe: storedTaskRecipeSchema.optional(),
+  tasksFile: storedTasksFileSchema.optional(),
 });
 
 export const storedRunSchema = z.object({

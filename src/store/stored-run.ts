@@ -40,6 +40,20 @@ export type Provenance = {
    * they were all stored is continued by `run --resume` from here. Absent for tasks from a file or transforms.
    */
   taskRecipe?: StoredTaskRecipe;
+  /**
+   * The tasks file the run read its tasks from (`run --tasks`, no transform), and how it read it: a run stopped before
+   * they were all stored is continued by `run --resume` from the same file, unchanged.
+   */
+  tasksFile?: StoredTasksFile;
+};
+
+export type StoredTasksFile = {
+  /** Absolute, so a resume in another folder reads the same file. */
+  path: string;
+  /** Each task was solved by builtin/oracle as it was read (`--no-validate` absent). */
+  validate: boolean;
+  selection?: { taskIds?: string[]; limit?: number };
+  allowMissingOutputs?: boolean;
 };
 
 export type StoredTaskRecipe = {

@@ -16,6 +16,7 @@ import { emptyTasksFile, streamTasksFile, tasksFileSuite } from '../../runner/re
 import { resolveModelSource } from '../../runner/resolve-model-source.ts';
 import { checkSuiteMode } from '../../runner/episode-mode.ts';
 import { resumeEvaluation, runEvaluation } from '../../runner/run-evaluation.ts';
+import type { TasksFileReading } from '../../runner/run-evaluation.ts';
 import type { RunOptions, TaskSource } from '../../runner/run-evaluation.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
 import { resolveKnobs } from '../../suites/knob.ts';
@@ -263,6 +264,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   let tasks: TaskSource;
   let params: JsonObject;
   let taskRecipe: TaskRecipe | undefined;
+  let tasksFile: TasksFileReading | undefined;
   // perturb:paraphrase asks the --phrasing-model, also of tasks read from a file.
   const paraphrasing = transforms.some(({ transform, knobs }) => transform.id === 'perturb' && knobs.kind === 'paraphrase');
   if (flags.tasks || rerun) {
@@ -311,6 +313,8 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       params = first.value.params as JsonObject;
       tasks = transformStream(prependTask(first.value, fileTasks), derive, seed, resources);
       if (flags.validate) tasks = validateTaskStream(suite, tasks, { source: flags.tasks, signal: interrupt.signal, lineOf: (taskId) => lines.get(taskId) });
+      // The file's tasks unchanged: a run stopped while storing them is resumed from the same file, read the same way.
+      if (derive.length === 0) tasksFile = { path, validate: flags.validate, selection: { taskIds: flags.taskId, limit: flags.limit } };
     } else {
       params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
       tasks = streamGeneratedTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal, ...(paraphraseCache ? { paraphraseCache } : {}) });
@@ -323,7 +327,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
     const modelRef = agent?.ref ?? flags.model ?? '';
     const runTasks = async (selected: TaskSource): Promise<RunSummary> => runEvaluation({
       suite, tasks: selected, modelRef, ...(agent ? { agent } : {}), baseUrl: flags.baseUrl, mode: flags.mode, trials: flags.trials,
-      concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache, ...(taskRecipe ? { taskRecipe } : {}),
+      concurrency: flags.concurrency, store, settings: settingsOf(flags), allowMissingOutputs: flags.allowMissing, responseCache, ...(taskRecipe ? { taskRecipe } : {}), ...(tasksFile ? { tasksFile } : {}),
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
       seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false, workersOnly: flags.workersOnly ?? false, ...execution, waitBudget,
       onProgress: (event) => {

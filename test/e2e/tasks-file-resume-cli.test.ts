@@ -1,0 +1,80 @@
+/**
+ * `run --tasks <file>` stopped while the file's tasks were being stored (killed, or Ctrl-C) is continued by
+ * `run --resume <run>`, which reads the rest from the same file. Before, such a run could only be started again.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { generateTasks } from '../../src/runner/generate-tasks.ts';
+import { formatTasksJsonl } from '../../src/runner/read-tasks-file.ts';
+import { funcgenSuite } from '../../src/suites/funcgen/index.ts';
+import { resolveKnobs } from '../../src/suites/knob.ts';
+import { binPath, keylessEnvironment, runCli, temporaryDirectory } from './run-cli.ts';
+
+const taskCount = 4000;
+
+/** The newest run's id and how many of its tasks are stored, once some are and not all; undefined before. */
+function partlyStored(database: string): { id: string; stored: number } | undefined {
+  if (!existsSync(database)) return undefined;
+  try {
+    const connection = new Database(database, { readonly: true });
+    try {
+      const run = connection.prepare('SELECT id, tasks_complete AS complete FROM runs ORDER BY rowid DESC LIMIT 1').get() as { id: string; complete: number } | undefined;
+      if (!run || run.complete === 1) return undefined;
+      const { stored } = connection.prepare('SELECT count(*) AS stored FROM run_tasks WHERE run_id = ?').get(run.id) as { stored: number };
+      return stored > 0 ? { id: run.id, stored } : undefined;
+    } finally {
+      connection.close();
+    }
+  } catch {
+    // Created or migrated this instant by the run's process.
+    return undefined;
+  }
+}
+
+async function stopWhileStoring(directory: string, database: string, signal: NodeJS.Signals): Promise<{ id: string; stored: number; code: number | null; output: string }> {
+  const child = spawn(process.execPath, [binPath, 'run', 'funcgen', '--tasks', 'tasks.jsonl', '--model', 'builtin/planner', '--db', database], { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+  // What the run prints as it stops (the summary and what to do) goes to stdout, warnings to stderr: both are read.
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  const exited = once(child, 'exit');
+  for (let waited = 0; ; waited += 5) {
+    const seen = partlyStored(join(directory, database));
+    if (seen) {
+      child.kill(signal);
+      const [code] = await exited as [number | null];
+      return { ...seen, code, output };
+    }
+    if (child.exitCode !== null || waited > 120_000) {
+      child.kill('SIGKILL');
+      throw new Error(`the run was not seen storing its tasks (exit ${child.exitCode}): ${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+test('a tasks-file run killed or interrupted while storing its tasks is resumed from the file', async () => {
+  const directory = temporaryDirectory();
+  const params = resolveKnobs(funcgenSuite.id, funcgenSuite.knobs, { core: '3', depth: '2', connected: '1', disconnected: '1' });
+  writeFileSync(join(directory, 'tasks.jsonl'), formatTasksJsonl(await generateTasks(funcgenSuite, { seed: 2, count: taskCount, params, validate: false })));
+
+  for (const signal of ['SIGKILL', 'SIGINT'] as const) {
+    const database = `${signal}.db`;
+    const stopped = await stopWhileStoring(directory, database, signal);
+    assert.ok(stopped.stored < taskCount, `${signal}: all ${taskCount} tasks were stored before the stop`);
+    if (signal === 'SIGINT') {
+      assert.equal(stopped.code, 130, stopped.output);
+      assert.match(stopped.output, new RegExp(`store the rest and run the missing episodes with: toolforge run --resume ${stopped.id} --db ${database}`));
+    }
+    const resumed = await runCli(['run', '--resume', stopped.id, '--db', database, '--json'], { cwd: directory });
+    assert.equal(resumed.code, 0, `${signal}: ${resumed.stderr}`);
+    const summary = JSON.parse(resumed.stdout) as { tasks: number; episodes: number; passRate: number; infrastructureErrors: number };
+    assert.deepEqual([summary.tasks, summary.episodes, summary.infrastructureErrors], [taskCount, taskCount, 0], signal);
+    assert.equal(summary.passRate, 1, `${signal}: builtin/planner solves every funcgen task`);
+  }
+});
