@@ -16,6 +16,8 @@ import type { EpisodeRequestHooks } from '../models/spec.ts';
 import type { RequestRetryPolicy, RetryWaitBudget } from '../models/request-retry.ts';
 import { createRetryWaitBudget, defaultRequestRetryPolicy } from '../models/request-retry.ts';
 import type { ResultsStore } from '../store/results-store.ts';
+import type { TaskRow } from '../store/task-row.ts';
+import { taskRow } from '../store/task-row.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import { withRunHeld } from './run-hold.ts';
 import { createRunId } from '../store/run-id.ts';
@@ -161,7 +163,7 @@ function cannotRescore(context: string, error: unknown): ToolForgeError {
 
 /** The old run's tasks into the new run, in order, a batch per transaction. */
 function copyTasks(store: ResultsStore, fromRunId: string, toRunId: string): void {
-  let batch: Task[] = [];
+  let batch: TaskRow[] = [];
   let ordinal = 0;
   const append = (): void => {
     store.appendTasks(toRunId, batch, ordinal);
@@ -169,7 +171,7 @@ function copyTasks(store: ResultsStore, fromRunId: string, toRunId: string): voi
     batch = [];
   };
   for (const task of store.iterateTasks(fromRunId)) {
-    batch.push(task);
+    batch.push(taskRow(task));
     if (batch.length === taskBatch) append();
   }
   if (batch.length > 0) append();

@@ -10,13 +10,16 @@ import type { Task } from '../core/task.ts';
 import { taskSchema } from '../core/task.ts';
 import { describeIssue } from '../store/run-jsonl.ts';
 import type { ResultsStore } from '../store/results-store.ts';
+import type { TaskRow } from '../store/task-row.ts';
+import { taskRow } from '../store/task-row.ts';
 import type { Suite } from '../suites/spec.ts';
 import { formatFieldPath } from '../core/field-path.ts';
 import { damagedDatabaseFix } from '../store/stored-json.ts';
 
 /**
- * Tasks written to the store per transaction while a run's tasks stream in: a batch of built tasks held longer
- * lives through young-generation collections (a NESTFUL task is ~50 KB of objects), and a commit is cheap in WAL mode.
+ * Tasks written to the store per transaction while a run's tasks stream in, each serialised as it joins the batch
+ * (taskRow): a batch of built tasks held until its commit lived through young-generation collections (a NESTFUL task
+ * is ~50 KB of objects); a commit is cheap in WAL mode.
  */
 const taskBatchSize = 64;
 
@@ -53,7 +56,7 @@ export async function storeTasks(
   // Ids the stream starts past still count for the duplicate check.
   const seen = new Set<string>(already.slice(0, streamFrom));
   const checkParams = options.checkParams ?? createTaskParamsCheck(suite);
-  let batch: Task[] = [];
+  let batch: TaskRow[] = [];
   let read = streamFrom;
   let written = already.length;
   const flush = (): void => {
@@ -74,7 +77,7 @@ export async function storeTasks(
       continue;
     }
     if (options.handOffAfter !== undefined && written >= options.handOffAfter) return { written, ended: false };
-    batch.push(task);
+    batch.push(taskRow(task));
     if (batch.length === taskBatchSize) {
       flush();
       // A stream that never waits on I/O would otherwise hold the event loop (Ctrl-C, timers) until its end.

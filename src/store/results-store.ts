@@ -9,6 +9,7 @@ import { redactUrlPasswords } from '../core/redact-credentials.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
 import type { Task } from '../core/task.ts';
+import type { TaskRow } from './task-row.ts';
 import type { SortedValues } from '../metrics/percentile.ts';
 import type { EpisodeOutcome, EpisodePage, EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
 import { openPostgresConnection } from './postgres/postgres-connection.ts';
@@ -55,8 +56,8 @@ export interface ResultsStore {
    * until completeTasks it is marked as still having its tasks written (hasAllTasks is false).
    */
   beginRun(run: NewRun): StoredRun;
-  /** Adds tasks at ordinals firstOrdinal, firstOrdinal + 1, ... in one transaction. */
-  appendTasks(runId: string, tasks: readonly Task[], firstOrdinal: number): void;
+  /** Adds tasks (rows made by taskRow) at ordinals firstOrdinal, firstOrdinal + 1, ... in one transaction. */
+  appendTasks(runId: string, tasks: readonly TaskRow[], firstOrdinal: number): void;
   /** Marks every task of the run as stored; with `provenance`, replaces the run's provenance in the same write. */
   completeTasks(runId: string, provenance?: Provenance): void;
   /** False for a run stopped while its tasks were still being written (beginRun without completeTasks). */

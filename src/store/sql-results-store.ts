@@ -17,6 +17,8 @@ import { readRunExport, runExportLines } from './run-jsonl.ts';
 import type { SqlConnection } from './sql-connection.ts';
 import type { Provenance, StoredRun } from './stored-run.ts';
 import { parseStoredJson, parseStoredTask } from './stored-json.ts';
+import type { TaskRow } from './task-row.ts';
+import { taskRow } from './task-row.ts';
 import type { StoredTaskRow } from './stored-json.ts';
 import type { TranscriptEncodingOptions } from './transcript-encoding.ts';
 
@@ -186,11 +188,11 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       fix: recent.length > 0 ? `use one of the recent runs: ${recent.join(', ')} (or pass the right --db)` : `${location} has no runs yet: start one with 'toolforge run', or pass the right --db`,
     });
   };
-  const insertTask = (runId: string, task: Task, ordinal: number): void => {
-    connection.run(sql.insertTask, { run_id: runId, ordinal, task_id: task.id, task: JSON.stringify(task), ...taskFactColumns(task) });
+  const insertTask = (runId: string, row: TaskRow, ordinal: number): void => {
+    connection.run(sql.insertTask, { run_id: runId, ordinal, task_id: row.id, task: row.json, phrasing: row.phrasing, first_mode: row.firstMode });
   };
-  const insertTasks = (runId: string, tasks: readonly Task[], firstOrdinal: number): void => {
-    tasks.forEach((task, index) => insertTask(runId, task, firstOrdinal + index));
+  const insertTasks = (runId: string, rows: readonly TaskRow[], firstOrdinal: number): void => {
+    rows.forEach((row, index) => insertTask(runId, row, firstOrdinal + index));
   };
   const createRun = (run: NewRun, tasks: readonly Task[], tasksComplete = true): StoredRun => {
     connection.transaction(() => {
@@ -211,7 +213,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
         status: 'running',
       });
       if (!tasksComplete) connection.run(sql.setTasksComplete, { complete: 0, id: run.id });
-      insertTasks(run.id, tasks, 0);
+      insertTasks(run.id, tasks.map(taskRow), 0);
     });
     return getRun(run.id);
   };
@@ -341,7 +343,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
         createRun(run, [], tasksComplete);
         for (let next = entries.next(); !next.done; next = entries.next()) {
           const entry = next.value;
-          if (entry.type === 'task') insertTask(run.id, entry.task, entry.ordinal);
+          if (entry.type === 'task') insertTask(run.id, taskRow(entry.task), entry.ordinal);
           else if (entry.type === 'episode') saveEpisode(entry.episode);
         }
         connection.run(sql.setStatus, { status: run.status, id: run.id });
@@ -566,7 +568,3 @@ function trialNumbers(postgres: boolean): string {
 }
 
 /** The run_tasks columns a run's summary counts (taskFacts), as json_extract read them from the task before schema 7. */
-function taskFactColumns(task: Task): { phrasing: string | null; first_mode: string | null } {
-  const phrasing = task.stats?.phrasing;
-  return { phrasing: typeof phrasing === 'string' ? phrasing : null, first_mode: task.modes?.[0] ?? null };
-}

@@ -10,6 +10,7 @@ import type { ResultsStore } from '../../src/store/results-store.ts';
 import { exportRunLines } from '../../src/store/run-jsonl.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { sampleEpisode, sampleRun } from '../runner/test-helpers.ts';
+import { taskRow } from '../../src/store/task-row.ts';
 
 /** `open` gives a store over an empty database each time it is called. */
 export function resultsStoreCases(open: () => ResultsStore): void {
@@ -201,7 +202,7 @@ export function resultsStoreCases(open: () => ResultsStore): void {
       params: { ...tasks[index % 3].params, level: index % 7, ratio: index / 8, name: `n"${index}` },
       stats: index === 5 ? {} : { ...tasks[index % 3].stats, depth: index % 5, nested: { pattern: 'A->B', values: [1.5, 2] } },
     }));
-    store.appendTasks('run-f', many, 0);
+    store.appendTasks('run-f', many.map(taskRow), 0);
     const read = [...store.iterateTaskParamsAndStats('run-f')];
     assert.deepEqual(read, many.map(({ id, params, stats }) => ({ id, params, stats })));
     assert.deepEqual([...store.iterateTaskParamsAndStats('missing-run')], []);

@@ -25,6 +25,7 @@ import type { Suite } from '../../src/suites/spec.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { writeNestfulData } from './nestful-data.ts';
 import { sampleRun, temporaryDirectory } from './test-helpers.ts';
+import { taskRow } from '../../src/store/task-row.ts';
 
 type Case = { suite: Suite; recipe: TaskRecipe; modelRef: string; dbPath: string; trials?: number; concurrency?: number; allowMissingOutputs?: boolean };
 
@@ -209,7 +210,7 @@ describe('tasks imported on a worker thread while the episodes run', () => {
 
   test('a stream started past the stored tasks is checked at its first task, and the ones it skipped still count as seen', async () => {
     await withFakeRun('r1b', async (store, suite, tasks) => {
-      store.appendTasks('r1b', tasks.slice(0, 2), 0);
+      store.appendTasks('r1b', tasks.slice(0, 2).map(taskRow), 0);
       const stored = [tasks[0].id, tasks[1].id];
       // Started at stored task 1: the task there must be the stored one.
       await assert.rejects(storeTasks(store, 'r1b', suite, undefined, tasks[2], (async function* () {})(), { storedTaskIds: stored, streamFrom: 1 }), (error: unknown) =>
@@ -233,7 +234,7 @@ describe('tasks imported on a worker thread while the episodes run', () => {
 
   test('a run stopped while its tasks were still being stored says so in its summary; without a recipe resume refuses it', async () => {
     await withFakeRun('r2', async (store, suite, tasks) => {
-      store.appendTasks('r2', tasks.slice(0, 2), 0);
+      store.appendTasks('r2', tasks.slice(0, 2).map(taskRow), 0);
       assert.equal(summarizeRun(store, 'r2', suite).tasksIncomplete, 'start-again');
       await assert.rejects(resumeEvaluation({ runId: 'r2', store, suite }), (error: unknown) =>
         error instanceof ConfigError && /stopped while its tasks were still being written \(2 stored\)/.test(error.message) && /start it again/.test(error.fix ?? ''));
@@ -298,11 +299,11 @@ describe('tasks imported on a worker thread while the episodes run', () => {
     try {
       const recipe = { seed: 3, count: 6, params: {} };
       store.beginRun(sampleRun('r3', { trials: 1, provenance: { ...sampleRun('r3').provenance, trials: 1, taskRecipe: recipe } }));
-      store.appendTasks('r3', tasks.slice(0, 2), 0);
+      store.appendTasks('r3', tasks.slice(0, 2).map(taskRow), 0);
       assert.equal(summarizeRun(store, 'r3', suite).tasksIncomplete, 'resumable');
       // A hand-edited (or foreign) recipe is refused before anything is made from it, and the run is left as it was.
       store.beginRun(sampleRun('r4', { trials: 1, provenance: { ...sampleRun('r4').provenance, trials: 1, taskRecipe: { ...recipe, seed: 'x' as unknown as number } } }));
-      store.appendTasks('r4', tasks.slice(0, 2), 0);
+      store.appendTasks('r4', tasks.slice(0, 2).map(taskRow), 0);
       await assert.rejects(resumeEvaluation({ runId: 'r4', store, suite }), (error: unknown) =>
         error instanceof ConfigError && error.code === 'store.invalid' && /stored task recipe is invalid \(provenance\.taskRecipe\.seed: /.test(error.message));
       assert.deepEqual([store.listTaskIds('r4').length, store.listEpisodes('r4').length, store.hasAllTasks('r4')], [2, 0, false]);

@@ -6,6 +6,7 @@ import { ConfigError } from '../../src/core/errors.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { sampleEpisode, sampleRun, temporaryDirectory } from '../runner/test-helpers.ts';
+import { taskRow } from '../../src/store/task-row.ts';
 
 /** A stored run of three tasks with an episode each, then `damage` run on the file by SQL, as an edit or a disk fault would. */
 async function damagedStore(name: string, damage: string): Promise<string> {
@@ -13,7 +14,7 @@ async function damagedStore(name: string, damage: string): Promise<string> {
   const tasks = await createFakeSuite().generate({ seed: 7, count: 3, params: {} });
   const store = openResultsStore(path);
   store.beginRun(sampleRun('run-d'));
-  store.appendTasks('run-d', tasks, 0);
+  store.appendTasks('run-d', tasks.map(taskRow), 0);
   store.saveEpisodes(tasks.map((task) => sampleEpisode('run-d', task.id, 0)));
   store.close();
   const database = new Database(path);

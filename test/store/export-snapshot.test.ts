@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { sampleEpisode, sampleRun, temporaryDirectory } from '../runner/test-helpers.ts';
+import { taskRow } from '../../src/store/task-row.ts';
 
 test('a run whose tasks were not all stored exports and imports as such; tasks stored during the export are left out', async () => {
   const tasks = await createFakeSuite().generate({ seed: 7, count: 5, params: {} });
@@ -16,13 +17,13 @@ test('a run whose tasks were not all stored exports and imports as such; tasks s
   const copy = openResultsStore(':memory:');
   try {
     source.beginRun(sampleRun('run-s'));
-    source.appendTasks('run-s', tasks.slice(0, 3), 0);
+    source.appendTasks('run-s', tasks.slice(0, 3).map(taskRow), 0);
     source.saveEpisodes(tasks.slice(0, 3).map((task) => sampleEpisode('run-s', task.id, 0)));
     const lines = source.iterateExportLines('run-s')[Symbol.iterator]();
     const header = JSON.parse(lines.next().value as string) as { tasksComplete?: boolean; run: { taskCount: number } };
     assert.deepEqual([header.tasksComplete, header.run.taskCount], [false, 3]);
     // The run goes on while the export reads.
-    source.appendTasks('run-s', tasks.slice(3), 3);
+    source.appendTasks('run-s', tasks.slice(3).map(taskRow), 3);
     source.saveEpisodes(tasks.slice(3).map((task) => sampleEpisode('run-s', task.id, 0)));
     const rest = [...{ [Symbol.iterator]: () => lines }] as string[];
     assert.deepEqual(JSON.parse(rest.at(-1) as string), { type: 'end', tasks: 3, episodes: 3 });
@@ -43,7 +44,7 @@ test('an export reads one snapshot: the run deleted by another connection mid-ex
   const tasks = await createFakeSuite().generate({ seed: 7, count: 300, params: {} });
   const writer = openResultsStore(path);
   writer.beginRun(sampleRun('run-d'));
-  writer.appendTasks('run-d', tasks, 0);
+  writer.appendTasks('run-d', tasks.map(taskRow), 0);
   writer.completeTasks('run-d');
   writer.saveEpisodes(tasks.map((task) => sampleEpisode('run-d', task.id, 0)));
   const reader = openResultsStore(path, { readOnly: true });
