@@ -399,7 +399,11 @@ async function resumeStoringFileTasks(
   async function* resumed(): AsyncGenerator<Task> {
     for (let ordinal = 0; ordinal < storedIds.length; ordinal += 1) {
       const step = await selected.next();
-      if (step.done) return;
+      if (step.done) {
+        throw new ConfigError('input.invalid', `${file.path} now gives ${ordinal} task${ordinal === 1 ? '' : 's'}, but run '${run.id}' stored ${storedIds.length} from it: the tasks file changed since the run read it`, {
+          fix: `resume with the tasks file the run started with, unchanged, at ${file.path}; or start a new run on the new file and delete this one with 'toolforge delete ${run.id}'`,
+        });
+      }
       const stored = storedTask(ordinal);
       if (stored === undefined || canonicalJson(step.value) !== canonicalJson(stored)) {
         throw new ConfigError('input.invalid', `${where(step.value)}: task '${step.value.id}' is not the task run '${run.id}' stored as its task ${ordinal} ('${storedIds[ordinal]}'): the tasks file changed since the run read it`, {

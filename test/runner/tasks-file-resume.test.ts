@@ -108,6 +108,20 @@ describe('a run of a tasks file stopped while its tasks were stored', async () =
     assert.equal('tasksIncomplete' in resumed, false);
   });
 
+  test('is refused when the file now ends before the tasks it stored, and stays resumable', async () => {
+    const dbPath = join(directory, 'truncated.db');
+    const stopped = await start(dbPath);
+    const original = readFileSync(tasksPath, 'utf8');
+    writeFileSync(tasksPath, `${original.split('\n').slice(0, 10).join('\n')}\n`);
+    try {
+      await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath }), (error: unknown) =>
+        error instanceof ConfigError && /tasks\.jsonl now gives 10 tasks, but run '.*' stored \d+ from it: the tasks file changed since the run read it/.test(error.message));
+    } finally {
+      writeFileSync(tasksPath, original);
+    }
+    assert.equal((await resumeEvaluation({ runId: stopped.runId, dbPath })).tasks, taskCount);
+  });
+
   test('is refused when the file is gone, saying where to put it back', async () => {
     const dbPath = join(directory, 'gone.db');
     const stopped = await start(dbPath);
