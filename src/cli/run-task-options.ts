@@ -28,7 +28,7 @@ export type RunTaskOptionHelp = { modeDefault: string; concurrency: string };
 
 export function addRunTaskOptions(command: Command, help: RunTaskOptionHelp): Command {
   return command
-    .option('--tasks <file>', "use the tasks in this JSONL file (from 'toolforge generate') instead of generating; builtin/oracle solves each first (a task changed since it was generated is refused)", parseText)
+    .option('--tasks <file>', "use the tasks in this JSONL file (from 'toolforge generate') instead of generating; builtin/oracle solves each first (a task changed since it was generated is refused). With --resume: where the run's tasks file is now, if it was moved while the run was storing its tasks", parseText)
     .option('--no-validate', "with --tasks: run the file's tasks as they are, without builtin/oracle solving each first")
     .option('--seed <n>', 'generation seed (default 0)', parseNonNegativeInteger)
     .option('--count <n>', "how many tasks to generate (default: the suite's default count)", parsePositiveInteger)

@@ -155,6 +155,12 @@ export type ResumeOptions = ExecutionOptions & {
   baseUrl?: string;
   /** Recorded in the run's provenance with the resume. */
   cliArgs?: string[];
+  /**
+   * Where the run's tasks file is now, when it was moved: a run stopped while the tasks of its `--tasks` file were being
+   * stored reads the rest from here instead of the path it recorded. It must give the same tasks (the stored ones are
+   * compared). Only for such a run: other runs read their tasks from the store.
+   */
+  tasksFile?: string;
 };
 
 /**
@@ -174,7 +180,7 @@ const runOptionNames = {
 } as const satisfies Record<keyof RunOptions, true>;
 
 const resumeOptionNames = {
-  runId: true, ...executionOptionNames, suite: true, baseUrl: true, cliArgs: true,
+  runId: true, ...executionOptionNames, suite: true, baseUrl: true, cliArgs: true, tasksFile: true,
 } as const satisfies Record<keyof ResumeOptions, true>;
 
 /**
@@ -390,6 +396,10 @@ async function resumeStoringFileTasks(
   options: ResumeOptions & { concurrency: number },
 ): Promise<RunSummary> {
   const storedIds = store.listTaskIds(run.id);
+  const recordedPath = checkedTasksFile(run).path;
+  const moved = file.path !== recordedPath;
+  const changed = moved ? `it is not the tasks file the run read from ${recordedPath}, or that file changed since` : 'the tasks file changed since the run read it';
+  const changedFix = `resume with the tasks file the run started with, unchanged (it was at ${recordedPath}${moved ? '; pass where it is now with --tasks <file>' : ''}); or start a new run on the new file and delete this one with 'toolforge delete ${run.id}'`;
   const lines = new Map<string, number>();
   const where = (task: Task): string => `${file.path}${lines.has(task.id) ? `:${lines.get(task.id)}` : ''}`;
   const fileTasks = streamTasksFile(file.path, { suiteId: suite.id, lines, check: (task) => checkExpected(suite, task) });
@@ -400,15 +410,11 @@ async function resumeStoringFileTasks(
     for (let ordinal = 0; ordinal < storedIds.length; ordinal += 1) {
       const step = await selected.next();
       if (step.done) {
-        throw new ConfigError('input.invalid', `${file.path} now gives ${ordinal} task${ordinal === 1 ? '' : 's'}, but run '${run.id}' stored ${storedIds.length} from it: the tasks file changed since the run read it`, {
-          fix: `resume with the tasks file the run started with, unchanged, at ${file.path}; or start a new run on the new file and delete this one with 'toolforge delete ${run.id}'`,
-        });
+        throw new ConfigError('input.invalid', `${file.path} now gives ${ordinal} task${ordinal === 1 ? '' : 's'}, but run '${run.id}' stored ${storedIds.length} from it: ${changed}`, { fix: changedFix });
       }
       const stored = storedTask(ordinal);
       if (stored === undefined || canonicalJson(step.value) !== canonicalJson(stored)) {
-        throw new ConfigError('input.invalid', `${where(step.value)}: task '${step.value.id}' is not the task run '${run.id}' stored as its task ${ordinal} ('${storedIds[ordinal]}'): the tasks file changed since the run read it`, {
-          fix: `resume with the tasks file the run started with, unchanged, at ${file.path}; or start a new run on the new file and delete this one with 'toolforge delete ${run.id}'`,
-        });
+        throw new ConfigError('input.invalid', `${where(step.value)}: task '${step.value.id}' is not the task run '${run.id}' stored as its task ${ordinal} ('${storedIds[ordinal]}'): ${changed}`, { fix: changedFix });
       }
       yield step.value;
     }
@@ -421,9 +427,9 @@ async function resumeStoringFileTasks(
     first = await tasks.next();
   } catch (error) {
     // The file is opened at the first read: one that is gone or unreadable is named with what to do.
-    throw error instanceof ConfigError && error.code === 'input.unreadable' ? tasksFileGone(run, file, error, options.databaseFlag) : error;
+    throw error instanceof ConfigError && error.code === 'input.unreadable' ? tasksFileGone(run, file.path, recordedPath, error, options.databaseFlag) : error;
   }
-  if (first.done) throw new ConfigError('input.invalid', `run '${run.id}': its tasks file ${file.path} now gives no task, but the run stored ${storedIds.length}`, { fix: `put the tasks file the run started with back at ${file.path}` });
+  if (first.done) throw new ConfigError('input.invalid', `run '${run.id}': its tasks file ${file.path} now gives no task, but the run stored ${storedIds.length}`, { fix: changedFix });
   const stored = await storeTasks(store, run.id, suite, run.mode ?? undefined, first.value, tasks, {
     storedTaskIds: storedIds, shouldStop: () => options.signal?.aborted === true,
   });
@@ -448,11 +454,35 @@ function storedTaskReader(store: ResultsStore, runId: string): (ordinal: number)
   };
 }
 
-function tasksFileGone(run: StoredRun, file: StoredTasksFile, error: ConfigError, databaseFlag: string | undefined): ConfigError {
-  return new ConfigError(error.code, `run '${run.id}' reads the rest of its tasks from ${file.path}: ${error.problem}`, {
-    fix: `put the tasks file the run started with back at ${file.path} and run '${resumeCommand(run, databaseFlag)}' again; or start a new run and delete this one with 'toolforge delete ${run.id}'`,
+function tasksFileGone(run: StoredRun, path: string, recordedPath: string, error: ConfigError, databaseFlag: string | undefined): ConfigError {
+  const command = resumeCommand(run, databaseFlag);
+  const fix = path === recordedPath
+    ? `put the tasks file the run started with back at ${path} and run '${command}' again, or pass where it is now: '${command} --tasks <file>'`
+    : `pass where the tasks file the run started with is now: '${command} --tasks <file>' (the run read it from ${recordedPath})`;
+  return new ConfigError(error.code, `run '${run.id}' reads the rest of its tasks from ${path}: ${error.problem}`, {
+    fix: `${fix}; or start a new run and delete this one with 'toolforge delete ${run.id}'`,
     cause: error,
   });
+}
+
+/**
+ * A moved tasks file passed to a resume (ResumeOptions.tasksFile): only a run stopped while the tasks of its tasks file
+ * were being stored reads one again.
+ */
+function checkMovedTasksFile(store: ResultsStore, run: StoredRun, path: string, databaseFlag: string | undefined): string {
+  const recorded = run.provenance.tasksFile;
+  if (recorded === undefined) {
+    const origin = run.provenance.taskRecipe ? `made by suite ${run.suite.id} from seed ${run.seed}` : 'passed to it, or transformed, with no file recorded to read them from again';
+    throw new ConfigError('config.invalid', `run '${run.id}' did not read its tasks from a tasks file it recorded (they were ${origin}), so a resume has no use for ${path}`, {
+      fix: `drop --tasks: '${resumeCommand(run, databaseFlag)}'`,
+    });
+  }
+  if (store.hasAllTasks(run.id)) {
+    throw new ConfigError('config.invalid', `run '${run.id}' stored all ${run.taskCount} of its tasks from ${recorded.path}: a resume reads them from the store, not from ${path}`, {
+      fix: `drop --tasks: '${resumeCommand(run, databaseFlag)}'`,
+    });
+  }
+  return path;
 }
 
 /** The stored tasks file, checked: a store file is read from disk. */
@@ -537,16 +567,24 @@ export async function resumeEvaluation(given: ResumeOptions): Promise<RunSummary
   if (typeof given.runId !== 'string' || given.runId === '') {
     throw new ConfigError('config.invalid', `resumeEvaluation: options.runId must be the id of a stored run, got ${JSON.stringify(given.runId) ?? 'undefined'}`, { fix: "pass runId: an id 'toolforge runs' lists" });
   }
+  if (given.tasksFile !== undefined && (typeof given.tasksFile !== 'string' || given.tasksFile === '')) {
+    throw new ConfigError('config.invalid', `resumeEvaluation: options.tasksFile must be the path of the run's tasks file, got ${JSON.stringify(given.tasksFile) ?? 'undefined'}`, {
+      fix: 'pass where the tasks file the run started with is now, or leave tasksFile out to read it where the run recorded it',
+    });
+  }
   const options = withWaitBudget(given);
   return withStore(options, async (store) => {
     const { run, suite, model, baseUrl, concurrency } = openStoredRun(store, options, { storingTasks: true });
+    const movedTasksFile = options.tasksFile === undefined ? undefined : checkMovedTasksFile(store, run, resolve(options.tasksFile), options.databaseFlag);
     return withRunHeld(store, run.id, 'resumed', async () => {
       store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
       if (!store.hasAllTasks(run.id) && run.provenance.taskRecipe) {
         return resumeStoringTasks(store, store.getRun(run.id), suite, model, checkedRecipe(run), { ...options, concurrency });
       }
       if (!store.hasAllTasks(run.id) && run.provenance.tasksFile) {
-        return resumeStoringFileTasks(store, store.getRun(run.id), suite, model, checkedTasksFile(run), { ...options, concurrency });
+        const recorded = checkedTasksFile(run);
+        const file = movedTasksFile === undefined ? recorded : { ...recorded, path: movedTasksFile };
+        return resumeStoringFileTasks(store, store.getRun(run.id), suite, model, file, { ...options, concurrency });
       }
       await executeRun(store, run, suite, model, { ...options, concurrency });
       return summarizeRun(store, run.id, suite);

@@ -1,12 +1,13 @@
 /**
  * `run --tasks <file>` stopped while the file's tasks were being stored (killed, or Ctrl-C) is continued by
- * `run --resume <run>`, which reads the rest from the same file. Before, such a run could only be started again.
+ * `run --resume <run>`, which reads the rest from the same file (or, moved, from where `--tasks` says it is now). Before,
+ * such a run could only be started again.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
@@ -71,7 +72,17 @@ test('a tasks-file run killed or interrupted while storing its tasks is resumed 
       assert.equal(stopped.code, 130, stopped.output);
       assert.match(stopped.output, new RegExp(`store the rest and run the missing episodes with: toolforge run --resume ${stopped.id} --db ${database}`));
     }
-    const resumed = await runCli(['run', '--resume', stopped.id, '--db', database, '--json'], { cwd: directory });
+    // The killed run's file is moved: the resume says how to name its new place, and reads it from there.
+    const moved = signal === 'SIGKILL';
+    if (moved) {
+      renameSync(join(directory, 'tasks.jsonl'), join(directory, 'moved.jsonl'));
+      const refused = await runCli(['run', '--resume', stopped.id, '--db', database], { cwd: directory });
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /tasks\.jsonl: cannot read tasks file/);
+      assert.match(refused.stderr, new RegExp(`or pass where it is now: 'toolforge run --resume ${stopped.id} --db ${database.replace('.', '\\.')} --tasks <file>'`));
+    }
+    const resumed = await runCli(['run', '--resume', stopped.id, '--db', database, '--json', ...(moved ? ['--tasks', 'moved.jsonl'] : [])], { cwd: directory });
+    if (moved) renameSync(join(directory, 'moved.jsonl'), join(directory, 'tasks.jsonl'));
     assert.equal(resumed.code, 0, `${signal}: ${resumed.stderr}`);
     const summary = JSON.parse(resumed.stdout) as { tasks: number; episodes: number; passRate: number; infrastructureErrors: number };
     assert.deepEqual([summary.tasks, summary.episodes, summary.infrastructureErrors], [taskCount, taskCount, 0], signal);

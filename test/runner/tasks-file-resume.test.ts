@@ -58,8 +58,8 @@ describe('a run of a tasks file stopped while its tasks were stored', async () =
       signal: controller.signal, tasksFile: { path: tasksPath, validate: false, selection },
     });
   };
-  const uninterrupted = async (dbPath: string, selection: TaskSelection = {}): Promise<RunSummary> => runEvaluation({
-    suite: funcgenSuite, tasks: fileTasks(tasksPath, selection), modelRef: 'builtin/planner', seed: 0, params, dbPath,
+  const uninterrupted = async (dbPath: string, selection: TaskSelection = {}, path = tasksPath): Promise<RunSummary> => runEvaluation({
+    suite: funcgenSuite, tasks: fileTasks(path, selection), modelRef: 'builtin/planner', seed: 0, params, dbPath,
   });
 
   test('is continued by resume from the same file: the rest stored once, the same summary as a run never stopped', async () => {
@@ -138,6 +138,51 @@ describe('a run of a tasks file stopped while its tasks were stored', async () =
       renameSync(moved, tasksPath);
     }
     assert.equal((await resumeEvaluation({ runId: stopped.runId, dbPath })).tasks, taskCount);
+  });
+
+  test('reads a moved file from where it is now (tasksFile), checking it is the same file', async () => {
+    const dbPath = join(directory, 'moved.db');
+    const stopped = await start(dbPath);
+    const movedPath = join(directory, 'elsewhere.jsonl');
+    renameSync(tasksPath, movedPath);
+    try {
+      await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath }), (error: unknown) =>
+        error instanceof ConfigError && /or pass where it is now: 'toolforge run --resume .* --tasks <file>'/.test(error.fix ?? ''));
+      const resumed = await resumeEvaluation({ runId: stopped.runId, dbPath, tasksFile: movedPath });
+      assert.equal('tasksIncomplete' in resumed, false);
+      assert.deepEqual(comparable(resumed), comparable(await uninterrupted(join(directory, 'moved-plain.db'), {}, movedPath)));
+      // Every task is stored now: the file is not read again, and a resume that names one is told so.
+      await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath, tasksFile: movedPath }), (error: unknown) =>
+        error instanceof ConfigError && /stored all 300 of its tasks from .*tasks\.jsonl: a resume reads them from the store/.test(error.message) && /drop --tasks/.test(error.fix ?? ''));
+    } finally {
+      renameSync(movedPath, tasksPath);
+    }
+  });
+
+  test('refuses another file given as the moved one, naming the recorded path, and stays resumable', async () => {
+    const dbPath = join(directory, 'other.db');
+    const stopped = await start(dbPath);
+    const otherPath = join(directory, 'other.jsonl');
+    writeFileSync(otherPath, formatTasksJsonl(await generateTasks(funcgenSuite, { seed: 10, count: taskCount, params, validate: false })));
+    await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath, tasksFile: otherPath }), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /other\.jsonl:1: task 'funcgen\/10\/0' is not the task run '.*' stored as its task 0 \('funcgen\/9\/0'\): it is not the tasks file the run read from .*tasks\.jsonl/);
+      assert.match(error.fix ?? '', /it was at .*tasks\.jsonl; pass where it is now with --tasks <file>/);
+      return true;
+    });
+    await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath, tasksFile: join(directory, 'nowhere.jsonl') }), (error: unknown) =>
+      error instanceof ConfigError && /reads the rest of its tasks from .*nowhere\.jsonl/.test(error.message) && /the run read it from .*tasks\.jsonl/.test(error.fix ?? ''));
+    await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath, tasksFile: '' }), /options\.tasksFile must be the path of the run's tasks file/);
+    assert.equal((await resumeEvaluation({ runId: stopped.runId, dbPath })).tasks, taskCount);
+  });
+
+  test('a run whose tasks were not read from a file refuses a tasks file on resume', async () => {
+    const dbPath = join(directory, 'recipe.db');
+    const summary = await runEvaluation({
+      suite: funcgenSuite, tasks: fileTasks(tasksPath, {}), modelRef: 'builtin/planner', seed: 0, params, dbPath,
+    });
+    await assert.rejects(resumeEvaluation({ runId: summary.runId, dbPath, tasksFile: tasksPath }), (error: unknown) =>
+      error instanceof ConfigError && /did not read its tasks from a tasks file it recorded \(they were passed to it, or transformed/.test(error.message) && /drop --tasks/.test(error.fix ?? ''));
   });
 
   test('without the file recorded (a library caller\'s own stream) it cannot be resumed, and says to start again', async () => {

@@ -384,7 +384,7 @@ function readFailedTasks(runReference: string, suiteId: string | undefined, flag
 }
 
 async function resume(suiteId: string | undefined, runReference: string, flags: RunFlags, io: CliIo, cliArgs: string[], responseCache?: CacheOption): Promise<RunSummary> {
-  const fixed = (['model', 'tasks', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed', 'transform', 'baseline', 'keepRaw', 'workersOnly'] as const)
+  const fixed = (['model', 'seed', 'count', 'set', 'mode', 'trials', 'temperature', 'maxOutputTokens', 'strictTools', 'phrasingModel', 'phrasingBaseUrl', 'allowMissing', 'limit', 'taskId', 'rerunFailed', 'transform', 'baseline', 'keepRaw', 'workersOnly'] as const)
     .filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map((name) => flagName(name)).join(', ');
@@ -408,7 +408,7 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
   let hasStarted = false;
   try {
     return await resumeEvaluation({
-      runId, dbPath, ...(agent ? { agent } : {}), baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env, cliArgs, responseCache, ...executionFlags(flags),
+      runId, dbPath, ...(agent ? { agent } : {}), ...(flags.tasks === undefined ? {} : { tasksFile: resolve(io.cwd, flags.tasks) }), baseUrl: flags.baseUrl, concurrency: flags.concurrency, signal: interrupt.signal, env: io.env, cliArgs, responseCache, ...executionFlags(flags),
       onProgress: (event) => {
         if (event.type === 'run-start') hasStarted = true;
         progress.listener(event);
