@@ -75,7 +75,8 @@ export async function serveResume(options: ServeResumeOptions): Promise<RunSumma
       });
     }
     const clientName = run.model.slice(`${mcpProvider}/`.length);
-    openStoredRun(store, { ...options, store, agent: createMcpAgentSource(clientName, () => Promise.reject(new Error('not served'))) });
+    // A run stopped while its tasks were stored is served again too: resumeEvaluation stores the rest first.
+    openStoredRun(store, { ...options, store, agent: createMcpAgentSource(clientName, () => Promise.reject(new Error('not served'))) }, { storingTasks: true });
     checkRunNotHeld(store, run.id, 'served again');
     return serveEpisodes({ ...options, clientName }, store, (agent, overrides) => resumeEvaluation({ ...options, ...overrides, agent }));
   });

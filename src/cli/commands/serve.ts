@@ -117,6 +117,10 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
     const summary = await serveRun({
       transport: flags.stdio ? 'stdio' : 'http',
       suite, tasks, mode: flags.mode ?? defaultMode(first), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params, cliArgs,
+      // How the tasks are read again: a serve stopped while they are stored is continued by serve --resume.
+      ...(tasksPath === undefined
+        ? { taskRecipe: { seed, ...(flags.count === undefined ? {} : { count: flags.count }), params: knobs } }
+        : { tasksFile: { path: tasksPath, validate: flags.validate } }),
       signal: interrupt.signal, port: flags.port, ...(flags.clientName !== undefined ? { clientName: flags.clientName } : {}),
       ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
       onListening: (url) => io.stderr(`serving ${count * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
@@ -129,7 +133,7 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
 
 /** `serve --resume`: the run's own tasks, mode, trials and client; only how it is served may change. */
 async function resumeServedRun(suiteArgument: string | undefined, runReference: string, flags: ServeFlags, cliArgs: string[], io: CliIo): Promise<number> {
-  const fixed = (['tasks', 'seed', 'count', 'set', 'mode', 'trials', 'clientName'] as const).filter((name) => flags[name] !== undefined);
+  const fixed = (['seed', 'count', 'set', 'mode', 'trials', 'clientName'] as const).filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map(flagName).join(', ');
     throw new ConfigError('config.invalid', `--resume serves run '${runReference}' again with its own tasks, mode, trials and client; ${names} cannot change them`, {
@@ -148,11 +152,13 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
       });
     }
     const unfinished = run.taskCount * run.trials - store.countEpisodes(run.id).scored;
+    // A run stopped while its tasks were stored has more episodes than its stored tasks make: the rest are stored first.
+    const described = store.hasAllTasks(run.id) ? `the ${unfinished} unfinished episodes` : `the unfinished episodes (${unfinished} of the ${run.taskCount} tasks stored so far, and those of the tasks still to be stored)`;
     const summary = await serveResume({
-      runId: run.id, store, cliArgs, signal: interrupt.signal, transport: flags.stdio ? 'stdio' : 'http', port: flags.port,
+      runId: run.id, store, cliArgs, ...(flags.tasks === undefined ? {} : { tasksFile: resolve(io.cwd, flags.tasks) }), signal: interrupt.signal, transport: flags.stdio ? 'stdio' : 'http', port: flags.port,
       ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
       ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
-      onListening: (url) => io.stderr(`serving the ${unfinished} unfinished episodes of run ${run.id} (${run.model}) over MCP at ${url} (one session per episode)\n`),
+      onListening: (url) => io.stderr(`serving ${described} of run ${run.id} (${run.model}) over MCP at ${url} (one session per episode)\n`),
     });
     return printSummary(summary, flags, io, store);
   } finally {
