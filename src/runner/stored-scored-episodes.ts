@@ -34,10 +34,9 @@ export function storedScoredEpisodes(store: ResultsStore, runId: string, firstPa
         if (!task) throw new Error(`run '${runId}' has no task at ordinal ${ordinal}`);
         return task;
       };
-      for (const { ordinal, outcome } of store.iterateEpisodeOutcomes(runId, { status: 'scored' })) {
-        if (outcome.score === null) continue;
-        listener?.episode(ordinal, outcome.score);
-        yield new StoredScoredEpisode(outcome.trial, outcome.score, ordinal, taskAt);
+      for (const { ordinal, trial, score } of store.iterateScores(runId)) {
+        listener?.episode(ordinal, score);
+        yield new StoredScoredEpisode(trial, score, ordinal, taskAt);
       }
       listener?.completed();
     },

@@ -96,7 +96,7 @@ export function summarizeRun(store: ResultsStore, runId: string, suite?: Suite):
   const suiteSummary = suiteForMetrics?.summarize(scored);
   if (!tallied) {
     tally = runnerTally(run.trials);
-    for (const { ordinal, outcome } of store.iterateEpisodeOutcomes(runId, { status: 'scored' })) if (outcome.score !== null) tally.add(ordinal, outcome.score);
+    for (const { ordinal, score } of store.iterateScores(runId)) tally.add(ordinal, score);
   }
   const { scoredCount, passed, values, failures, perTask } = tally;
   const meanScore = meanAndDeviation(values);

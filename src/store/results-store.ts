@@ -8,6 +8,7 @@ import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
 import { redactUrlPasswords } from '../core/redact-credentials.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
+import type { Score } from '../core/score.ts';
 import type { Task } from '../core/task.ts';
 import type { TaskRow } from './task-row.ts';
 import type { SortedValues } from '../metrics/percentile.ts';
@@ -29,6 +30,9 @@ export type EncodedEpisode = { readonly kind: 'encoded-episode'; readonly row: R
 
 /** An episode outcome and its task's position in the run. */
 export type OrderedEpisodeOutcome = { ordinal: number; outcome: EpisodeOutcome };
+
+/** A scored episode's score, with its task's ordinal and its trial: what a run's summary reads of each episode. */
+export type OrderedScore = { ordinal: number; trial: number; score: Score };
 
 export type TaskFacts = {
   count: number;
@@ -119,6 +123,11 @@ export interface ResultsStore {
    * each iteration reads the store again, so a summary of 100,000 episodes holds one page.
    */
   iterateEpisodeOutcomes(runId: string, filter?: { status?: EpisodeStatus }): Iterable<OrderedEpisodeOutcome>;
+  /**
+   * The scores of the scored episodes (of stored tasks), in the same order as iterateEpisodeOutcomes and paged the same
+   * way, with nothing else of each row: a summary of 100,000 episodes read their every column (~0.5 s) for the score.
+   */
+  iterateScores(runId: string): Iterable<OrderedScore>;
   /**
    * The episodes (without transcripts) of the given tasks, in task order, then trial: what a report reads a few tasks
    * at a time when it wants the episodes in an order of its own (the CSV's task id order).

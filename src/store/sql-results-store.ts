@@ -7,12 +7,13 @@ import type { EpisodeRecord, EpisodeStatus } from '../core/episode.ts';
 import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { Message } from '../core/message.ts';
 import type { JsonObject } from '../core/json.ts';
+import type { Score } from '../core/score.ts';
 import type { Task } from '../core/task.ts';
 import type { EpisodeRow, RunRow } from './episode-rows.ts';
 import { episodeFromRow, episodeToRow, outcomeColumns, outcomeFromRow, runFromRow } from './episode-rows.ts';
 import type { EpisodeQuery, RunOutcomeCounts } from './episode-query.ts';
 import { episodeQuerySql } from './episode-query.ts';
-import type { EncodedEpisode, EpisodeClaim, EpisodeQueueCounts, NewRun, OrderedEpisodeOutcome, ResultsStore, RunHold, TaskFacts } from './results-store.ts';
+import type { EncodedEpisode, EpisodeClaim, EpisodeQueueCounts, NewRun, OrderedEpisodeOutcome, OrderedScore, ResultsStore, RunHold, TaskFacts } from './results-store.ts';
 import { readRunExport, runExportLines } from './run-jsonl.ts';
 import type { SqlConnection } from './sql-connection.ts';
 import type { Provenance, StoredRun } from './stored-run.ts';
@@ -68,6 +69,10 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
     outcomePage: `SELECT ${outcomeColumns('e')}, t.ordinal AS ordinal FROM run_tasks t JOIN episodes e ON e.run_id = t.run_id AND e.task_id = t.task_id
       WHERE t.run_id = @run_id AND t.ordinal >= @ordinal AND (t.ordinal > @ordinal OR e.trial > @trial)
         AND (CAST(@status AS TEXT) IS NULL OR e.status = @status)
+      ORDER BY t.ordinal, e.trial LIMIT @limit`,
+    // The same keyset paging over scored episodes, with only what a run's summary reads of each.
+    scorePage: `SELECT t.ordinal AS ordinal, e.trial AS trial, e.score AS score, e.task_id AS task_id FROM run_tasks t JOIN episodes e ON e.run_id = t.run_id AND e.task_id = t.task_id
+      WHERE t.run_id = @run_id AND t.ordinal >= @ordinal AND (t.ordinal > @ordinal OR e.trial > @trial) AND e.status = 'scored'
       ORDER BY t.ordinal, e.trial LIMIT @limit`,
     // The same keyset paging with every column (listEpisodes' rows) for episodes read with their transcripts.
     episodePage: `SELECT ${fullEpisodeColumns}, t.ordinal AS ordinal FROM run_tasks t JOIN episodes e ON e.run_id = t.run_id AND e.task_id = t.task_id
@@ -259,6 +264,21 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       ({ ordinal, trial } = rows[rows.length - 1]);
     }
   }
+  function* iterateScores(runId: string): Generator<OrderedScore> {
+    for (let ordinal = -1, trial = -1; ;) {
+      const rows = connection.all<{ ordinal: number; trial: number; score: string | null; task_id: string }>(sql.scorePage, {
+        run_id: runId, ordinal, trial, limit: episodePageSize,
+      });
+      for (const row of rows) {
+        // As iterateEpisodeOutcomes' readers do, a scored row without a score is passed over.
+        if (row.score === null) continue;
+        const score = parseStoredJson<Score | null>(row.score, 'score', { run_id: runId, task_id: row.task_id, trial: row.trial });
+        if (score !== null) yield { ordinal: Number(row.ordinal), trial: row.trial, score };
+      }
+      if (rows.length < episodePageSize) return;
+      ({ ordinal, trial } = rows[rows.length - 1]);
+    }
+  }
   function* iterateEpisodes(runId: string, filter: { status?: EpisodeStatus }): Generator<EpisodeRecord> {
     const status = filter.status ?? null;
     function* orphans(): Generator<EpisodeRecord> {
@@ -411,6 +431,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       return facts;
     },
     iterateEpisodeOutcomes: (runId, filter = {}) => ({ [Symbol.iterator]: () => iterateEpisodeOutcomes(runId, filter) }),
+    iterateScores: (runId) => ({ [Symbol.iterator]: () => iterateScores(runId) }),
     iterateEpisodes: (runId, filter = {}) => ({ [Symbol.iterator]: () => iterateEpisodes(runId, filter) }),
     saveEpisode: (episode, taskPrompt) => connection.transaction(() => saveEpisode(episode, taskPrompt)),
     saveEpisodes: (episodes) => {

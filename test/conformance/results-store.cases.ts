@@ -208,6 +208,27 @@ export function resultsStoreCases(open: () => ResultsStore): void {
     assert.deepEqual([...store.iterateTaskParamsAndStats('missing-run')], []);
   }));
 
+  test('reads the scores of the scored episodes in task then trial order, past a page, as the outcomes hold them', () => withStore(async (store) => {
+    const tasks = await manyTasksPromise;
+    // 120 tasks x 12 trials, 1/7 of them infrastructure errors: past one page (1,000 rows) of the paged read.
+    store.createRun(sampleRun('run-s', { trials: 12 }), tasks);
+    store.saveEpisodes(tasks.flatMap((task, index) => Array.from({ length: 12 }, (_, trial) => ((index + trial) % 7 === 0
+      ? infrastructure('run-s', task.id, trial)
+      : (index * trial) % 4 === 1 ? failed('run-s', task.id, trial, 'tool.unknown') : sampleEpisode('run-s', task.id, trial)))).reverse());
+    const expected = [...store.iterateEpisodeOutcomes('run-s', { status: 'scored' })]
+      .map(({ ordinal, outcome }) => ({ ordinal, trial: outcome.trial, score: outcome.score }));
+    assert.ok(expected.length > 1000, `${expected.length} scored episodes`);
+    const scores = store.iterateScores('run-s');
+    assert.deepEqual([...scores], expected);
+    assert.deepEqual([...scores].length, expected.length, 'each iteration reads the store again');
+    assert.deepEqual([...scores].slice(0, 3).map(({ ordinal, trial }) => [ordinal, trial]), [[0, 1], [0, 2], [0, 3]]);
+    assert.ok([...scores].some(({ score }) => score.failure === 'tool.unknown'));
+    // An episode of a task the run does not list is not read, as the outcomes leave it out.
+    store.saveEpisodes([sampleEpisode('run-s', 'unlisted/a', 0)]);
+    assert.equal([...store.iterateScores('run-s')].length, expected.length);
+    assert.deepEqual([...store.iterateScores('missing-run')], []);
+  }));
+
   test('sums a run\'s tokens over the episodes of its stored tasks, every status', () => withStore(async (store) => {
     await pagedRun(store, 'run-u');
     let inputTokens = 0;

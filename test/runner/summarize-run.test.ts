@@ -11,7 +11,7 @@ import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 function countingReads(store: ResultsStore): { store: ResultsStore; reads: () => number } {
   let reads = 0;
   return {
-    store: { ...store, iterateEpisodeOutcomes: (...input: Parameters<ResultsStore['iterateEpisodeOutcomes']>) => { reads += 1; return store.iterateEpisodeOutcomes(...input); } },
+    store: { ...store, iterateScores: (...input: Parameters<ResultsStore['iterateScores']>) => { reads += 1; return store.iterateScores(...input); } },
     reads: () => reads,
   };
 }

@@ -45,6 +45,8 @@ test('a damaged row is a store.invalid error naming the run, the row and the col
   store = openResultsStore(brokenScore);
   try {
     assert.throws(() => [...store.iterateEpisodeOutcomes('run-d')], isDamaged(/run 'run-d' task '[^']+' trial 0: its stored score is damaged/));
+    // The scores a summary reads name the same row.
+    assert.throws(() => [...store.iterateScores('run-d')], isDamaged(/run 'run-d' task '[^']+' trial 0: its stored score is damaged/));
   } finally {
     store.close();
   }
