@@ -6,6 +6,7 @@
  * the store, named `mcp/<client name>` after the first client that initializes (or `clientName`).
  * The answer that ends an episode is sent once the episode is committed to the store (episode-commits.ts).
  */
+import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { AgentSource } from '../agents/spec.ts';
@@ -14,7 +15,7 @@ import { isExternalAgentRun } from '../runner/external-agent-run.ts';
 import type { ExecutionOptions, ResumeOptions, RunOptions } from '../runner/run-evaluation.ts';
 import type { RunProgressListener } from '../runner/run-progress.ts';
 import type { ResultsStore } from '../store/results-store.ts';
-import { openStoredRun, resumeEvaluation, runEvaluation, withStore } from '../runner/run-evaluation.ts';
+import { checkMovedTasksFile, openStoredRun, resumeEvaluation, runEvaluation, withStore } from '../runner/run-evaluation.ts';
 import { checkRunNotHeld } from '../runner/run-hold.ts';
 import { checkSuiteMode } from '../runner/episode-mode.ts';
 import type { RunSummary } from '../runner/summarize-run.ts';
@@ -77,6 +78,7 @@ export async function serveResume(options: ServeResumeOptions): Promise<RunSumma
     const clientName = run.model.slice(`${mcpProvider}/`.length);
     // A run stopped while its tasks were stored is served again too: resumeEvaluation stores the rest first.
     openStoredRun(store, { ...options, store, agent: createMcpAgentSource(clientName, () => Promise.reject(new Error('not served'))) }, { storingTasks: true });
+    if (options.tasksFile !== undefined) checkMovedTasksFile(store, run, resolve(options.tasksFile), options.databaseFlag);
     checkRunNotHeld(store, run.id, 'served again');
     return serveEpisodes({ ...options, clientName }, store, (agent, overrides) => resumeEvaluation({ ...options, ...overrides, agent }));
   });

@@ -469,7 +469,7 @@ function tasksFileGone(run: StoredRun, path: string, recordedPath: string, error
  * A moved tasks file passed to a resume (ResumeOptions.tasksFile): only a run stopped while the tasks of its tasks file
  * were being stored reads one again.
  */
-function checkMovedTasksFile(store: ResultsStore, run: StoredRun, path: string, databaseFlag: string | undefined): string {
+export function checkMovedTasksFile(store: ResultsStore, run: StoredRun, path: string, databaseFlag: string | undefined): string {
   const recorded = run.provenance.tasksFile;
   if (recorded === undefined) {
     const origin = run.provenance.taskRecipe ? `made by suite ${run.suite.id} from seed ${run.seed}` : 'passed to it, or transformed, with no file recorded to read them from again';

@@ -52,6 +52,14 @@ describe('serve: a served run stopped while storing its tasks', async () => {
     assert.equal(await runAgent(['--stdio', JSON.stringify(generated), '--policy', 'nothing']), 0);
     const recipe = provenanceOf(join(directory, 'recipe.db')).taskRecipe as JsonObject;
     assert.deepEqual([recipe.seed, recipe.count, (recipe.params as JsonObject).core], [5, 3, 3]);
+    // A tasks file for a run that stored all its tasks is refused before anything listens.
+    const store = openResultsStore(join(directory, 'file.db'));
+    const runId = store.latestRun()?.id ?? '';
+    store.close();
+    const refused = await runCli(['serve', '--resume', runId, '--tasks', tasksPath, '--db', 'file.db'], { cwd: directory, env: {} });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /stored all 24 of its tasks from .*tasks\.jsonl: a resume reads them from the store/);
+    assert.doesNotMatch(refused.stderr, /serving/);
   });
 
   test('serve --resume stores the rest of the tasks (from the moved file) and serves every episode', async () => {
