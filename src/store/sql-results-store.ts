@@ -254,29 +254,25 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       after = Number(rows[rows.length - 1].ordinal);
     }
   }
-  function* iterateEpisodeOutcomes(runId: string, filter: { status?: EpisodeStatus }): Generator<OrderedEpisodeOutcome> {
+  /** A run's episode rows in task order, then trial, read by keyset pages of `pageSize` (no OFFSET rescans). */
+  function* inTaskOrder<Row extends { ordinal: number; trial: number }>(query: string, parameters: Record<string, string | number | null>, pageSize: number): Generator<Row> {
     for (let ordinal = -1, trial = -1; ;) {
-      const rows = connection.all<EpisodeRow & { ordinal: number }>(sql.outcomePage, {
-        run_id: runId, ordinal, trial, status: filter.status ?? null, limit: episodePageSize,
-      });
-      for (const row of rows) yield { ordinal: row.ordinal, outcome: outcomeFromRow(row) };
-      if (rows.length < episodePageSize) return;
+      const rows = connection.all<Row>(query, { ...parameters, ordinal, trial, limit: pageSize });
+      yield* rows;
+      if (rows.length < pageSize) return;
       ({ ordinal, trial } = rows[rows.length - 1]);
     }
   }
+  function* iterateEpisodeOutcomes(runId: string, filter: { status?: EpisodeStatus }): Generator<OrderedEpisodeOutcome> {
+    const rows = inTaskOrder<EpisodeRow & { ordinal: number }>(sql.outcomePage, { run_id: runId, status: filter.status ?? null }, episodePageSize);
+    for (const row of rows) yield { ordinal: row.ordinal, outcome: outcomeFromRow(row) };
+  }
   function* iterateScores(runId: string): Generator<OrderedScore> {
-    for (let ordinal = -1, trial = -1; ;) {
-      const rows = connection.all<{ ordinal: number; trial: number; score: string | null; task_id: string }>(sql.scorePage, {
-        run_id: runId, ordinal, trial, limit: episodePageSize,
-      });
-      for (const row of rows) {
-        // As iterateEpisodeOutcomes' readers do, a scored row without a score is passed over.
-        if (row.score === null) continue;
-        const score = parseStoredJson<Score | null>(row.score, 'score', { run_id: runId, task_id: row.task_id, trial: row.trial });
-        if (score !== null) yield { ordinal: Number(row.ordinal), trial: row.trial, score };
-      }
-      if (rows.length < episodePageSize) return;
-      ({ ordinal, trial } = rows[rows.length - 1]);
+    for (const row of inTaskOrder<{ ordinal: number; trial: number; score: string | null; task_id: string }>(sql.scorePage, { run_id: runId }, episodePageSize)) {
+      // As iterateEpisodeOutcomes' readers do, a scored row without a score is passed over.
+      if (row.score === null) continue;
+      const score = parseStoredJson<Score | null>(row.score, 'score', { run_id: runId, task_id: row.task_id, trial: row.trial });
+      if (score !== null) yield { ordinal: Number(row.ordinal), trial: row.trial, score };
     }
   }
   function* iterateEpisodes(runId: string, filter: { status?: EpisodeStatus }): Generator<EpisodeRecord> {
@@ -290,12 +286,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       }
     }
     if (!postgres) yield* orphans();
-    for (let ordinal = -1, trial = -1; ;) {
-      const rows = connection.all<EpisodeRow & { ordinal: number }>(sql.episodePage, { run_id: runId, ordinal, trial, status, limit: fullEpisodePageSize });
-      for (const row of rows) yield episodeFromRow(row);
-      if (rows.length < fullEpisodePageSize) break;
-      ({ ordinal, trial } = rows[rows.length - 1]);
-    }
+    for (const row of inTaskOrder<EpisodeRow & { ordinal: number }>(sql.episodePage, { run_id: runId, status }, fullEpisodePageSize)) yield episodeFromRow(row);
     if (postgres) yield* orphans();
   }
   const encodeEpisode = (episode: EpisodeRecord, taskPrompt?: readonly Message[], options?: TranscriptEncodingOptions): EncodedEpisode => {
