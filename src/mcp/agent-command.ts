@@ -12,9 +12,7 @@ import { basename } from 'node:path';
 import { ToolForgeError } from '../core/errors.ts';
 import type { AgentSource } from '../agents/spec.ts';
 import { EpisodeBroker } from './episode-broker.ts';
-import { endedEpisodeText, requestOf } from './episode-mcp-server.ts';
 import { createMcpAgentSource } from './mcp-agent.ts';
-import { serveEpisodesOverHttp } from './mcp-http-endpoint.ts';
 import { modelName } from './model-name.ts';
 
 const stderrTailChars = 2_000;
@@ -54,6 +52,8 @@ function shellWords(command: string): string[] {
 export function createAgentCommandSource(options: AgentCommandOptions): AgentSource {
   return createMcpAgentSource(options.name ?? 'command', async (episode, signal) => {
     const broker = new EpisodeBroker();
+    // The MCP SDK is loaded by the first agent episode (~95 ms), not by every command that can start one.
+    const [{ serveEpisodesOverHttp }, { endedEpisodeText, requestOf }] = await Promise.all([import('./mcp-http-endpoint.ts'), import('./episode-mcp-server.ts')]);
     const endpoint = await serveEpisodesOverHttp(broker, {
       // This endpoint serves this one episode: the run's others go to new processes of the command, not to this one.
       endedMessage: (ended) => `${endedEpisodeText(ended)}. The agent command has nothing more to do here, so exit: ToolForge starts the agent command again, with a new endpoint, for each other episode of the run.`,

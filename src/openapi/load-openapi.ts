@@ -4,7 +4,6 @@
  * indexed into an OpenApiDocument. Loaded files are cached per path for the process.
  */
 import { resolve } from 'node:path';
-import { bundle, compileErrors, dereference, validate } from '@readme/openapi-parser';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, errorMessage } from '../core/errors.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
@@ -68,6 +67,8 @@ export async function loadOpenApiObject(value: unknown, source: string): Promise
     });
   }
   const hasExternalReferences = JSON.stringify(value).match(/"\$ref"\s*:\s*"(?!#)/) !== null;
+  // Loaded on first use (~60 ms): most commands never read an OpenAPI document.
+  const { bundle, compileErrors, dereference, validate } = await import('@readme/openapi-parser');
   let bundled: JsonObject;
   let dereferenced: JsonObject;
   try {

@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import type { JsonObject } from '../../core/json.ts';
 import type { Mode } from '../../core/mode.ts';
 import type { Task } from '../../core/task.ts';
-import { serveResume, serveRun } from '../../mcp/index.ts';
 import { renderRunTable } from '../../report/render-table.ts';
 import { summaryObject } from '../../report/run-report.ts';
 import { streamGeneratedTasks, validateTaskStream } from '../../runner/generate-tasks.ts';
@@ -28,6 +27,9 @@ import { databaseFlag, runExitCodes } from './run.ts';
 import type { RunOutcome } from './run.ts';
 import { infrastructureCauses } from '../infrastructure-causes.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
+
+/** The MCP server code, loaded when a serve command runs: the SDK would cost every other command ~95 ms to start. */
+const loadServeRun = (): Promise<typeof import('../../mcp/serve-run.ts')> => import('../../mcp/serve-run.ts');
 
 type ServeFlags = RunTaskFlags & {
   port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean; resume?: string;
@@ -114,6 +116,7 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
   const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
   const stopListening = onStopSignal(onInterrupt);
   try {
+    const { serveRun } = await loadServeRun();
     const summary = await serveRun({
       transport: flags.stdio ? 'stdio' : 'http',
       suite, tasks, mode: flags.mode ?? defaultMode(first), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params, cliArgs,
@@ -154,6 +157,7 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
     const unfinished = run.taskCount * run.trials - store.countEpisodes(run.id).scored;
     // A run stopped while its tasks were stored has more episodes than its stored tasks make: the rest are stored first.
     const described = store.hasAllTasks(run.id) ? `the ${unfinished} unfinished episodes` : `the unfinished episodes (${unfinished} of the ${run.taskCount} tasks stored so far, and those of the tasks still to be stored)`;
+    const { serveResume } = await loadServeRun();
     const summary = await serveResume({
       runId: run.id, store, cliArgs, ...(flags.tasks === undefined ? {} : { tasksFile: resolve(io.cwd, flags.tasks) }), signal: interrupt.signal, transport: flags.stdio ? 'stdio' : 'http', port: flags.port,
       ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),

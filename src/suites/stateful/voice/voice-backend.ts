@@ -4,8 +4,7 @@
  * over an in-memory transport. A tool error becomes a thrown Error in model code. The end state is the outbound
  * call recorder (seeds-reference 6.4); ids are the lab's own and are left out of comparisons.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { isJsonObject, type JsonValue } from '../../../core/json.ts';
 import type { Bindings } from '../../../sandbox/spec.ts';
 import { refuseAllRequests } from '../session/http-bridge.ts';
@@ -31,10 +30,13 @@ export function stripVoiceIds(value: JsonValue | undefined): JsonValue {
 export type VoiceConnection = { lab: VoiceLab; client: Client; close(): Promise<void> };
 
 export async function connectVoiceLab(lab = new VoiceLab()): Promise<VoiceConnection> {
-  const server = createVoiceMcpServer(lab);
+  // The SDK is loaded by the first voice episode (see createVoiceMcpServer).
+  const [server, { InMemoryTransport }, { Client: McpClient }] = await Promise.all([
+    createVoiceMcpServer(lab), import('@modelcontextprotocol/sdk/inMemory.js'), import('@modelcontextprotocol/sdk/client/index.js'),
+  ]);
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
-  const client = new Client({ name: 'toolforge-stateful', version: '1.0.0' });
+  const client = new McpClient({ name: 'toolforge-stateful', version: '1.0.0' });
   await client.connect(clientTransport);
   return { lab, client, close: async () => { await client.close(); await server.close(); } };
 }

@@ -7,9 +7,6 @@
  * test case; the second test case (the flipped constant) needs a program that reads the constant, so only mode
  * `code` judges it.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Environment } from '../../../core/environment.ts';
 import type { JsonObject, JsonValue } from '../../../core/json.ts';
 import type { PromptMessage } from '../../../core/message.ts';
@@ -47,7 +44,11 @@ export function voiceToolSpecs(): Promise<ToolSpec[]> {
 /** A fresh lab behind a streamable HTTP MCP endpoint on 127.0.0.1, called with the official client. */
 export async function createVoiceCallsEnvironment(): Promise<Environment> {
   const lab = new VoiceLab();
-  const endpoint = await serveVoiceLabOverHttp(lab);
+  // The SDK is loaded by the first voice episode (see createVoiceMcpServer).
+  const [endpoint, { Client }, { StreamableHTTPClientTransport }, { McpError }] = await Promise.all([
+    serveVoiceLabOverHttp(lab), import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'), import('@modelcontextprotocol/sdk/types.js'),
+  ]);
   const client = new Client({ name: 'toolforge-stateful-calls', version: '1.0.0' });
   try {
     // The buffered node:http fetch, not the global one: its dispatcher keeps a connection pool for every origin it

@@ -5,8 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { JsonValue } from '../../../core/json.ts';
 import { speechReferenceSchema, voiceCategories, voiceGenders, VoiceLab, VoiceLabError } from './voice-lab.ts';
@@ -29,8 +28,17 @@ function run(lab: VoiceLab, tool: string, args: Record<string, unknown>, action:
 const voiceName = z.string().describe('name of a voice from the voice library, e.g. "Emma"');
 const unit = (description: string) => z.number().min(0).max(1).optional().describe(description);
 
-export function createVoiceMcpServer(lab: VoiceLab): McpServer {
-  const server = new McpServer({ name: 'voice-lab', version: '1.0.0' });
+/**
+ * The lab's MCP server. The SDK is loaded by the first voice episode, not with the suite: every command loads the
+ * suite registry, and the SDK cost each of them ~95 ms to start.
+ */
+export async function createVoiceMcpServer(lab: VoiceLab): Promise<McpServer> {
+  const { McpServer: Server } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+  return buildVoiceMcpServer(Server, lab);
+}
+
+function buildVoiceMcpServer(Server: typeof McpServer, lab: VoiceLab): McpServer {
+  const server = new Server({ name: 'voice-lab', version: '1.0.0' });
   server.registerTool('search_voice_library', {
     description: 'Search the voice library by name, category and/or gender. Returns the matching voices [{voice_name, category, gender}].',
     inputSchema: {
@@ -69,8 +77,11 @@ export type VoiceHttpEndpoint = { url: string; close(): Promise<void> };
 
 /** Streamable HTTP (stateless: a server instance per request, all over the same lab) on 127.0.0.1. */
 export async function serveVoiceLabOverHttp(lab: VoiceLab): Promise<VoiceHttpEndpoint> {
+  const [{ McpServer: Server }, { StreamableHTTPServerTransport }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+  ]);
   const http = createServer((request, response) => {
-    const server = createVoiceMcpServer(lab);
+    const server = buildVoiceMcpServer(Server, lab);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     response.on('close', () => {
       void transport.close();

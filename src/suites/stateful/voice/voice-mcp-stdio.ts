@@ -6,4 +6,4 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { VoiceLab } from './voice-lab.ts';
 import { createVoiceMcpServer } from './voice-mcp-server.ts';
 
-await createVoiceMcpServer(new VoiceLab()).connect(new StdioServerTransport());
+await (await createVoiceMcpServer(new VoiceLab())).connect(new StdioServerTransport());
