@@ -13,6 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
+import { sameFile } from '../core/portable-path.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import { canonicalJson } from '../core/json.ts';
@@ -820,6 +821,8 @@ function checkTaskKnobs(suite: Suite, task: Task, params: JsonObject): void {
     const given = params[knob.name];
     const made = task.params[knob.name];
     if (isDeepStrictEqual(given, made)) continue;
+    // A file given relative to the working folder, recorded by the task as an absolute or portable path.
+    if (knob.type === 'string' && knob.path !== undefined && typeof given === 'string' && typeof made === 'string' && sameFile(given, made)) continue;
     // A string knob left at its default may stand for a choice each task makes: nestful's icl 'auto' becomes the
     // task's count of examples, toolbench's group 'all' the query's own group.
     if (given === knob.default && (typeof knob.default === 'string' || knob.default === null)) continue;

@@ -6,7 +6,11 @@ export type Knob =
   | { type: 'integer'; name: string; description: string; default: number; min?: number; max?: number }
   | { type: 'number'; name: string; description: string; default: number; min?: number; max?: number }
   | { type: 'boolean'; name: string; description: string; default: boolean }
-  | { type: 'string'; name: string; description: string; default: string | null }
+  /**
+   * `path`: the value names a file or folder, relative to the working folder. A task may record it in another form
+   * (absolute, or portable: core/portable-path.ts); a run compares what the two name, not their text.
+   */
+  | { type: 'string'; name: string; description: string; default: string | null; path?: 'file' | 'folder' }
   | { type: 'enum'; name: string; description: string; default: string; values: readonly string[] };
 
 /**

@@ -57,7 +57,8 @@ function describeKnob(knob: Knob): string {
     case 'boolean':
       return `${knob.default} (true|false)`;
     case 'string':
-      return `${knob.default ?? '(unset)'} (string)`;
+      // A path is taken from the working folder: `(file)` tells the user so.
+      return `${knob.default ?? '(unset)'} (${knob.path ?? 'string'})`;
     case 'enum':
       return `${knob.default} (${knob.values.join('|')})`;
   }

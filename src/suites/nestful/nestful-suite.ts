@@ -33,7 +33,7 @@ import { phraseWithModel } from './phrase-with-model.ts';
 import type { Phrasing } from './phrase-with-model.ts';
 
 const knobs: readonly Knob[] = [
-  { type: 'string', name: 'data', description: 'a NESTFUL data file to import (v2 JSON list/JSONL or v1); unset = generate fresh samples', default: null },
+  { type: 'string', name: 'data', description: 'a NESTFUL data file to import (v2 JSON list/JSONL or v1); unset = generate fresh samples', default: null, path: 'file' },
   {
     type: 'enum', name: 'icl', default: 'auto', values: ['auto', '0', '1', '3'],
     description: 'in-context examples in the sequence prompt, from the data\'s src/icl_examples.json: auto = 3 when that file is on this machine, else 0 (each task\'s params.icl records the number used)',

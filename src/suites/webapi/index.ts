@@ -28,7 +28,7 @@ import { scoreWebapiOutcome } from './score-request.ts';
 import type { WebapiDetails } from './webapi-details.ts';
 import { webapiDetailsSchema } from './webapi-details.ts';
 import { defineSuite } from '../define-suite.ts';
-import { toPortablePath } from './portable-path.ts';
+import { toPortablePath } from '../../core/portable-path.ts';
 import { streamWapiibenchFile, wapiibenchApiNames } from './wapiibench-data.ts';
 import { createWebapiAgent } from './webapi-agent.ts';
 import { buildWebapiTask, readWebapiExpected, webapiExpectedSchema, webapiSuiteId, webapiSuiteVersion } from './webapi-task.ts';

@@ -4,9 +4,9 @@ import type { Knob } from '../knob.ts';
 import type { Endpoint, Setup } from './prompt.ts';
 
 export const webapiKnobs: readonly Knob[] = [
-  { type: 'string', name: 'data', description: 'a WAPIIBench task file to import (default: the 395 WAPIIBench tasks from the shared data, unless spec= asks for generated tasks)', default: null },
-  { type: 'string', name: 'spec', description: 'an OpenAPI 3 file (YAML or JSON): generate fresh tasks from it, or the spec of a one-API data file', default: null },
-  { type: 'string', name: 'specs', description: 'a folder holding <api>.yaml for each api of the data file', default: null },
+  { type: 'string', name: 'data', description: 'a WAPIIBench task file to import (default: the 395 WAPIIBench tasks from the shared data, unless spec= asks for generated tasks)', default: null, path: 'file' },
+  { type: 'string', name: 'spec', description: 'an OpenAPI 3 file (YAML or JSON): generate fresh tasks from it, or the spec of a one-API data file', default: null, path: 'file' },
+  { type: 'string', name: 'specs', description: 'a folder holding <api>.yaml for each api of the data file', default: null, path: 'folder' },
   { type: 'enum', name: 'setup', description: "starter code: full completion (ends with 'axios.') or argument completion (method and URL given)", default: 'full', values: ['full', 'argument'] },
   { type: 'enum', name: 'endpoint', description: 'chat: the model answers with code in a fence; completions: a base model continues the starter (OpenAI-compatible completions endpoint)', default: 'chat', values: ['chat', 'completions'] },
   { type: 'enum', name: 'phrasing', description: 'task text of generated tasks: a deterministic template, or rephrased by the phrasing model (values kept verbatim)', default: 'template', values: ['template', 'model'] },

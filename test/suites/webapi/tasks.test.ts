@@ -15,7 +15,7 @@ import { argumentsOf } from '../../../src/suites/webapi/compare-request.ts';
 import { generateSamples } from '../../../src/suites/webapi/generate-from-spec.ts';
 import { codeGenerationPrompt, starterCode } from '../../../src/suites/webapi/prompt.ts';
 import { renderAxiosCall } from '../../../src/suites/webapi/render-axios.ts';
-import { resolvePortablePath, toPortablePath } from '../../../src/suites/webapi/portable-path.ts';
+import { resolvePortablePath, toPortablePath } from '../../../src/core/portable-path.ts';
 import { importWapiibenchFile } from '../../../src/suites/webapi/wapiibench-data.ts';
 import { fixturePath, requireData } from '../../require-data.ts';
 
