@@ -5,6 +5,7 @@
  * started. Each run records its place under `params.sweep` (so reports chart it like a sweep) and `params.evalSet`.
  */
 import { createHash } from 'node:crypto';
+import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import { canonicalJson } from '../core/json.ts';
@@ -17,6 +18,7 @@ import type { StoredRun } from '../store/stored-run.ts';
 import { resolveKnobs } from '../suites/knob.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
+import { portableDataset } from '../core/portable-path.ts';
 import { parseTransformRequest } from '../transforms/registry.ts';
 import type { EvalSet, EvalSetModel, EvalSetSuite } from './eval-set-config.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
@@ -49,6 +51,11 @@ export type EvalSetOptions = Omit<ExecutionOptions, 'store' | 'dbPath'> & {
   name?: string;
   store: ResultsStore;
   cliArgs?: string[];
+  /**
+   * The folder of the eval set's file: a file knob's relative value (`set: {data: samples.jsonl}`) is taken from it, as
+   * paths in a config file are, wherever the command runs (default: the working folder). Model references are not.
+   */
+  directory?: string;
   /** Told before each cell: whether it is started, resumed or already done. */
   onCell?: (event: { cell: EvalSetCell; index: number; cells: number; action: 'start' | 'resume' | 'done' }) => void;
 };
@@ -59,6 +66,13 @@ export type EvalSetResult = {
   skipped: { cell: Omit<EvalSetCell, 'model'>; reason: string }[];
   cancelled: boolean;
 };
+
+/** A file knob's value given relative to the eval set's folder, as a path from the working folder (see `directory`). */
+function fromSetFolder(suite: Suite, name: string, value: string, directory: string | undefined): string {
+  const knob = suite.knobs.find((candidate) => candidate.name === name);
+  if (directory === undefined || knob?.type !== 'string' || knob.path === undefined || isAbsolute(value) || portableDataset(value) !== undefined) return value;
+  return resolve(directory, value);
+}
 
 /** The group id of an eval set: its name and a digest of its content, so the same file continues the same group. */
 export function evalSetGroup(evalSet: EvalSet, name: string): string {
@@ -74,7 +88,8 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
   const plans = evalSet.suites.map((entry, suiteIndex) => {
     const at = `suites[${suiteIndex}]`;
     const suite = atField(`${at}.id`, () => getSuite(entry.id));
-    const fixed = Object.fromEntries(Object.entries(entry.set).map(([name, value]) => [name, String(value)]));
+    const inSetFolder = (name: string, value: string): string => fromSetFolder(suite, name, value, options.directory);
+    const fixed = Object.fromEntries(Object.entries(entry.set).map(([name, value]) => [name, inSetFolder(name, String(value))]));
     for (const [name, value] of Object.entries(fixed)) atField(`${at}.set.${name}`, () => resolveKnobs(suite.id, suite.knobs, { [name]: value }, { flag: 'eval-set' }));
     const gridNames = Object.keys(entry.grid);
     for (const name of gridNames) {
@@ -90,7 +105,7 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
       }
     }
     let points: Record<string, string>[] = [{}];
-    for (const name of gridNames) points = points.flatMap((point) => entry.grid[name].map((value) => ({ ...point, [name]: String(value) })));
+    for (const name of gridNames) points = points.flatMap((point) => entry.grid[name].map((value) => ({ ...point, [name]: inSetFolder(name, String(value)) })));
     for (const point of points) resolveKnobs(suite.id, suite.knobs, { ...fixed, ...point });
     (entry.modes ?? []).forEach((mode, index) => {
       if (!suite.modes.includes(mode)) {

@@ -189,7 +189,7 @@ const resumeOptionNames = {
  * resumeEvaluation, which read none of them: not a caller's typo, so not refused.
  */
 const handedOnOptionNames = {
-  evalSet: true, name: true, onCell: true, transport: true, stdio: true, port: true, streamGoneGraceMs: true, clientName: true, onListening: true,
+  evalSet: true, name: true, directory: true, onCell: true, transport: true, stdio: true, port: true, streamGoneGraceMs: true, clientName: true, onListening: true,
 } as const satisfies Record<Exclude<keyof EvalSetOptions | keyof ServingOptions, keyof RunOptions>, true>;
 
 export const defaultConcurrency = 4;

@@ -4,7 +4,7 @@
  * `shared:<data set>/...`); the run compares the files, not the text, and a truly different file is still refused.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError } from '../../src/core/errors.ts';
@@ -13,7 +13,7 @@ import { getSuite } from '../../src/suites/registry.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import { fixturePath } from '../require-data.ts';
-import { keylessEnvironment, spawnCli, temporaryDirectory } from './run-cli.ts';
+import { keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
 
 const fixtureSpec = fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml');
 
@@ -52,4 +52,27 @@ test('tasks made from one spec, run with another spec as the knob, are refused n
   // The same file by another name is the same knob.
   const summary = await runEvaluation({ suite, tasks, modelRef: 'builtin/oracle', seed: 0, params: { ...params, spec: join(fixtureSpec, '..', 'notes.yaml') }, dbPath: join(directory, 'r.db') });
   assert.equal(summary.passRate, 1);
+});
+
+test('an eval set names files from its own folder (set: and grid:), wherever the command runs; a missing one is named', async () => {
+  const directory = temporaryDirectory();
+  const sets = join(directory, 'sets');
+  mkdirSync(sets);
+  copyFileSync(fixtureSpec, join(sets, 'notes.yaml'));
+  copyFileSync(fixtureSpec, join(sets, 'notes-copy.yaml'));
+  writeFileSync(join(sets, 'fixed.yaml'), 'count: 2\nmodels:\n  - ref: builtin/oracle\nsuites:\n  - id: webapi\n    set: {spec: notes.yaml}\n');
+  writeFileSync(join(sets, 'swept.yaml'), 'count: 1\nmodels:\n  - ref: builtin/oracle\nsuites:\n  - id: webapi\n    grid: {spec: [notes.yaml, notes-copy.yaml]}\n');
+  for (const [file, runs] of [['fixed.yaml', 1], ['swept.yaml', 2]] as const) {
+    const result = await runCli(['run', '--config', join('sets', file), '--db', 'r.db', '--json'], { cwd: directory });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, new RegExp(`eval set [^:]+: ${runs} runs`));
+  }
+  // Run from inside the set's folder, the same file gives the same runs: continued, not started again.
+  const again = await runCli(['run', '--config', 'fixed.yaml', '--db', join('..', 'r.db')], { cwd: sets });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stderr, /1\/1 done already/);
+  writeFileSync(join(sets, 'missing.yaml'), 'count: 1\nmodels:\n  - ref: builtin/oracle\nsuites:\n  - id: webapi\n    set: {spec: gone.yaml}\n');
+  const missing = await runCli(['run', '--config', join('sets', 'missing.yaml'), '--db', 'r.db'], { cwd: directory });
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, new RegExp(`cannot read OpenAPI file '${join(sets, 'gone.yaml').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}': no such file`));
 });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { onStopSignal } from '../stop-signals.ts';
 import { Option } from 'commander';
-import { basename, extname, resolve } from 'node:path';
+import { basename, dirname, extname, resolve } from 'node:path';
 import { ConfigError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Task } from '../../core/task.ts';
@@ -170,7 +170,7 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
   const interrupt = listenForInterrupt();
   try {
     const result = await runEvalSet({
-      evalSet, name: basename(path, extname(path)), store, env: io.env, signal: interrupt.signal, concurrency: flags.concurrency, cliArgs,
+      evalSet, name: basename(path, extname(path)), directory: dirname(path), store, env: io.env, signal: interrupt.signal, concurrency: flags.concurrency, cliArgs,
       onProgress: progress.listener, ...executionFlags(flags),
       // A suite listed in two entries: its fixed knobs and count tell the entries' runs apart.
       onCell: ({ cell, index, cells, action }) => io.stderr(`${index}/${cells} ${action === 'done' ? 'done already' : action === 'resume' ? 'resuming' : 'running'}: ${cell.suite} ${cell.model}${cell.modelSettings ? ` (${cell.modelSettings})` : ''}${Object.entries({ ...cell.set, ...(cell.count !== undefined ? { count: cell.count } : {}), ...cell.point }).map(([name, value]) => ` ${name}=${value}`).join('')}${cell.mode ? ` mode=${cell.mode}` : ''}${cell.transforms.length > 0 ? ` transform=${cell.transforms.join('+')}` : ''}\n`),
