@@ -5,7 +5,6 @@
  * started. Each run records its place under `params.sweep` (so reports chart it like a sweep) and `params.evalSet`.
  */
 import { createHash } from 'node:crypto';
-import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, ToolForgeError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import { canonicalJson } from '../core/json.ts';
@@ -18,7 +17,6 @@ import type { StoredRun } from '../store/stored-run.ts';
 import { resolveKnobs } from '../suites/knob.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
-import { portableDataset } from '../core/portable-path.ts';
 import { parseTransformRequest } from '../transforms/registry.ts';
 import type { EvalSet, EvalSetModel, EvalSetSuite } from './eval-set-config.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
@@ -67,11 +65,9 @@ export type EvalSetResult = {
   cancelled: boolean;
 };
 
-/** A file knob's value given relative to the eval set's folder, as a path from the working folder (see `directory`). */
-function fromSetFolder(suite: Suite, name: string, value: string, directory: string | undefined): string {
-  const knob = suite.knobs.find((candidate) => candidate.name === name);
-  if (directory === undefined || knob?.type !== 'string' || knob.path === undefined || isAbsolute(value) || portableDataset(value) !== undefined) return value;
-  return resolve(directory, value);
+/** A file knob's relative value is taken from the eval set's folder (see `directory`). */
+function inSetFolder(options: EvalSetOptions): { directory?: string } {
+  return options.directory === undefined ? {} : { directory: options.directory };
 }
 
 /** The group id of an eval set: its name and a digest of its content, so the same file continues the same group. */
@@ -88,8 +84,7 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
   const plans = evalSet.suites.map((entry, suiteIndex) => {
     const at = `suites[${suiteIndex}]`;
     const suite = atField(`${at}.id`, () => getSuite(entry.id));
-    const inSetFolder = (name: string, value: string): string => fromSetFolder(suite, name, value, options.directory);
-    const fixed = Object.fromEntries(Object.entries(entry.set).map(([name, value]) => [name, inSetFolder(name, String(value))]));
+    const fixed = Object.fromEntries(Object.entries(entry.set).map(([name, value]) => [name, String(value)]));
     for (const [name, value] of Object.entries(fixed)) atField(`${at}.set.${name}`, () => resolveKnobs(suite.id, suite.knobs, { [name]: value }, { flag: 'eval-set' }));
     const gridNames = Object.keys(entry.grid);
     for (const name of gridNames) {
@@ -105,7 +100,7 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
       }
     }
     let points: Record<string, string>[] = [{}];
-    for (const name of gridNames) points = points.flatMap((point) => entry.grid[name].map((value) => ({ ...point, [name]: inSetFolder(name, String(value)) })));
+    for (const name of gridNames) points = points.flatMap((point) => entry.grid[name].map((value) => ({ ...point, [name]: String(value) })));
     for (const point of points) resolveKnobs(suite.id, suite.knobs, { ...fixed, ...point });
     (entry.modes ?? []).forEach((mode, index) => {
       if (!suite.modes.includes(mode)) {
@@ -130,7 +125,7 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
     evalSet.models.forEach((model, index) => atField(`models[${index}].ref`, () => resolveModelSource(suite, model.ref, { baseUrl: model.baseUrl, env: options.env, baseUrlFlag: evalSetBaseUrl })));
     return { entry, suite, fixed, points, modes: entry.modes ?? [null], chains, grid: entry.grid };
   });
-  checkNoRepeatedRuns(plans, evalSet);
+  checkNoRepeatedRuns(plans, evalSet, inSetFolder(options));
   const existing = new Map<string, StoredRun>();
   for (const run of store.listRuns()) {
     // A rescore of a cell's run carries its membership, but the cell's run is the one that was run (and resumes).
@@ -150,7 +145,7 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
     for (const point of plan.points) {
       for (const chain of plan.chains) {
         if (options.signal?.aborted) break;
-        const params = resolveKnobs(suite.id, suite.knobs, { ...plan.fixed, ...point });
+        const params = resolveKnobs(suite.id, suite.knobs, { ...plan.fixed, ...point }, inSetFolder(options));
         // The cells' tasks are made once, streamed into the first cell's run; the other cells read them from that run
         // a page at a time (a cell of 100,000 tasks is never held whole).
         let firstRunId: string | undefined;
@@ -249,12 +244,12 @@ type Plan = { entry: EvalSetSuite; suite: Suite; fixed: Record<string, string>; 
  * transforms): each model would run it twice, and a continuation could not tell the two apart. Within one entry the
  * grid's values, the modes and the chains are each checked distinct already.
  */
-function checkNoRepeatedRuns(plans: readonly Plan[], evalSet: EvalSet): void {
+function checkNoRepeatedRuns(plans: readonly Plan[], evalSet: EvalSet, knobOptions: { directory?: string }): void {
   const seen = new Map<string, { suiteIndex: number; point: Record<string, string> }>();
   plans.forEach((plan, suiteIndex) => {
     const count = plan.entry.count ?? evalSet.count ?? null;
     for (const point of plan.points) {
-      const params = resolveKnobs(plan.suite.id, plan.suite.knobs, { ...plan.fixed, ...point });
+      const params = resolveKnobs(plan.suite.id, plan.suite.knobs, { ...plan.fixed, ...point }, knobOptions);
       for (const mode of plan.modes) {
         for (const chain of plan.chains) {
           const key = canonicalJson({ suite: plan.suite.id, params, count, mode, transforms: chain.key });

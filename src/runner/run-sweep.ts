@@ -35,6 +35,8 @@ export type SweepOptions = {
   models: readonly string[];
   /** Knobs held fixed at every point (`--set`). */
   fixed?: Readonly<Record<string, string>>;
+  /** A file knob's relative value is taken from this folder (the command's working folder; see resolveKnobs). */
+  directory?: string;
   /** Default 0. */
   seed?: number;
   count?: number;
@@ -77,7 +79,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   for (const model of options.models) resolveModelSource(suite, model, { baseUrl: options.baseUrl, env: options.env });
   checkSettingsApply(options.models, options.settings);
   const group = options.group ?? createRunId(`sweep-${suite.id}`, new Date(), randomBytes(2).toString('hex'));
-  const grid = Object.fromEntries(Object.entries(options.grid).map(([name, values]) => [name, values.map((value) => resolveKnobs(suite.id, suite.knobs, { [name]: value })[name] as number | string | boolean)]));
+  const inFolder = options.directory === undefined ? {} : { directory: options.directory };
+  const grid = Object.fromEntries(Object.entries(options.grid).map(([name, values]) => [name, values.map((value) => resolveKnobs(suite.id, suite.knobs, { [name]: value }, inFolder)[name] as number | string | boolean)]));
   const store = options.store ?? openResultsStore(options.dbPath ?? defaultResultsPath);
   const result: SweepResult = { group, runs: [], skipped: [], cancelled: false };
   // One retry wait budget (--max-retry-wait) for the whole sweep, unless the caller shares one of its own.
@@ -86,7 +89,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
     for (const [index, point] of points.entries()) {
       if (options.signal?.aborted) break;
       options.onPoint?.({ point, index, points: points.length });
-      const params = resolveKnobs(suite.id, suite.knobs, { ...options.fixed, ...point });
+      const params = resolveKnobs(suite.id, suite.knobs, { ...options.fixed, ...point }, inFolder);
       const membership: SweepMembership = {
         group, grid, point: Object.fromEntries(Object.keys(point).map((name) => [name, params[name] as number | string | boolean])),
       };

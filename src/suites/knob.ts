@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../core/errors.ts';
+import { portableDataset } from '../core/portable-path.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 
 /** A difficulty or data knob a suite accepts through `--set name=value`. */
@@ -21,8 +24,12 @@ export function resolveKnobs(
   suiteId: string,
   knobs: readonly Knob[],
   raw: Record<string, string | JsonValue>,
-  /** Where the values came from, for the fix: a flag, or an eval-set file's `set:`/`grid:` (default --set). */
-  options: { flag?: KnobSource } = {},
+  /**
+   * `flag`: where the values came from, for the fix: a flag, or an eval-set file's `set:`/`grid:` (default --set).
+   * `directory`: a path knob's relative value naming something in this folder (the command's working folder, an eval
+   * set's folder) is kept absolute, so the tasks, the run's record and a resume from any folder name the same file.
+   */
+  options: { flag?: KnobSource; directory?: string } = {},
 ): JsonObject {
   const byName = new Map(knobs.map((knob) => [knob.name, knob]));
   for (const name of Object.keys(raw)) {
@@ -35,12 +42,25 @@ export function resolveKnobs(
   const resolved: JsonObject = {};
   for (const knob of knobs) {
     const value = raw[knob.name];
-    resolved[knob.name] = value === undefined ? knob.default : parseKnobValue(suiteId, knob, value, options.flag ?? '--set');
+    const parsed = value === undefined ? knob.default : parseKnobValue(suiteId, knob, value, options.flag ?? '--set');
+    resolved[knob.name] = value !== undefined && options.directory !== undefined && knob.type === 'string' && knob.path !== undefined && typeof parsed === 'string'
+      ? fromFolder(options.directory, parsed)
+      : parsed;
   }
   return resolved;
 }
 
 export type KnobSource = '--set' | '--grid' | 'eval-set';
+
+/**
+ * A path from `directory` made absolute when something is there. Otherwise it is left as given, for the suite to read
+ * as it reads any value (nestful takes `data_v2/...` from its data set) or to refuse naming it as the user wrote it.
+ */
+function fromFolder(directory: string, path: string): string {
+  if (isAbsolute(path) || portableDataset(path) !== undefined) return path;
+  const absolute = resolve(directory, path);
+  return existsSync(absolute) ? absolute : path;
+}
 
 function parseKnobValue(suiteId: string, knob: Knob, value: string | JsonValue, flag: KnobSource): JsonValue {
   const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);

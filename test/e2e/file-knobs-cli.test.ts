@@ -4,8 +4,11 @@
  * `shared:<data set>/...`); the run compares the files, not the text, and a truly different file is still refused.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import Database from 'better-sqlite3';
 import { test } from 'node:test';
 import { ConfigError } from '../../src/core/errors.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
@@ -13,7 +16,8 @@ import { getSuite } from '../../src/suites/registry.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import { fixturePath } from '../require-data.ts';
-import { keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
+import { writeNestfulData } from '../runner/nestful-data.ts';
+import { binPath, keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
 
 const fixtureSpec = fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml');
 
@@ -74,5 +78,53 @@ test('an eval set names files from its own folder (set: and grid:), wherever the
   writeFileSync(join(sets, 'missing.yaml'), 'count: 1\nmodels:\n  - ref: builtin/oracle\nsuites:\n  - id: webapi\n    set: {spec: gone.yaml}\n');
   const missing = await runCli(['run', '--config', join('sets', 'missing.yaml'), '--db', 'r.db'], { cwd: directory });
   assert.equal(missing.code, 2);
-  assert.match(missing.stderr, new RegExp(`cannot read OpenAPI file '${join(sets, 'gone.yaml').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}': no such file`));
+  // Nowhere to be found: named as the set gives it, read from the working folder as before sets named files from theirs.
+  assert.match(missing.stderr, /cannot read OpenAPI file '[^']*gone\.yaml': no such file/);
+});
+
+/** The newest run's id once some of its tasks are stored and not all; undefined before. */
+function partlyStored(database: string): string | undefined {
+  if (!existsSync(database)) return undefined;
+  try {
+    const connection = new Database(database, { readonly: true });
+    try {
+      const run = connection.prepare('SELECT id, tasks_complete AS complete FROM runs ORDER BY rowid DESC LIMIT 1').get() as { id: string; complete: number } | undefined;
+      if (!run || run.complete === 1) return undefined;
+      const { stored } = connection.prepare('SELECT count(*) AS stored FROM run_tasks WHERE run_id = ?').get(run.id) as { stored: number };
+      return stored > 0 ? run.id : undefined;
+    } finally {
+      connection.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+test('a run given --set data=<relative file>, killed while storing its tasks, is resumed from another folder', async () => {
+  const directory = temporaryDirectory();
+  const { data, replay } = writeNestfulData(directory, 6000);
+  const database = join(directory, 'r.db');
+  const child = spawn(process.execPath, [binPath, 'run', 'nestful', '--set', `data=${basename(data)}`, '--model', `replay/${basename(replay)}`, '--db', 'r.db'], {
+    cwd: directory, env: keylessEnvironment(), stdio: 'ignore',
+  });
+  const exited = once(child, 'exit');
+  let runId: string | undefined;
+  for (let waited = 0; runId === undefined; waited += 5) {
+    runId = partlyStored(database);
+    if (runId === undefined && (child.exitCode !== null || waited > 120_000)) throw new Error(`the run was not seen storing its tasks (exit ${child.exitCode})`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  child.kill('SIGKILL');
+  await exited;
+  // The knob was recorded as the file it named: from another folder, the rest of the tasks come from the same file.
+  const elsewhere = temporaryDirectory();
+  let resumed = await spawnCli(['run', '--resume', runId, '--db', database, '--json'], { cwd: elsewhere, env: keylessEnvironment() });
+  // The killed process's hold on the run lapses once the process is gone; it may still be exiting.
+  for (let tries = 0; resumed.code === 2 && /being run by another process/.test(resumed.stderr) && tries < 50; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    resumed = await spawnCli(['run', '--resume', runId, '--db', database, '--json'], { cwd: elsewhere, env: keylessEnvironment() });
+  }
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const summary = JSON.parse(resumed.stdout);
+  assert.deepEqual([summary.tasks, summary.episodes, summary.passRate], [6000, 6000, 1]);
 });

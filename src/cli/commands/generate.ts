@@ -45,7 +45,7 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
           fix: `pass --threads ${availableParallelism()} or less (or leave it out: one per core, at most 4)`,
         });
       }
-      const params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
+      const params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {}, { directory: io.cwd });
       if (flags.phrasingModel === undefined && (flags.phrasingBaseUrl ?? flags.baseUrl) !== undefined) {
         const flag = flags.phrasingBaseUrl !== undefined ? '--phrasing-base-url' : '--base-url';
         throw new ConfigError('config.invalid', `${flag} is the endpoint of the --phrasing-model, which is not given`, { fix: `add --phrasing-model <ref>, or drop ${flag}` });

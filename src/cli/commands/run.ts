@@ -317,7 +317,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       // The file's tasks unchanged: a run stopped while storing them is resumed from the same file, read the same way.
       if (derive.length === 0) tasksFile = { path, validate: flags.validate, selection: { taskIds: flags.taskId, limit: flags.limit } };
     } else {
-      params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {});
+      params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {}, { directory: io.cwd });
       tasks = streamGeneratedTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal, ...(paraphraseCache ? { paraphraseCache } : {}) });
       // The suite's own tasks, unchanged: the run may import them on a worker thread while its episodes run.
       if (derive.length === 0 && phrasingModel === undefined && sources.length === 0) {

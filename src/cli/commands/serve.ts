@@ -83,7 +83,7 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
 
 async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: ServeFlags, store: ResultsStore, cliArgs: string[], io: CliIo): Promise<number> {
   const seed = flags.seed ?? 0;
-  const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}) : {};
+  const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}, { directory: io.cwd }) : {};
   const lines = new Map<string, number>();
   // The second read of generated tasks makes the same tasks from the seed: builtin/oracle solved them in the first.
   const taskStream = (pass: 'check' | 'run'): Iterable<Task> | AsyncIterable<Task> => (tasksPath === undefined

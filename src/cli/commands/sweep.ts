@@ -77,7 +77,7 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
       const stopListening = onStopSignal(onInterrupt);
       try {
         const result = await runSweep({
-          suite, grid: flags.grid ?? {}, models: flags.model ?? [], fixed: flags.set, seed: flags.seed, count: flags.count, trials: flags.trials,
+          suite, grid: flags.grid ?? {}, models: flags.model ?? [], fixed: flags.set, directory: io.cwd, seed: flags.seed, count: flags.count, trials: flags.trials,
           concurrency: flags.concurrency, mode: flags.mode, baseUrl: flags.baseUrl, store, env: io.env, signal: controller.signal, cliArgs: recordedArguments(argv),
           settings: settingsOf(flags), ...executionFlags(flags),
           onProgress: progress.listener,
