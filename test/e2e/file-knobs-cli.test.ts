@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { test } from 'node:test';
 import { ConfigError } from '../../src/core/errors.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
@@ -17,6 +16,7 @@ import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import { fixturePath } from '../require-data.ts';
 import { writeNestfulData } from '../runner/nestful-data.ts';
+import { partlyStoredRun } from './partly-stored-run.ts';
 import { binPath, keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
 
 const fixtureSpec = fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml');
@@ -82,24 +82,6 @@ test('an eval set names files from its own folder (set: and grid:), wherever the
   assert.match(missing.stderr, /cannot read OpenAPI file '[^']*gone\.yaml': no such file/);
 });
 
-/** The newest run's id once some of its tasks are stored and not all; undefined before. */
-function partlyStored(database: string): string | undefined {
-  if (!existsSync(database)) return undefined;
-  try {
-    const connection = new Database(database, { readonly: true });
-    try {
-      const run = connection.prepare('SELECT id, tasks_complete AS complete FROM runs ORDER BY rowid DESC LIMIT 1').get() as { id: string; complete: number } | undefined;
-      if (!run || run.complete === 1) return undefined;
-      const { stored } = connection.prepare('SELECT count(*) AS stored FROM run_tasks WHERE run_id = ?').get(run.id) as { stored: number };
-      return stored > 0 ? run.id : undefined;
-    } finally {
-      connection.close();
-    }
-  } catch {
-    return undefined;
-  }
-}
-
 test('a run given --set data=<relative file>, killed while storing its tasks, is resumed from another folder', async () => {
   const directory = temporaryDirectory();
   const { data, replay } = writeNestfulData(directory, 6000);
@@ -110,7 +92,7 @@ test('a run given --set data=<relative file>, killed while storing its tasks, is
   const exited = once(child, 'exit');
   let runId: string | undefined;
   for (let waited = 0; runId === undefined; waited += 5) {
-    runId = partlyStored(database);
+    runId = partlyStoredRun(database)?.id;
     if (runId === undefined && (child.exitCode !== null || waited > 120_000)) throw new Error(`the run was not seen storing its tasks (exit ${child.exitCode})`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -7,35 +7,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { formatTasksJsonl } from '../../src/runner/read-tasks-file.ts';
 import { funcgenSuite } from '../../src/suites/funcgen/index.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
+import { partlyStoredRun } from './partly-stored-run.ts';
 import { binPath, keylessEnvironment, runCli, temporaryDirectory } from './run-cli.ts';
 
 const taskCount = 4000;
-
-/** The newest run's id and how many of its tasks are stored, once some are and not all; undefined before. */
-function partlyStored(database: string): { id: string; stored: number } | undefined {
-  if (!existsSync(database)) return undefined;
-  try {
-    const connection = new Database(database, { readonly: true });
-    try {
-      const run = connection.prepare('SELECT id, tasks_complete AS complete FROM runs ORDER BY rowid DESC LIMIT 1').get() as { id: string; complete: number } | undefined;
-      if (!run || run.complete === 1) return undefined;
-      const { stored } = connection.prepare('SELECT count(*) AS stored FROM run_tasks WHERE run_id = ?').get(run.id) as { stored: number };
-      return stored > 0 ? { id: run.id, stored } : undefined;
-    } finally {
-      connection.close();
-    }
-  } catch {
-    // Created or migrated this instant by the run's process.
-    return undefined;
-  }
-}
 
 async function stopWhileStoring(directory: string, database: string, signal: NodeJS.Signals): Promise<{ id: string; stored: number; code: number | null; output: string }> {
   const child = spawn(process.execPath, [binPath, 'run', 'funcgen', '--tasks', 'tasks.jsonl', '--model', 'builtin/planner', '--db', database], { cwd: directory, env: keylessEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -45,7 +26,7 @@ async function stopWhileStoring(directory: string, database: string, signal: Nod
   child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString(); });
   const exited = once(child, 'exit');
   for (let waited = 0; ; waited += 5) {
-    const seen = partlyStored(join(directory, database));
+    const seen = partlyStoredRun(join(directory, database));
     if (seen) {
       child.kill(signal);
       const [code] = await exited as [number | null];
