@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { shellArgument } from './shell-argument.ts';
 
-export type FileKind = 'tasks' | 'export' | 'replay' | 'nestful-data' | 'wapiibench-data';
+export type FileKind = 'tasks' | 'export' | 'replay' | 'nestful-data' | 'wapiibench-data' | 'toolbench-data';
 
 /** The kind of file a parsed line belongs to, when it is clearly one of them. */
 export function lineKind(value: unknown): FileKind | undefined {
@@ -18,6 +18,7 @@ export function lineKind(value: unknown): FileKind | undefined {
   if (typeof record.id === 'string' && typeof record.suite === 'object' && Array.isArray(record.prompt)) return 'tasks';
   if ('sample_id' in record && 'tools' in record && 'output' in record) return 'nestful-data';
   if (typeof record.api === 'string' && (('task' in record && 'config' in record) || Array.isArray(record.samples))) return 'wapiibench-data';
+  if ('query_id' in record && 'query' in record && Array.isArray(record.api_list)) return 'toolbench-data';
   return undefined;
 }
 
@@ -30,6 +31,7 @@ const described: Record<FileKind, { what: string; use: (path: string) => string 
   },
   'nestful-data': { what: 'a NESTFUL data file', use: (path) => `run its samples with \`toolforge run nestful --set data=${path} --model <ref>\`` },
   'wapiibench-data': { what: 'a WAPIIBench task file', use: (path) => `run its tasks with \`toolforge run webapi --set data=${path} --model <ref>\`` },
+  'toolbench-data': { what: 'a StableToolBench query file', use: (path) => `run its queries with \`toolforge run toolbench --set data=${path} --model <ref>\`` },
 };
 
 /**
@@ -40,6 +42,30 @@ export function otherFileKind(path: string, firstLine: unknown, expected: FileKi
   const kind = lineKind(firstLine);
   if (kind === undefined || kind === expected) return undefined;
   return { problem: `this is ${described[kind].what}, not ${expectedWhat}`, fix: described[kind].use(shellArgument(path)) };
+}
+
+/**
+ * A reader of one JSON document (a data set's list) whose parse of the whole text failed: when the first two values
+ * each fill a line, the file is JSON Lines. Says so, naming the kind of file it is when its first line shows it.
+ */
+export function linesInsteadOfJsonDocument(path: string, text: string, expected: FileKind, expectedWhat: string): { problem: string; fix: string } | undefined {
+  const lines: string[] = [];
+  for (const line of text.replace(/^\uFEFF/, '').split('\n', 64)) {
+    if (line.trim() !== '') lines.push(line);
+    if (lines.length === 2) break;
+  }
+  if (lines.length < 2) return undefined;
+  let first: unknown;
+  try {
+    first = JSON.parse(lines[0] as string);
+    JSON.parse(lines[1] as string);
+  } catch {
+    return undefined;
+  }
+  return otherFileKind(path, first, expected, expectedWhat) ?? {
+    problem: `this is JSON Lines (one value per line), not one JSON document (${expectedWhat} is one)`,
+    fix: 'put the items in one list, e.g. `jq -s . file.jsonl > file.json`',
+  };
 }
 
 /** Past this size a file is not read whole just to say what it is. */
@@ -67,7 +93,7 @@ export function jsonDocumentInsteadOfLines(path: string, firstLine: { text: stri
   const isList = Array.isArray(document);
   // Data sets come as JSON documents: name them. A list of tasks or outputs is still not JSON Lines.
   const kind = lineKind(isList ? (document as unknown[])[0] : document);
-  const other = kind === 'nestful-data' || kind === 'wapiibench-data' ? otherFileKind(path, isList ? (document as unknown[])[0] : document, expected, expectedWhat) : undefined;
+  const other = kind === 'nestful-data' || kind === 'wapiibench-data' || kind === 'toolbench-data' ? otherFileKind(path, isList ? (document as unknown[])[0] : document, expected, expectedWhat) : undefined;
   if (other) return other;
   return {
     problem: `this is one JSON ${isList ? 'list' : 'document'}, not JSON Lines (${expectedWhat} holds one object per line)`,

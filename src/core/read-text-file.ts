@@ -22,6 +22,19 @@ export function readTextFileSync(path: string): string {
   return textOf(path, bytes);
 }
 
+/**
+ * readTextFileSync for a reader with its own message for a file it cannot read (`unreadable`); a file that is not
+ * text (compressed) still says so itself.
+ */
+export function readTextFileOr(path: string, unreadable: (error: unknown) => Error): string {
+  try {
+    return readTextFileSync(path);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw unreadable(error);
+  }
+}
+
 export async function readTextFile(path: string): Promise<string> {
   let bytes: Buffer;
   try {

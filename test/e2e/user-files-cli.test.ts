@@ -170,3 +170,32 @@ test('a file of another kind (tasks, export, outputs, NESTFUL data) where one ki
   assert.equal(damaged.code, 2);
   assert.match(damaged.stderr, /damaged\.jsonl:2: field 'schemaVersion'/);
 });
+
+test('JSON Lines where a data set\'s one JSON document belongs (webapi, toolbench --set data=) is named for what it is, never a parser position', async () => {
+  const directory = temporaryDirectory();
+  const { data, replay } = writeNestfulData(directory, 2);
+  assert.equal((await runCli(['generate', 'funcgen', '--count', '2', '--out', 'tasks.jsonl'], { cwd: directory })).code, 0);
+  writeFileSync(join(directory, 'plain.jsonl'), '{"a": 1}\n{"b": 2}\n');
+  writeFileSync(join(directory, 'queries.json'), JSON.stringify([{ query: 'q', query_id: 1, api_list: [] }], null, 2));
+  for (const suite of ['webapi', 'toolbench'] as const) {
+    const what = suite === 'webapi' ? 'a WAPIIBench task file' : 'a StableToolBench query file';
+    for (const [file, message, fix] of [
+      ['tasks.jsonl', /this is a tasks file \(as `toolforge generate` writes it\)/, /fix: run its tasks with `toolforge run --tasks \S+tasks\.jsonl --model <ref>`/],
+      [replay, /this is a file of model outputs to replay/, /fix: score them with `toolforge run <suite> --model replay\//],
+      [data, /this is a NESTFUL data file/, /fix: run its samples with `toolforge run nestful --set data=/],
+      ['plain.jsonl', /this is JSON Lines \(one value per line\), not one JSON document/, /jq -s \. file\.jsonl > file\.json/],
+    ] as const) {
+      const result = await runCli(['run', suite, '--set', `data=${file}`, '--model', 'builtin/oracle', '--db', 'r.db'], { cwd: directory });
+      assert.equal(result.code, 2, `${suite} ${file}: ${result.stderr}`);
+      assert.match(result.stderr, message, `${suite} ${file}`);
+      if (!/JSON Lines/.test(String(message))) assert.match(result.stderr, new RegExp(`not ${what}`), `${suite} ${file}`);
+      assert.match(result.stderr, fix, `${suite} ${file}`);
+      assert.doesNotMatch(result.stderr, /at position \d+/, `${suite} ${file}`);
+    }
+  }
+  // A StableToolBench file where NESTFUL data belongs is named too.
+  const queries = await runCli(['run', 'nestful', '--set', 'data=queries.json', '--model', 'builtin/oracle', '--db', 'r.db'], { cwd: directory });
+  assert.equal(queries.code, 2, queries.stderr);
+  assert.match(queries.stderr, /this is a StableToolBench query file, not a NESTFUL data file/);
+  assert.match(queries.stderr, /fix: run its queries with `toolforge run toolbench --set data=\S+queries\.json --model <ref>`/);
+});

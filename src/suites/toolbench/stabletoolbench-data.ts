@@ -4,9 +4,10 @@
  */
 import { z } from 'zod';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
+import { linesInsteadOfJsonDocument } from '../../core/file-kind.ts';
 import type { JsonValue } from '../../core/json.ts';
 import { datasetPath } from '../../core/data-location.ts';
-import { readTextFileSync } from '../../core/read-text-file.ts';
+import { readTextFileOr } from '../../core/read-text-file.ts';
 import type { JsonListFileErrors } from '../../core/json-list-file.ts';
 import { jsonListFileItems, startsWithJsonList } from '../../core/json-list-file.ts';
 import { fileProblem } from '../../core/file-problem.ts';
@@ -64,11 +65,12 @@ export function* streamSolvableQueries(path: string, group: string): Generator<S
   const errors: JsonListFileErrors = { notAList: (reason) => notAList(path, reason), unreadable: (error) => unreadable(path, error) };
   if (!startsWithJsonList(path, errors)) {
     // Not a list: read whole, so JSON that is not a list and text that is not JSON say which they are.
+    const text = readTextFileOr(path, (error) => unreadable(path, error));
     try {
-      JSON.parse(readTextFileSync(path));
+      JSON.parse(text);
     } catch (error) {
-      // A readable file that is not text (compressed) says so itself.
-      if (error instanceof ConfigError) throw error;
+      const lines = linesInsteadOfJsonDocument(path, text, 'toolbench-data', 'a StableToolBench query file');
+      if (lines) throw new ConfigError('input.invalid', `'${path}': ${lines.problem}`, { fix: lines.fix });
       throw unreadable(path, error);
     }
     throw notAList(path, undefined);

@@ -8,11 +8,11 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { otherFileKind } from '../../core/file-kind.ts';
+import { linesInsteadOfJsonDocument, otherFileKind } from '../../core/file-kind.ts';
 import { ConfigError, errorMessage } from '../../core/errors.ts';
 import type { RequestConfig } from './request-config.ts';
 import { requestConfigSchema } from './request-config.ts';
-import { readTextFileSync } from '../../core/read-text-file.ts';
+import { readTextFileOr } from '../../core/read-text-file.ts';
 import type { JsonListFileErrors } from '../../core/json-list-file.ts';
 import { jsonListFileItems, startsWithJsonList } from '../../core/json-list-file.ts';
 import { fileProblem } from '../../core/file-problem.ts';
@@ -94,11 +94,12 @@ export function* streamWapiibenchFile(path: string, location: SpecLocation = {},
     return;
   }
   let raw: unknown;
+  const text = readTextFileOr(path, (error) => unreadable(path, error));
   try {
-    raw = JSON.parse(readTextFileSync(path));
+    raw = JSON.parse(text);
   } catch (error) {
-    // A readable file that is not text (compressed) says so itself.
-    if (error instanceof ConfigError) throw error;
+    const lines = linesInsteadOfJsonDocument(path, text, 'wapiibench-data', 'a WAPIIBench task file');
+    if (lines) throw new ConfigError('input.invalid', `WAPIIBench file '${path}': ${lines.problem}`, { fix: lines.fix });
     throw unreadable(path, error);
   }
   const parsed = perApiSchema.safeParse(raw);
