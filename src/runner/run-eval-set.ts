@@ -50,8 +50,9 @@ export type EvalSetOptions = Omit<ExecutionOptions, 'store' | 'dbPath'> & {
   store: ResultsStore;
   cliArgs?: string[];
   /**
-   * The folder of the eval set's file: a file knob's relative value (`set: {data: samples.jsonl}`) is taken from it, as
-   * paths in a config file are, wherever the command runs (default: the working folder). Model references are not.
+   * The folder of the eval set's file: a file knob's relative value (`set: {data: samples.jsonl}`) is looked for in it,
+   * as paths in a config file are, wherever the command runs, and recorded absolute when found (see resolveKnobs); by
+   * default, and for a name not found there, the working folder. Model references are read from the working folder.
    */
   directory?: string;
   /** Told before each cell: whether it is started, resumed or already done. */

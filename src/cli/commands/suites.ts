@@ -57,7 +57,7 @@ function describeKnob(knob: Knob): string {
     case 'boolean':
       return `${knob.default} (true|false)`;
     case 'string':
-      // A path is taken from the working folder: `(file)` tells the user so.
+      // A path is looked for from the working folder (an eval set's: its own folder): `(file)` tells the user so.
       return `${knob.default ?? '(unset)'} (${knob.path ?? 'string'})`;
     case 'enum':
       return `${knob.default} (${knob.values.join('|')})`;
