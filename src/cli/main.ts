@@ -54,6 +54,8 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
     const options = action.opts() as Record<string, unknown>;
     for (const option of action.options) {
       const key = option.attributeName();
+      // `--out -` is the standard output, as it is to most tools, not a file named '-'.
+      if (option.long === '--out' && options[key] === '-') action.setOptionValue(key, undefined);
       if (options[key] === '' && /<(file|path|dir|folder|url|file\|url|url\|file|cmd)>/.test(option.flags)) {
         throw new ConfigError('config.invalid', `${option.long} is empty`, { fix: `pass ${option.long} ${/<([^>]+)>/.exec(option.flags)?.[0] ?? '<value>'}, or leave it out` });
       }

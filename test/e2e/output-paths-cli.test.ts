@@ -108,3 +108,19 @@ describe('--out paths that cannot take a file', () => {
     }
   });
 });
+
+test('--out - is the standard output for generate, export and report, as it is to most tools: no file named - is written', async () => {
+  const directory = temporaryDirectory();
+  const generated = await runCli(['generate', 'funcgen', '--count', '2', '--out', '-'], { cwd: directory });
+  assert.equal(generated.code, 0, generated.stderr);
+  assert.deepEqual(generated.stdout.trim().split('\n').map((line) => JSON.parse(line).id), ['funcgen/0/0', 'funcgen/0/1']);
+  const run = await runCli(['run', 'funcgen', '--count', '2', '--model', 'builtin/oracle', '--db', 'r.db', '--json'], { cwd: directory });
+  assert.equal(run.code, 0, run.stderr);
+  const exported = await runCli(['export', 'latest', '--db', 'r.db', '--out', '-'], { cwd: directory });
+  assert.equal(exported.code, 0, exported.stderr);
+  assert.equal(JSON.parse(exported.stdout.split('\n')[0] as string).run.id, JSON.parse(run.stdout).runId);
+  const report = await runCli(['report', 'latest', '--db', 'r.db', '--format', 'json', '--out', '-'], { cwd: directory });
+  assert.equal(report.code, 0, report.stderr);
+  assert.equal(JSON.parse(report.stdout).passRate, 1);
+  assert.equal(existsSync(join(directory, '-')), false);
+});

@@ -10,7 +10,7 @@ export function registerExportCommand(program: Command, io: CliIo): void {
     .command('export')
     .description("write one run (header, tasks, episodes, end line) as JSONL, for 'toolforge import' elsewhere")
     .argument('<run>', "run id (see 'toolforge runs'), or 'latest'")
-    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--out <file>', 'write to this file instead of stdout (- or no --out: stdout)')
     .option('--db <file>', 'results database (default .toolforge/results.db)')
     .action(async (run: string, options: { out?: string; db?: string }) => {
       const store = openExistingStore(resolveDatabasePath(options.db, io.cwd));

@@ -30,7 +30,7 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
     .option('--count <n>', "how many tasks (default: the suite's default count)", parsePositiveInteger)
     .option('--set <name=value>', "a suite knob, repeatable (see 'toolforge suites')", collectSetting)
     .option('--transform <id[:k=v,...]>', "derive every task with a transform, repeatable, in order (e.g. rename-tools:style=suffix)", collectTransform)
-    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--out <file>', 'write to this file instead of stdout (- or no --out: stdout)')
     .option('--no-validate', 'skip the builtin/oracle solvability check')
     .option('--threads <n>', 'threads that make tasks, for suites that make each task from its index (funcgen); same bytes whatever n (default: one per core, at most 4, from 2,048 tasks)', parsePositiveInteger)
     .option('--phrasing-model <ref>', 'a model that rewrites task text, for suites with --set phrasing=model and for --transform perturb:paraphrase')

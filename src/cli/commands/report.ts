@@ -34,7 +34,7 @@ export function registerReportCommand(program: Command, io: CliIo): void {
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv', 'html']).default('table'))
     .option('--sweep <group>', "only the runs of this sweep group ('latest' for the newest sweep)")
     .option('--prices <file>', 'JSON model prices, USD per million tokens, over the built-in table: {"openai/gpt-4.1": {"input": 2, "output": 8}}')
-    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--out <file>', 'write to this file instead of stdout (- or no --out: stdout)')
     .option('--db <file>', 'results database (default .toolforge/results.db)')
     .action(async (runs: string[], options: { format: ReportFormat; sweep?: string; prices?: string; out?: string; db?: string }) => {
       if (runs.length > 0 && options.sweep !== undefined) {

@@ -64,7 +64,7 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
     .option('--db <file>', 'results database (default .toolforge/results.db)', parseText)
     .addOption(new Option('--format <format>', 'report format').choices(['table', 'json', 'html']).default('table'))
     .option('--prices <file>', 'JSON model prices for the report (see report --help)')
-    .option('--out <file>', 'write the report to this file instead of stdout')
+    .option('--out <file>', 'write the report to this file instead of stdout (- or no --out: stdout)')
     .action(async (suiteId: string, flags: SweepFlags) => {
       const suite = getSuite(suiteId);
       const prices = flags.prices === undefined ? defaultPrices : readPriceFile(resolve(io.cwd, flags.prices));
