@@ -56,6 +56,16 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
       const key = option.attributeName();
       // `--out -` is the standard output, as it is to most tools, not a file named '-'.
       if (option.long === '--out' && options[key] === '-') action.setOptionValue(key, undefined);
+      // A tasks file is read again (its first line, then the stream; a resume reads it once more), an eval set and a
+      // price file are files, and a database is not a stream: `-` is none of them.
+      if (options[key] === '-' && option.long !== '--out' && /<(file|path|file\|url|url\|file)>/.test(option.flags)) {
+        throw new ConfigError('config.invalid', `${option.long} - (the standard input) cannot be read${option.long === '--tasks' ? ': a run reads its tasks file more than once (and again when it is resumed)' : ''}`, {
+          fix: option.long === '--tasks'
+            ? 'write the tasks to a file first (toolforge generate <suite> --out tasks.jsonl), then pass --tasks tasks.jsonl'
+            : /db$/.test(option.long ?? '') ? `a database is a file: pass ${option.long} <path>, or leave it out for the default`
+              : `save it to a file first and pass ${option.long} <its path>`,
+        });
+      }
       if (options[key] === '' && /<(file|path|dir|folder|url|file\|url|url\|file|cmd)>/.test(option.flags)) {
         throw new ConfigError('config.invalid', `${option.long} is empty`, { fix: `pass ${option.long} ${/<([^>]+)>/.exec(option.flags)?.[0] ?? '<value>'}, or leave it out` });
       }
@@ -63,6 +73,11 @@ export function createProgram(io: CliIo, argv: readonly string[] = [], outcome: 
     action.registeredArguments.forEach((argument, index) => {
       if (action.args[index] === '' && /file/.test(argument.name())) {
         throw new ConfigError('config.invalid', `the <${argument.name()}> argument is empty`, { fix: `pass the path of the ${argument.name()}` });
+      }
+      if (action.args[index] === '-' && /file/.test(argument.name())) {
+        throw new ConfigError('config.invalid', `the <${argument.name()}> argument '-' (the standard input) cannot be read: ${action.name()} reads a file`, {
+          fix: `save it to a file first and pass its path${action.name() === 'import' ? ' (toolforge export <run> --out run.jsonl writes one)' : ''}`,
+        });
       }
     });
   });

@@ -124,3 +124,21 @@ test('--out - is the standard output for generate, export and report, as it is t
   assert.equal(JSON.parse(report.stdout).passRate, 1);
   assert.equal(existsSync(join(directory, '-')), false);
 });
+
+test('- where a command reads a file (--tasks, --config, --prices, --db, import <file>, replay/-) is refused naming the flag, not looked for as a file named -', async () => {
+  const directory = temporaryDirectory();
+  for (const [args, message, fix] of [
+    [['run', '--tasks', '-', '--model', 'builtin/oracle'], /--tasks - \(the standard input\) cannot be read: a run reads its tasks file more than once/, /toolforge generate <suite> --out tasks\.jsonl/],
+    [['run', '--config', '-'], /--config - \(the standard input\) cannot be read/, /pass --config <its path>/],
+    [['report', '--prices', '-'], /--prices - \(the standard input\) cannot be read/, /pass --prices <its path>/],
+    [['runs', '--db', '-'], /--db - \(the standard input\) cannot be read/, /pass --db <path>, or leave it out/],
+    [['import', '-'], /the <file> argument '-' \(the standard input\) cannot be read: import reads a file/, /toolforge export <run> --out run\.jsonl/],
+    [['run', 'funcgen', '--count', '1', '--model', 'replay/-', '--db', 'r.db'], /replay\/- \(the standard input\) cannot be read/, /replay\/<path\/to\/outputs\.jsonl>/],
+  ] as const) {
+    const result = await runCli([...args], { cwd: directory });
+    assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, message, args.join(' '));
+    assert.match(result.stderr, fix, args.join(' '));
+  }
+  assert.equal(existsSync(join(directory, 'r.db')), false, 'a refused replay/- records no run');
+});

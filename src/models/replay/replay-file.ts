@@ -79,6 +79,11 @@ const chunkBytes = 1 << 20;
 const newline = 0x0a;
 
 export function indexReplayFile(path: string): ReplayFileIndex {
+  if (path === '-') {
+    throw new ConfigError('config.invalid', 'replay/- (the standard input) cannot be read: a replay model reads each output back from its file when an episode asks for it', {
+      fix: 'save the outputs to a file first and pass replay/<path/to/outputs.jsonl>',
+    });
+  }
   const lineNumbers: number[] = [];
   const trials: number[] = [];
   const offsets: number[] = [];
