@@ -23,6 +23,8 @@ export type ProvenanceInput = {
   rescoredFrom?: string;
   taskRecipe?: StoredTaskRecipe;
   tasksFile?: StoredTasksFile;
+  /** The replay file the model reads, when it is not the path `modelRef` names from the working folder. */
+  modelFile?: string;
 };
 
 /**
@@ -47,7 +49,7 @@ export function collectProvenance(input: ProvenanceInput, options: { directory?:
     ...(input.transforms && input.transforms.length > 0 ? { transforms: input.transforms } : {}),
     ...(input.keepRaw ? { keepRaw: true } : {}),
     ...(input.rescoredFrom ? { rescoredFrom: input.rescoredFrom } : {}),
-    ...(input.modelRef.startsWith(replayPrefix) ? { modelFile: resolve(input.modelRef.slice(replayPrefix.length)) } : {}),
+    ...(input.modelRef.startsWith(replayPrefix) ? { modelFile: input.modelFile ?? resolve(input.modelRef.slice(replayPrefix.length)) } : {}),
     ...(input.taskRecipe ? { taskRecipe: input.taskRecipe } : {}),
     ...(input.tasksFile ? { tasksFile: input.tasksFile } : {}),
   };

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../core/errors.ts';
 import type { BaseUrlFlag } from '../models/registry.ts';
 import { parseModelReference } from '../models/registry.ts';
@@ -6,6 +8,21 @@ import { defaultRequestRetryPolicy } from '../models/request-retry.ts';
 import { createRetryingModelSource } from '../models/retrying-model-source.ts';
 import type { ModelSource } from '../models/spec.ts';
 import type { BuiltinModel, Suite } from '../suites/spec.ts';
+
+const replayPrefix = 'replay/';
+
+/**
+ * The reference a model is made from when relative paths are read from `directory` (an eval set's folder): a replay
+ * file given relative (`replay/outputs.jsonl`) is read from there when it exists there, as a file knob is (see
+ * resolveKnobs); otherwise, and for every other reference, the reference as given (a replay file in the working folder).
+ */
+export function modelReferenceIn(ref: string, directory: string | undefined): string {
+  if (directory === undefined || !ref.startsWith(replayPrefix)) return ref;
+  const file = ref.slice(replayPrefix.length);
+  if (file === '' || isAbsolute(file)) return ref;
+  const inDirectory = resolve(directory, file);
+  return existsSync(inDirectory) ? `${replayPrefix}${inDirectory}` : ref;
+}
 
 /**
  * `builtin/<name>` comes from the suite (oracle, random, planner read the task); every other

@@ -20,7 +20,7 @@ import type { Suite } from '../suites/spec.ts';
 import { parseTransformRequest } from '../transforms/registry.ts';
 import type { EvalSet, EvalSetModel, EvalSetSuite } from './eval-set-config.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
-import { resolveModelSource } from './resolve-model-source.ts';
+import { modelReferenceIn, resolveModelSource } from './resolve-model-source.ts';
 import type { ExecutionOptions } from './run-evaluation.ts';
 import { resumeEvaluation, runEvaluation } from './run-evaluation.ts';
 import { repeatedKnobValue } from './run-sweep.ts';
@@ -52,7 +52,8 @@ export type EvalSetOptions = Omit<ExecutionOptions, 'store' | 'dbPath'> & {
   /**
    * The folder of the eval set's file: a file knob's relative value (`set: {data: samples.jsonl}`) is looked for in it,
    * as paths in a config file are, wherever the command runs, and recorded absolute when found (see resolveKnobs); by
-   * default, and for a name not found there, the working folder. Model references are read from the working folder.
+   * default, and for a name not found there, the working folder. A relative replay file (`ref: replay/<file>`) is looked
+   * for there too; the run is named by the reference as written.
    */
   directory?: string;
   /** Told before each cell: whether it is started, resumed or already done. */
@@ -65,6 +66,12 @@ export type EvalSetResult = {
   skipped: { cell: Omit<EvalSetCell, 'model'>; reason: string }[];
   cancelled: boolean;
 };
+
+/** A resumed run reads the files it recorded (its replay file where it was): the eval set's folder is not a resume's. */
+function withoutDirectory(options: EvalSetOptions): Omit<EvalSetOptions, 'directory'> {
+  const { directory: _directory, ...rest } = options;
+  return rest;
+}
 
 /** A file knob's relative value is taken from the eval set's folder (see `directory`). */
 function inSetFolder(options: EvalSetOptions): { directory?: string } {
@@ -123,7 +130,7 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
         throw new ConfigError('config.invalid', `eval set field '${at}.transforms[${index}]': this transform chain is already listed as ${at}.transforms[${earlier}], so each of its runs would run twice`, { fix: `list each chain once in ${at}.transforms` });
       }
     });
-    evalSet.models.forEach((model, index) => atField(`models[${index}].ref`, () => resolveModelSource(suite, model.ref, { baseUrl: model.baseUrl, env: options.env, baseUrlFlag: evalSetBaseUrl })));
+    evalSet.models.forEach((model, index) => atField(`models[${index}].ref`, () => resolveModelSource(suite, modelReferenceIn(model.ref, options.directory), { baseUrl: model.baseUrl, env: options.env, baseUrlFlag: evalSetBaseUrl })));
     return { entry, suite, fixed, points, modes: entry.modes ?? [null], chains, grid: entry.grid };
   });
   checkNoRepeatedRuns(plans, evalSet, inSetFolder(options));
@@ -177,7 +184,7 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
           }
           if (stored) {
             options.onCell?.({ cell, index, cells: cellCount, action: 'resume' });
-            await resumeEvaluation({ ...options, runId: stored.id, suite, baseUrl: model.baseUrl, store, cliArgs: options.cliArgs });
+            await resumeEvaluation({ ...withoutDirectory(options), runId: stored.id, suite, baseUrl: model.baseUrl, store, cliArgs: options.cliArgs });
             result.runs.push({ runId: stored.id, cell, action: 'resume' });
             firstRunId ??= stored.id;
             continue;

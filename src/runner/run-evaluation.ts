@@ -34,7 +34,7 @@ import { createGroupCommit } from './group-commit.ts';
 import { canWriteOnThread, startEpisodeWriter } from './episode-writer.ts';
 import { createInfrastructureStop, defaultInfrastructureStopAfter } from './infrastructure-stop.ts';
 import { collectProvenance } from './provenance.ts';
-import { resolveModelSource } from './resolve-model-source.ts';
+import { modelReferenceIn, resolveModelSource } from './resolve-model-source.ts';
 import { parseModelReference } from '../models/registry.ts';
 import { withResponseCache } from '../models/response-cache.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy, ResponseCacheStorage } from '../models/response-cache.ts';
@@ -105,6 +105,11 @@ export type RunOptions = ExecutionOptions & {
   /** The run's tasks in order; a stream is written to the store in batches as it is read, never held whole. */
   tasks: TaskSource;
   modelRef: string;
+  /**
+   * The folder a relative replay file (`modelRef: 'replay/<file>'`) is read from when it is there (an eval set's own
+   * folder); else, and by default, the working folder. The run is named by `modelRef` as given.
+   */
+  directory?: string;
   baseUrl?: string;
   /** Default: each task's first mode. */
   mode?: Mode;
@@ -177,7 +182,7 @@ const executionOptionNames = {
 const runOptionNames = {
   suite: true, tasks: true, modelRef: true, seed: true, params: true, trials: true, mode: true, baseUrl: true, settings: true,
   ...executionOptionNames, cliArgs: true, allowMissingOutputs: true, keepRaw: true, workersOnly: true, taskRecipe: true, importThreadAfter: true,
-  tasksFile: true,
+  tasksFile: true, directory: true,
 } as const satisfies Record<keyof RunOptions, true>;
 
 const resumeOptionNames = {
@@ -189,7 +194,7 @@ const resumeOptionNames = {
  * resumeEvaluation, which read none of them: not a caller's typo, so not refused.
  */
 const handedOnOptionNames = {
-  evalSet: true, name: true, directory: true, onCell: true, transport: true, stdio: true, port: true, streamGoneGraceMs: true, clientName: true, onListening: true,
+  evalSet: true, name: true, onCell: true, transport: true, stdio: true, port: true, streamGoneGraceMs: true, clientName: true, onListening: true,
 } as const satisfies Record<Exclude<keyof EvalSetOptions | keyof ServingOptions, keyof RunOptions>, true>;
 
 export const defaultConcurrency = 4;
@@ -213,7 +218,8 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
     });
   }
   // Resolve the model first: a bad reference or a missing key fails before a run is recorded.
-  const model = options.agent ?? cached(resolveModelSource(suite, options.modelRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry, budget: options.waitBudget }), options.baseUrl, options);
+  const sourceRef = modelReferenceIn(options.modelRef, options.directory);
+  const model = options.agent ?? cached(resolveModelSource(suite, sourceRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry, budget: options.waitBudget }), options.baseUrl, options);
   const settings = checkGenerationSettings(options.settings ?? {});
   const baseUrl = options.baseUrl ?? null;
   const tasks = asyncIteratorOf(options.tasks);
@@ -228,7 +234,8 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
     const runId = createRunId(suite.id);
     const mode = options.mode ?? null;
     const provenance = collectProvenance({
-      suite, modelRef: options.modelRef, baseUrl, settings, seed: options.seed, params: options.params, mode, trials,
+      suite, modelRef: options.modelRef, ...(sourceRef !== options.modelRef ? { modelFile: sourceRef.slice('replay/'.length) } : {}),
+      baseUrl, settings, seed: options.seed, params: options.params, mode, trials,
       cliArgs: options.cliArgs ?? [], keepRaw: options.keepRaw ?? false, transforms: transformsOf(first.value),
       ...(options.taskRecipe ? { taskRecipe: storedRecipe(options.taskRecipe, options.allowMissingOutputs === true) } : {}),
       ...(options.tasksFile && !options.taskRecipe ? { tasksFile: storedTasksFile(options.tasksFile, options.allowMissingOutputs === true) } : {}),

@@ -82,6 +82,32 @@ test('an eval set names files from its own folder (set: and grid:), wherever the
   assert.match(missing.stderr, /cannot read OpenAPI file '[^']*gone\.yaml': no such file/);
 });
 
+test('an eval set reads a relative replay file from its own folder too; the run is named by the reference as written', async () => {
+  const directory = temporaryDirectory();
+  const sets = join(directory, 'sets');
+  mkdirSync(sets);
+  const { data, replay } = writeNestfulData(sets, 3);
+  writeFileSync(join(sets, 'replayed.yaml'), `models:\n  - ref: replay/${basename(replay)}\nsuites:\n  - id: nestful\n    set: {data: ${basename(data)}}\n`);
+  const result = await runCli(['run', '--config', join('sets', 'replayed.yaml'), '--db', 'r.db', '--json'], { cwd: directory });
+  assert.equal(result.code, 0, result.stderr);
+  const runs = await runCli(['runs', '--db', 'r.db', '--json'], { cwd: directory });
+  const [run] = JSON.parse(runs.stdout) as { id: string; model: string; passRate: number; episodes: { scored: number } }[];
+  assert.deepEqual([run.model, run.episodes.scored, run.passRate], [`replay/${basename(replay)}`, 3, 1]);
+  // Recorded where it was read: shown, exported and resumed from any folder as that file.
+  const shown = await runCli(['export', run.id, '--db', join(directory, 'r.db'), '--out', '-'], { cwd: temporaryDirectory() });
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.equal(JSON.parse(shown.stdout.split('\n')[0]).run.provenance.modelFile, replay);
+  // From inside the set's folder, the same set is the same runs.
+  const again = await runCli(['run', '--config', 'replayed.yaml', '--db', join('..', 'r.db')], { cwd: sets });
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stderr, /1\/1 done already/);
+  // A replay file in neither place is named as written, from the working folder.
+  writeFileSync(join(sets, 'gone.yaml'), `models:\n  - ref: replay/gone.jsonl\nsuites:\n  - id: nestful\n    set: {data: ${basename(data)}}\n`);
+  const gone = await runCli(['run', '--config', join('sets', 'gone.yaml'), '--db', 'r.db'], { cwd: directory });
+  assert.equal(gone.code, 2, gone.stderr);
+  assert.match(gone.stderr, /models\[0\]\.ref.*gone\.jsonl/s);
+});
+
 test('a run given --set data=<relative file>, killed while storing its tasks, is resumed from another folder', async () => {
   const directory = temporaryDirectory();
   const { data, replay } = writeNestfulData(directory, 6000);
