@@ -11,9 +11,10 @@ export type Knob =
   | { type: 'boolean'; name: string; description: string; default: boolean }
   /**
    * `path`: the value names a file or folder, relative to the working folder. A task may record it in another form
-   * (absolute, or portable: core/portable-path.ts); a run compares what the two name, not their text.
+   * (absolute, or portable: core/portable-path.ts); a run compares what the two name, not their text. `created-folder`:
+   * a folder the suite writes (a cache), made when missing, so a relative value always means the folder it was given from.
    */
-  | { type: 'string'; name: string; description: string; default: string | null; path?: 'file' | 'folder' }
+  | { type: 'string'; name: string; description: string; default: string | null; path?: 'file' | 'folder' | 'created-folder' }
   | { type: 'enum'; name: string; description: string; default: string; values: readonly string[] };
 
 /**
@@ -44,7 +45,7 @@ export function resolveKnobs(
     const value = raw[knob.name];
     const parsed = value === undefined ? knob.default : parseKnobValue(suiteId, knob, value, options.flag ?? '--set');
     resolved[knob.name] = value !== undefined && options.directory !== undefined && knob.type === 'string' && knob.path !== undefined && typeof parsed === 'string'
-      ? fromFolder(options.directory, parsed)
+      ? fromFolder(options.directory, parsed, knob.path === 'created-folder')
       : parsed;
   }
   return resolved;
@@ -53,13 +54,14 @@ export function resolveKnobs(
 export type KnobSource = '--set' | '--grid' | 'eval-set';
 
 /**
- * A path from `directory` made absolute when something is there. Otherwise it is left as given, for the suite to read
- * as it reads any value (nestful takes `data_v2/...` from its data set) or to refuse naming it as the user wrote it.
+ * A path from `directory` made absolute when something is there (or always, for a folder the suite creates). Otherwise
+ * it is left as given, for the suite to read as it reads any value (nestful takes `data_v2/...` from its data set) or to
+ * refuse naming it as the user wrote it.
  */
-function fromFolder(directory: string, path: string): string {
+function fromFolder(directory: string, path: string, created: boolean): string {
   if (isAbsolute(path) || portableDataset(path) !== undefined) return path;
   const absolute = resolve(directory, path);
-  return existsSync(absolute) ? absolute : path;
+  return created || existsSync(absolute) ? absolute : path;
 }
 
 function parseKnobValue(suiteId: string, knob: Knob, value: string | JsonValue, flag: KnobSource): JsonValue {

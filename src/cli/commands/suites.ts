@@ -58,7 +58,7 @@ function describeKnob(knob: Knob): string {
       return `${knob.default} (true|false)`;
     case 'string':
       // A path is looked for from the working folder (an eval set's: its own folder): `(file)` tells the user so.
-      return `${knob.default ?? '(unset)'} (${knob.path ?? 'string'})`;
+      return `${knob.default ?? '(unset)'} (${knob.path === undefined ? 'string' : knob.path === 'file' ? 'file' : 'folder'})`;
     case 'enum':
       return `${knob.default} (${knob.values.join('|')})`;
   }

@@ -45,7 +45,7 @@ const knobs: readonly Knob[] = [
   { type: 'string', name: 'data', description: 'a solvable-queries JSON file in StableToolBench\'s format instead of the data set\'s group files (its group: the group knob, else the file name)', default: null, path: 'file' },
   { type: 'string', name: 'simulator', description: '`template` (seeded, offline, deterministic) or a model ref that plays the API server (reference 5.4 prompt; answers kept in the response cache)', default: templateSimulator },
   { type: 'string', name: 'simulator-base-url', description: 'endpoint of the simulator model (openai-compatible servers)', default: null },
-  { type: 'string', name: 'cache', description: 'response and verdict cache directory; unset: in memory for the template simulator, ~/.cache/toolforge/toolbench when a model simulates or judges', default: null, path: 'folder' },
+  { type: 'string', name: 'cache', description: 'response and verdict cache directory; unset: in memory for the template simulator, ~/.cache/toolforge/toolbench when a model simulates or judges', default: null, path: 'created-folder' },
   { type: 'string', name: 'judge', description: 'a model ref judging each answer with the StableToolBench evaluator prompts (Solvable Pass Rate); unset: structural scoring, marked unjudged', default: null },
   { type: 'integer', name: 'judge-times', description: 'judge runs per answer (pass rate reported as mean ± std over runs)', default: 3, min: 1, max: 10 },
   { type: 'string', name: 'judge-base-url', description: 'endpoint of the judge model (openai-compatible servers)', default: null },
