@@ -22,6 +22,14 @@ export function parseMilliseconds(value: string): number {
   return Number(value);
 }
 
+/** A budget of time in ms that may be 0 (none at all): the run's retry wait. */
+export function parseMillisecondsBudget(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) {
+    throw new InvalidArgumentError('expected milliseconds, a whole number from 0 (no waiting), e.g. 1800000 (30 minutes)');
+  }
+  return Number(value);
+}
+
 /** A sampling temperature: no provider takes a negative one. */
 export function parseTemperature(value: string): number {
   const number = Number(value);

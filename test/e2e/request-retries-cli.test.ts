@@ -169,6 +169,9 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
       assert.notEqual(result.code, 0, `${flag} ${value}`);
       assert.match(result.stderr, new RegExp(`${flag}`));
     }
+    // A time is asked for as one, with its unit: not as "a whole number ... e.g. 7".
+    const wait = await runCli(['run', 'funcgen', '--model', 'builtin/oracle', '--count', '1', '--max-retry-wait', '30s'], { cwd: temporaryDirectory() });
+    assert.match(wait.stderr, /--max-retry-wait <ms>' argument '30s' is invalid\. expected milliseconds, a whole number from 0 \(no waiting\), e\.g\. 1800000/);
   });
 
   test('a timeout past what a Node timer holds (2^31 - 1 ms) is refused, not run as a 1 ms timeout', async () => {

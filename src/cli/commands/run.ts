@@ -24,7 +24,7 @@ import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStore, openStoreForRuns, withStore } from '../open-store.ts';
-import { collectTransform, collectValues, flagName, parseHttpUrl, parseMilliseconds, parseModelName, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectTransform, collectValues, flagName, parseHttpUrl, parseMilliseconds, parseMillisecondsBudget, parseModelName, parseNonNegativeInteger, parsePositiveInteger, parseRate, parseTemperature, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
 import type { TaskRecipe } from '../../runner/task-import.ts';
@@ -549,7 +549,7 @@ export function addExecutionOptions(command: Command, waitScope: string): Comman
 export function addRequestRetryOptions(command: Command, waitScope: string): Command {
   return command
     .option('--max-retries <n>', 'retries per model request on 429, 408, 5xx, timeouts, dropped connections, invalid bodies (default 6)', parseNonNegativeInteger)
-    .option('--max-retry-wait <ms>', `time ${waitScope} may lose to retried requests, failed attempts included (default 1800000)`, parseNonNegativeInteger)
+    .option('--max-retry-wait <ms>', `time ${waitScope} may lose to retried requests, failed attempts included (default 1800000)`, parseMillisecondsBudget)
     .option('--request-timeout <ms>', 'timeout of each model request; a timed-out request is retried, never scored (default 120000)', parseMilliseconds);
 }
 
