@@ -170,8 +170,8 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
           let stored = existing.get(key);
           index += 1;
           if (stored && !store.hasAllTasks(stored.id) && stored.provenance.taskRecipe === undefined) {
-            // Stopped while its tasks streamed in, with no recipe to make the rest (a transformed chain, or a run stored
-            // before eval sets kept one): it ran no episode yet (they start once every task is stored). Started again,
+            // Stopped while its tasks streamed in, with no recipe to make the rest (a run stored before eval sets kept one
+            // for every chain): it ran no episode yet (they start once every task is stored). Started again,
             // it loses nothing. A run with a recipe is resumed below: it keeps its id, and the rest of its tasks are made.
             store.deleteRun(stored.id);
             stored = undefined;
@@ -200,9 +200,10 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
           const tasks = firstRunId !== undefined ? store.iterateTasks(firstRunId) : streamGeneratedTasks(suite, {
             seed: evalSet.seed, count, params, signal: options.signal, transforms: chain.requests,
           });
-          // The suite's own tasks, untransformed, have a recipe (as `run` records one): a run stopped while they stream
-          // in is resumed from it, keeping its id, instead of being deleted and started again under a new one.
-          const recipe = chain.requests.length === 0 ? { taskRecipe: { seed: evalSet.seed, ...(count !== undefined ? { count } : {}), params } } : {};
+          // The suite's tasks, with the chain's transforms (an eval set has no phrasing model: each needs only the seed),
+          // have a recipe, as `run` records one: a run stopped while they stream in is resumed from it, keeping its id,
+          // instead of being deleted and started again under a new one.
+          const recipe = { taskRecipe: { seed: evalSet.seed, ...(count !== undefined ? { count } : {}), params, ...(chain.texts.length > 0 ? { transforms: chain.texts } : {}) } };
           // A later cell reads the tasks from the first cell's run: never made again on the import thread.
           const fromStore = firstRunId !== undefined ? { importThreadAfter: Number.MAX_SAFE_INTEGER } : {};
           let summary;

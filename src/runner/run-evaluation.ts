@@ -35,6 +35,7 @@ import { canWriteOnThread, startEpisodeWriter } from './episode-writer.ts';
 import { createInfrastructureStop, defaultInfrastructureStopAfter } from './infrastructure-stop.ts';
 import { collectProvenance } from './provenance.ts';
 import { modelReferenceIn, resolveModelSource } from './resolve-model-source.ts';
+import { startAgainFix } from './interrupted-run.ts';
 import { parseModelReference } from '../models/registry.ts';
 import { withResponseCache } from '../models/response-cache.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy, ResponseCacheStorage } from '../models/response-cache.ts';
@@ -58,7 +59,6 @@ import { selectTaskStream } from './select-tasks.ts';
 import { streamTasksFile } from './read-tasks-file.ts';
 import { validateTaskStream } from './generate-tasks.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
-import { shellCommand } from '../core/shell-argument.ts';
 import { checkRunAgent, resumeCommand } from './external-agent-run.ts';
 import { withRunHeld } from './run-hold.ts';
 import { formatFieldPath } from '../core/field-path.ts';
@@ -404,7 +404,7 @@ async function resumeStoringFileTasks(
   options: ResumeOptions & { concurrency: number },
 ): Promise<RunSummary> {
   const storedIds = store.listTaskIds(run.id);
-  const recordedPath = checkedTasksFile(run).path;
+  const recordedPath = checkedTasksFile(run, options.databaseFlag).path;
   const moved = file.path !== recordedPath;
   const changed = moved ? `it is not the tasks file the run read from ${recordedPath}, or that file changed since` : 'the tasks file changed since the run read it';
   const changedFix = `resume with the tasks file the run started with, unchanged (it was at ${recordedPath}${moved ? '; pass where it is now with --tasks <file>' : ''}); or start a new run on the new file and delete this one with 'toolforge delete ${run.id}'`;
@@ -494,23 +494,23 @@ export function checkMovedTasksFile(store: ResultsStore, run: StoredRun, path: s
 }
 
 /** The stored tasks file, checked: a store file is read from disk. */
-function checkedTasksFile(run: StoredRun): StoredTasksFile {
+function checkedTasksFile(run: StoredRun, databaseFlag: string | undefined): StoredTasksFile {
   const parsed = storedTasksFileSchema.safeParse(run.provenance.tasksFile);
   if (parsed.success) return run.provenance.tasksFile as StoredTasksFile;
   const issue = parsed.error.issues[0];
   throw new ConfigError('store.invalid', `run '${run.id}': its stored tasks file record is invalid (${formatFieldPath(issue?.path ?? [], 'provenance.tasksFile')}: ${issue?.message ?? 'invalid'}), so its remaining tasks cannot be read again`, {
-    fix: `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}'`,
+    fix: startAgainFix(run, databaseFlag),
   });
 }
 
 /** The stored recipe, checked: a store file is read from disk, and a bad recipe would make other tasks. */
-function checkedRecipe(run: StoredRun): StoredTaskRecipe {
+function checkedRecipe(run: StoredRun, databaseFlag: string | undefined): StoredTaskRecipe {
   const parsed = storedTaskRecipeSchema.safeParse(run.provenance.taskRecipe);
   // Checked just now; the schema's own JSON type is wider than JsonObject.
   if (parsed.success) return run.provenance.taskRecipe as StoredTaskRecipe;
   const issue = parsed.error.issues[0];
   throw new ConfigError('store.invalid', `run '${run.id}': its stored task recipe is invalid (${formatFieldPath(issue?.path ?? [], 'provenance.taskRecipe')}: ${issue?.message ?? 'invalid'}), so its remaining tasks cannot be made again`, {
-    fix: `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}'`,
+    fix: startAgainFix(run, databaseFlag),
   });
 }
 
@@ -519,7 +519,8 @@ function storedRecipe(recipe: TaskRecipe, allowMissingOutputs: boolean): StoredT
   const selection = storedSelection(recipe.selection);
   return {
     seed: recipe.seed, ...(recipe.count !== undefined ? { count: recipe.count } : {}), params: recipe.params,
-    ...(selection ? { selection } : {}), ...(allowMissingOutputs ? { allowMissingOutputs: true } : {}),
+    ...(selection ? { selection } : {}), ...(recipe.transforms && recipe.transforms.length > 0 ? { transforms: [...recipe.transforms] } : {}),
+    ...(allowMissingOutputs ? { allowMissingOutputs: true } : {}),
   };
 }
 
@@ -587,10 +588,10 @@ export async function resumeEvaluation(given: ResumeOptions): Promise<RunSummary
     return withRunHeld(store, run.id, 'resumed', async () => {
       store.recordResume(run.id, { at: new Date().toISOString(), baseUrl: baseUrl ?? null, cliArgs: options.cliArgs ?? [] });
       if (!store.hasAllTasks(run.id) && run.provenance.taskRecipe) {
-        return resumeStoringTasks(store, store.getRun(run.id), suite, model, checkedRecipe(run), { ...options, concurrency });
+        return resumeStoringTasks(store, store.getRun(run.id), suite, model, checkedRecipe(run, options.databaseFlag), { ...options, concurrency });
       }
       if (!store.hasAllTasks(run.id) && run.provenance.tasksFile) {
-        const recorded = checkedTasksFile(run);
+        const recorded = checkedTasksFile(run, options.databaseFlag);
         const file = movedTasksFile === undefined ? recorded : { ...recorded, path: movedTasksFile };
         return resumeStoringFileTasks(store, store.getRun(run.id), suite, model, file, { ...options, concurrency });
       }
@@ -633,7 +634,7 @@ export function openStoredRun(store: ResultsStore, options: ResumeOptions, conti
     throw new ConfigError('store.invalid', `run '${run.id}' was stopped while its tasks were still being written (${run.taskCount} stored), so it has no complete task list to continue`, {
       fix: resumable
         ? `store the rest of its tasks with '${resumeCommand(run, options.databaseFlag)}' (it runs the missing episodes too)`
-        : `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}'`,
+        : startAgainFix(run, options.databaseFlag),
     });
   }
   const concurrency = options.concurrency ?? run.concurrency;

@@ -19,6 +19,7 @@ import type { Suite } from '../suites/spec.ts';
 import type { Task } from '../core/task.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
 import { selectTaskStream } from './select-tasks.ts';
+import { parseTransformRequest } from '../transforms/registry.ts';
 import type { TaskSelection } from './select-tasks.ts';
 
 /** How a built-in suite makes the run's tasks: what `streamGeneratedTasks` + `selectTaskStream` would be given. */
@@ -27,6 +28,11 @@ export type TaskRecipe = {
   count?: number;
   params: JsonObject;
   selection?: TaskSelection;
+  /**
+   * Transforms every task is derived with, as `--transform` takes them, in order: only those that need nothing but the
+   * seed (not perturb:paraphrase, which asks a phrasing model), so the same recipe makes the same tasks on any thread.
+   */
+  transforms?: readonly string[];
 };
 
 /** What the import thread is started with (structured-cloned). */
@@ -65,11 +71,12 @@ export function importStreamStart(job: TaskImportJob): number {
 /** The recipe's task stream from its task `from`, the earlier ones not made (see importStreamStart). */
 export function recipeTasksFrom(suite: Suite, recipe: TaskRecipe, from: number, signal?: AbortSignal): AsyncIterator<Task> {
   const { seed, count, params, selection = {} } = recipe;
+  const transforms = (recipe.transforms ?? []).map(parseTransformRequest);
   if (from > 0 && selection.taskIds !== undefined && selection.taskIds.length > 0) {
     throw new ToolForgeError('internal', 'a task stream selected by id patterns cannot start past its first task');
   }
   const limit = selection.limit === undefined ? {} : { limit: Math.max(0, selection.limit - from) };
-  return selectTaskStream(streamGeneratedTasks(suite, { seed, count, params, from, ...(signal ? { signal } : {}) }), { ...selection, ...limit })[Symbol.asyncIterator]();
+  return selectTaskStream(streamGeneratedTasks(suite, { seed, count, params, from, ...(transforms.length > 0 ? { transforms } : {}), ...(signal ? { signal } : {}) }), { ...selection, ...limit })[Symbol.asyncIterator]();
 }
 
 export type TaskImport = {

@@ -26,6 +26,7 @@ export const storedTaskRecipeSchema = z.object({
   count: z.number().int().positive().optional(),
   params: jsonObjectSchema,
   selection: taskSelectionSchema.optional(),
+  transforms: z.array(z.string().min(1)).optional(),
   allowMissingOutputs: z.boolean().optional(),
 });
 

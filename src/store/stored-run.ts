@@ -61,6 +61,8 @@ export type StoredTaskRecipe = {
   count?: number;
   params: JsonObject;
   selection?: { taskIds?: string[]; limit?: number };
+  /** The transforms each task was derived with, as `--transform` takes them (`perturb:kind=case-mix`), in order. */
+  transforms?: string[];
   /** The run was started with --allow-missing (a replay file's missing outputs are scored as failures). */
   allowMissingOutputs?: boolean;
 };

@@ -10,6 +10,9 @@ import { openResultsStore } from '../../src/store/results-store.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { findClosedPort } from '../fakes/fake-http-server.ts';
 import { sampleRun } from '../runner/test-helpers.ts';
+import { generateTasks } from '../../src/runner/generate-tasks.ts';
+import { taskRow } from '../../src/store/task-row.ts';
+import { resolveKnobs } from '../../src/suites/knob.ts';
 import { runCli, temporaryDirectory } from './run-cli.ts';
 
 test('an interrupted served run: runs and the viewer give serve --resume with the --db; run --resume refuses it with that command', async () => {
@@ -49,4 +52,40 @@ test('a rescore of a run that did not score every episode says so, and run --res
   assert.equal(resumed.code, 2, resumed.stderr);
   assert.match(resumed.stderr, new RegExp(`run '${rescoreId}' is a rescore of run '${original}': it holds that run's episodes scored again, so it cannot be continued by calling the model`));
   assert.match(resumed.stderr, new RegExp(`fix: finish run '${original}' \\(toolforge run --resume ${original}\\), then rescore it again`));
+});
+
+test('a run stopped while storing tasks nothing can make again: runs, the viewer and run --resume all say to start it again and delete it, with the --db', async () => {
+  const cwd = temporaryDirectory();
+  const database = join(cwd, 'elsewhere.db');
+  const suite = getSuite('funcgen');
+  const params = resolveKnobs(suite.id, suite.knobs, {});
+  const tasks = await generateTasks(suite, { seed: 0, count: 2, params });
+  const store = openResultsStore(database);
+  // Killed while storing the tasks a phrasing model wrote: no recipe, no tasks file, one task of several stored.
+  const cliArgs = ['run', 'funcgen', '--model', 'builtin/oracle', '--set', 'phrasing=model', '--phrasing-model', 'openai/gpt-4.1', '--db', database];
+  const started = sampleRun('phrased-run', { suite: { id: 'funcgen', version: suite.version } });
+  store.beginRun({ ...started, provenance: { ...started.provenance, cliArgs } });
+  store.appendTasks('phrased-run', [taskRow(tasks[0])], 0);
+  // A run of the suite's own tasks stopped at the same point is resumed from its recipe.
+  const recipeRun = sampleRun('recipe-run', { suite: { id: 'funcgen', version: suite.version } });
+  store.beginRun({ ...recipeRun, provenance: { ...recipeRun.provenance, taskRecipe: { seed: 0, count: 2, params } } });
+  store.appendTasks('recipe-run', [taskRow(tasks[0])], 0);
+  store.close();
+  const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const startAgain = `start it again with the command that started it (toolforge ${cliArgs.join(' ')}), and delete this one with 'toolforge delete phrased-run --db ${database}'`;
+  const runs = await runCli(['runs', '--db', database], { cwd });
+  assert.equal(runs.code, 0, runs.stderr);
+  assert.match(runs.stdout, new RegExp(`^1 interrupted \\(stopped before they ended, no process runs them\\): finish one with toolforge run --resume recipe-run --db ${escaped(database)}$`, 'm'));
+  assert.match(runs.stdout, new RegExp(`^1 stopped while storing tasks that cannot be made again \\(a phrasing model wrote them\\), so --resume cannot finish them: ${escaped(startAgain)}$`, 'm'));
+  const refused = await runCli(['run', '--resume', 'phrased-run', '--db', database], { cwd });
+  assert.equal(refused.code, 2);
+  assert.ok(refused.stderr.includes(`fix: ${startAgain}`), refused.stderr);
+  const server = await startReportServer({ dbPath: database });
+  try {
+    const page = await (await fetch(new URL('runs/phrased-run', server.url))).text();
+    assert.ok(page.includes('stopped while storing tasks that cannot be made again'), page.slice(0, 2000));
+    assert.ok(!page.includes('toolforge run --resume phrased-run'), 'no resume command is offered');
+  } finally {
+    await server.close();
+  }
 });

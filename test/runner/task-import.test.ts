@@ -26,6 +26,7 @@ import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { writeNestfulData } from './nestful-data.ts';
 import { sampleRun, temporaryDirectory } from './test-helpers.ts';
 import { taskRow } from '../../src/store/task-row.ts';
+import { parseTransformRequest } from '../../src/transforms/registry.ts';
 
 type Case = { suite: Suite; recipe: TaskRecipe; modelRef: string; dbPath: string; trials?: number; concurrency?: number; allowMissingOutputs?: boolean };
 
@@ -266,6 +267,34 @@ describe('tasks imported on a worker thread while the episodes run', () => {
     const [resumedRun] = storedRuns(dbPath);
     assert.equal(resumedRun.tasks, storedRuns(join(directory, 'unstopped.db'))[0].tasks);
     assert.deepEqual([resumedRun.episodes, resumedRun.complete], [3000, true]);
+  });
+
+  test('transformed tasks (--transform) have a recipe too: imported on the thread, and a run stopped while storing them is resumed to the same tasks', async () => {
+    const params = resolveKnobs(funcgenSuite.id, funcgenSuite.knobs, { core: '4' }) as JsonObject;
+    const transformTexts = ['perturb:kind=case-mix', 'drift:op=rename'];
+    const transforms = transformTexts.map(parseTransformRequest);
+    const recipe: TaskRecipe = { seed: 5, count: 600, params, transforms: transformTexts };
+    const stream = (): AsyncIterable<Task> => streamGeneratedTasks(funcgenSuite, { seed: 5, count: 600, params, transforms });
+    const dbPath = join(directory, 'transformed-stopped.db');
+    const stop = new AbortController();
+    const stopped = await runEvaluation({
+      suite: funcgenSuite, tasks: stream(), modelRef: 'builtin/oracle', seed: 5, params, dbPath, signal: stop.signal,
+      taskRecipe: recipe, importThreadAfter: 128, onProgress: (event) => { if (event.type === 'run-start') stop.abort(); },
+    });
+    assert.equal(stopped.tasksIncomplete, 'resumable');
+    assert.ok(stopped.tasks >= 128 && stopped.tasks < 600, `${stopped.tasks} tasks stored when it stopped`);
+    const store = openResultsStore(dbPath);
+    assert.deepEqual(store.getRun(stopped.runId).provenance.taskRecipe?.transforms, transformTexts);
+    store.close();
+    const resumed = await resumeEvaluation({ runId: stopped.runId, dbPath });
+    assert.deepEqual([resumed.status, resumed.episodes, resumed.passRate], ['finished', 600, 1]);
+    // The same tasks as a run on one thread of the same stream: each derived from the task, the seed and the knobs.
+    const plainPath = join(directory, 'transformed-plain.db');
+    await runEvaluation({ suite: funcgenSuite, tasks: stream(), modelRef: 'builtin/oracle', seed: 5, params, dbPath: plainPath });
+    const [resumedRun] = storedRuns(dbPath);
+    const [plainRun] = storedRuns(plainPath);
+    assert.equal(resumedRun.tasks, plainRun.tasks);
+    assert.ok(resumedRun.tasks.startsWith('[{"schemaVersion":1,"id":"funcgen/5/0~perturb~drift"'), 'the stored tasks are the derived ones');
   });
 
   test('a resumed run whose data file changed is refused, naming the task, and keeps what it recorded', async () => {

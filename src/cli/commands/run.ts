@@ -319,9 +319,14 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
     } else {
       params = resolveKnobs(suite.id, suite.knobs, flags.set ?? {}, { directory: io.cwd });
       tasks = streamGeneratedTasks(suite, { seed, count: flags.count, params, phrasingModel, transforms: derive, signal: interrupt.signal, ...(paraphraseCache ? { paraphraseCache } : {}) });
-      // The suite's own tasks, unchanged: the run may import them on a worker thread while its episodes run.
-      if (derive.length === 0 && phrasingModel === undefined && sources.length === 0) {
-        taskRecipe = { seed, ...(flags.count === undefined ? {} : { count: flags.count }), params, selection: { taskIds: flags.taskId, limit: flags.limit } };
+      // The suite's own tasks, derived by transforms that need only the seed: the run may import them on a worker thread
+      // while its episodes run, and a run stopped while storing them is resumed from the recipe. A phrasing model's
+      // answers (--set phrasing=model, perturb:paraphrase) are not a recipe's to make again.
+      if (phrasingModel === undefined && sources.length === 0) {
+        taskRecipe = {
+          seed, ...(flags.count === undefined ? {} : { count: flags.count }), params, selection: { taskIds: flags.taskId, limit: flags.limit },
+          ...(derive.length > 0 ? { transforms: flags.transform ?? [] } : {}),
+        };
       }
     }
     tasks = selectTaskStream(tasks, { taskIds: flags.taskId, limit: flags.limit });

@@ -15,6 +15,7 @@ import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { databaseFlag } from './run.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
+import { cannotStoreRestOfTasks, startAgainFix } from '../../runner/interrupted-run.ts';
 
 type RunsFlags = { db?: string; suite?: string; model?: string; status?: string; json?: boolean };
 
@@ -77,8 +78,15 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
           io.stdout(`${waiting.length} waiting for workers (episodes queued, none held by a worker): start one with toolforge worker --run ${waiting[0]!.run.id}${databaseFlag(flags)}\n`);
         }
         const interrupted = rows.filter((row) => row.status === 'interrupted');
-        if (interrupted.length > 0) {
-          io.stdout(`${interrupted.length} interrupted (stopped before they ended, no process runs them): finish one with ${resumeCommand(interrupted[0].run, databaseFlag(flags))}\n`);
+        // A run stopped while storing its tasks, with nothing to make the rest from (a phrasing model's tasks), cannot be
+        // resumed: it is started again instead.
+        const lost = interrupted.filter(({ run }) => cannotStoreRestOfTasks(store, run));
+        const resumable = interrupted.filter((row) => !lost.includes(row));
+        if (resumable.length > 0) {
+          io.stdout(`${resumable.length} interrupted (stopped before they ended, no process runs them): finish one with ${resumeCommand(resumable[0].run, databaseFlag(flags))}\n`);
+        }
+        if (lost.length > 0) {
+          io.stdout(`${lost.length} stopped while storing tasks that cannot be made again (a phrasing model wrote them), so --resume cannot finish them: ${startAgainFix(lost[0].run, databaseFlag(flags))}\n`);
         }
       });
     });

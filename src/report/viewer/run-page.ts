@@ -11,9 +11,17 @@ import { transformsLabel } from '../model-variant.ts';
 import { runModeLabel } from '../run-mode-label.ts';
 import { episodeQueryString } from './viewer-query.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
+import { startAgainFix } from '../../runner/interrupted-run.ts';
 import { link, runPath, sweepPath, taskPath, viewerShell } from './viewer-shell.ts';
 
 /** What the run page shows beyond its counts: its suite's difficulty axes (a link to their page) and its sweep. */
+/** How the run is finished: its resume command, or (stopped while storing tasks nothing can make again) starting it over. */
+function interruptedNote(run: StoredRun, extras: RunPageExtras): string {
+  return extras.tasksLost === true
+    ? ` (no process runs it, and it was stopped while storing tasks that cannot be made again: ${escapeHtml(startAgainFix(run, extras.databaseFlag))})`
+    : ` (no process runs it: finish it with <code>${escapeHtml(resumeCommand(run, extras.databaseFlag))}</code>)`;
+}
+
 export type RunPageExtras = {
   /** The names of the suite's difficulty axes (none: no link to the difficulty page). */
   difficultyAxes?: readonly string[];
@@ -22,6 +30,8 @@ export type RunPageExtras = {
   status?: string;
   /** The ` --db <file>` the commands shown repeat ('' when the viewer reads the default database). */
   databaseFlag?: string;
+  /** Stopped while storing its tasks, with nothing to make the rest from: started again, not resumed. */
+  tasksLost?: boolean;
 };
 
 /**
@@ -54,7 +64,7 @@ export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: E
   return viewerShell(`ToolForge run ${run.id}`, [
     `<h1>Run ${escapeHtml(run.id)}</h1>`,
     `<p>Suite <b>${escapeHtml(run.suite.id)}</b> ${escapeHtml(run.suite.version)}, model <b>${escapeHtml(run.model)}</b>${settings === '' ? '' : ` (${escapeHtml(settings)})`}, `
-      + `mode <b>${escapeHtml(runModeLabel(run))}</b>, status ${escapeHtml(extras.status ?? run.status)}${extras.status === 'interrupted' ? ` (no process runs it: finish it with <code>${escapeHtml(resumeCommand(run, extras.databaseFlag))}</code>)` : ''}, started ${escapeHtml(run.createdAt)}. `
+      + `mode <b>${escapeHtml(runModeLabel(run))}</b>, status ${escapeHtml(extras.status ?? run.status)}${extras.status === 'interrupted' ? interruptedNote(run, extras) : ''}, started ${escapeHtml(run.createdAt)}. `
       + `${run.taskCount} tasks × ${run.trials} trials; ${counts.scored} scored, ${counts.passed} passed`
       + (counts.scored > 0 ? ` (<b>${formatPercent(counts.passed / counts.scored)}</b>, 95% CI ${formatInterval(wilsonInterval(counts.passed, counts.scored))})` : '')
       + `, ${counts.infrastructureErrors} infrastructure errors, ${counts.cancelled} cancelled.</p>`,
