@@ -31,21 +31,46 @@ test('an eval set makes each cell group\'s tasks once, streamed into its first r
   }
 });
 
-test('a cell stopped while its tasks streamed in (no episode run yet, no recipe to remake them) is started again when the eval set runs again', async () => {
+/** What a Ctrl-C during the first cell's task stream leaves: the run, some tasks, not marked complete, no episode. */
+function stopWhileStoringTasks(path: string, runId: string, options: { recipe: 'kept' | 'none' }): void {
+  const database = new Database(path);
+  database.prepare('DELETE FROM episodes WHERE run_id = ?').run(runId);
+  database.prepare('DELETE FROM run_tasks WHERE run_id = ? AND ordinal >= 3').run(runId);
+  database.prepare("UPDATE runs SET tasks_complete = 0, status = 'cancelled' WHERE id = ?").run(runId);
+  // A run stored before eval sets kept a recipe for every chain.
+  if (options.recipe === 'none') database.prepare("UPDATE runs SET provenance = json_remove(provenance, '$.taskRecipe') WHERE id = ?").run(runId);
+  database.close();
+}
+
+const transformed = { ...evalSet, suites: [{ ...evalSet.suites[0], grid: { depth: [1] }, transforms: [['rename-tools']] }] };
+
+test('a transformed cell stopped while its tasks streamed in is resumed from its recipe, the chain included: same run, same tasks', async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'toolforge-eval-set-')), 'results.db');
-  // Transformed tasks have no recipe (the suite's own tasks do, and such a cell is resumed: eval-set-checks.test.ts).
-  const single = { ...evalSet, suites: [{ ...evalSet.suites[0], grid: { depth: [1] }, transforms: [['rename-tools']] }] };
   const store = openResultsStore(path);
   try {
-    const first = await runEvalSet({ evalSet: single, store });
+    const first = await runEvalSet({ evalSet: transformed, store });
     const stopped = first.runs[0].runId;
-    // What a Ctrl-C during the first cell's task stream leaves: the run, some tasks, not marked complete, no episode.
-    const database = new Database(path);
-    database.prepare('DELETE FROM episodes WHERE run_id = ?').run(stopped);
-    database.prepare('DELETE FROM run_tasks WHERE run_id = ? AND ordinal >= 3').run(stopped);
-    database.prepare("UPDATE runs SET tasks_complete = 0, status = 'cancelled' WHERE id = ?").run(stopped);
-    database.close();
-    const again = await runEvalSet({ evalSet: single, store });
+    const tasksBefore = JSON.stringify(Array.from(store.iterateTasks(stopped)));
+    assert.deepEqual(store.getRun(stopped).provenance.taskRecipe?.transforms, ['rename-tools']);
+    stopWhileStoringTasks(path, stopped, { recipe: 'kept' });
+    const again = await runEvalSet({ evalSet: transformed, store });
+    assert.deepEqual(again.runs.map((run) => [run.action, run.runId]), [['resume', stopped], ['done', first.runs[1].runId], ['done', first.runs[2].runId]]);
+    const resumed = store.getRun(stopped);
+    assert.deepEqual({ tasks: resumed.taskCount, status: resumed.status, scored: store.countEpisodes(stopped).scored }, { tasks: 6, status: 'finished', scored: 6 });
+    assert.equal(JSON.stringify(Array.from(store.iterateTasks(stopped))), tasksBefore);
+  } finally {
+    store.close();
+  }
+});
+
+test('a cell stopped while its tasks streamed in (no episode run yet, no recipe to remake them) is started again when the eval set runs again', async () => {
+  const path = join(mkdtempSync(join(tmpdir(), 'toolforge-eval-set-')), 'results.db');
+  const store = openResultsStore(path);
+  try {
+    const first = await runEvalSet({ evalSet: transformed, store });
+    const stopped = first.runs[0].runId;
+    stopWhileStoringTasks(path, stopped, { recipe: 'none' });
+    const again = await runEvalSet({ evalSet: transformed, store });
     assert.deepEqual(again.runs.map((run) => run.action), ['start', 'done', 'done']);
     assert.equal(store.findRun(stopped), undefined);
     const restarted = store.getRun(again.runs[0].runId);
