@@ -216,3 +216,32 @@ describe('serving calls under the drifted schema (all operators)', () => {
     }
   });
 });
+
+describe('validators shared across mappers (one per episode)', () => {
+  const tool = (name: string, schema: ToolSpec['inputSchema']): ToolSpec => ({ name, description: name, inputSchema: schema });
+  const unchanged = (tools: ToolSpec[]) => ({ tools, log: tools.map((spec) => ({ key: spec.name, from: spec.name, to: spec.name, changes: [] })) });
+
+  test('two schemas with one $id are each checked against their own rules, in one mapper and in the next', () => {
+    const byCount = tool('by_count', { $id: 'https://example.com/params.json', type: 'object', properties: { count: { type: 'integer' } }, required: ['count'], additionalProperties: false });
+    const byName = tool('by_name', { $id: 'https://example.com/params.json', type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false });
+    for (let episode = 0; episode < 2; episode += 1) {
+      const mapper = createToolCallMapper(unchanged([byCount, byName]));
+      assert.equal(mapper.serve({ name: 'by_count', arguments: { count: 3 } }).ok, true);
+      assert.equal(mapper.serve({ name: 'by_name', arguments: { name: 'x' } }).ok, true);
+      const wrong = mapper.serve({ name: 'by_name', arguments: { name: 3 } });
+      assert.ok(!wrong.ok && /name/.test(wrong.rejection.message), JSON.stringify(wrong));
+    }
+  });
+
+  test('past the shared cache\'s bound, fresh schemas still validate, and ones seen early are compiled again, not mixed up', () => {
+    const fresh = (index: number) => tool(`tool_${index}`, { type: 'object', properties: { [`p${index}`]: { type: 'integer' } }, required: [`p${index}`], additionalProperties: false });
+    for (let index = 0; index < 2100; index += 1) {
+      const mapper = createToolCallMapper(unchanged([fresh(index)]));
+      assert.equal(mapper.serve({ name: `tool_${index}`, arguments: { [`p${index}`]: index } }).ok, true);
+    }
+    const first = createToolCallMapper(unchanged([fresh(0)]));
+    assert.equal(first.serve({ name: 'tool_0', arguments: { p0: 1 } }).ok, true);
+    assert.equal(first.serve({ name: 'tool_0', arguments: { p0: 'one' } }).ok, false);
+    assert.equal(first.serve({ name: 'tool_0', arguments: { p2099: 1 } }).ok, false);
+  });
+});
