@@ -149,6 +149,12 @@ export interface SuiteDefinition<TExpected, TDetails extends ScoreDetails> {
    */
   taskProblem?(task: Task): string | undefined;
   /**
+   * Names the task's request states that a model must copy exactly but that are not its tools' or their parameters'
+   * names (funcgen's variables, the target among them): a query perturbation (case mixing, punctuation noise) leaves
+   * them as they are, or the request would name something the task does not have. Absent: none beyond those.
+   */
+  verbatimNames?(task: Task): readonly string[];
+  /**
    * The episode's environment. `services` are the runner's for this episode: the helper models a suite calls for its
    * own work (an LLM simulator), their requests retried on the run's policy. Absent outside the runner.
    */

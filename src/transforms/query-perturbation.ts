@@ -11,6 +11,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import type { Rng } from '../core/rng.ts';
 import type { Task } from '../core/task.ts';
+import { listSuites } from '../suites/registry.ts';
 import type { QueryPerturbationId, SeededPerturbationId } from './perturb/index.ts';
 import { createMemoryParaphraseCache, paraphraseQuery, perturbQuery, queryPerturbationIds } from './perturb/index.ts';
 import { replaceQuery } from './query.ts';
@@ -27,7 +28,8 @@ const needsModel = (): ConfigError => new ConfigError('config.invalid', 'perturb
 
 export const queryPerturbationTransform: TaskTransform = {
   id: 'perturb',
-  version: '3',
+  // 4: a suite's own verbatim names are kept too (funcgen's target variable was case-mixed into another name).
+  version: '4',
   description: 'rewrites the user request only: a distractor story, case mixing, punctuation noise or a paraphrase by --phrasing-model (DynamicToolBench)',
   knobs: [{ type: 'enum', name: 'kind', description: 'which perturbation (paraphrase asks the --phrasing-model)', default: 'distractor', values: queryPerturbationIds }],
   async prepare(tasks: readonly Task[], knobs: JsonObject, resources: TransformResources): Promise<JsonObject[] | undefined> {
@@ -63,12 +65,19 @@ export const queryPerturbationTransform: TaskTransform = {
 };
 
 /** The names a request may quote that the model must use exactly: the task's tools and their parameters. */
+/** The names a perturbation keeps: the task's tools, their parameters, and what its suite names (Suite.verbatimNames). */
 function taskNames(task: Task): Set<string> {
-  const names = new Set<string>();
+  const names = new Set<string>(suiteVerbatimNames(task));
   for (const tool of task.tools) {
     names.add(tool.name);
     const properties = tool.inputSchema.properties;
     if (typeof properties === 'object' && properties !== null) for (const name of Object.keys(properties)) names.add(name);
   }
   return names;
+}
+
+/** A registered suite's names for the task; none for a task of a suite this process does not know. */
+function suiteVerbatimNames(task: Task): readonly string[] {
+  const suite = listSuites().find((candidate) => candidate.id === task.suite?.id);
+  return suite?.verbatimNames?.(task) ?? [];
 }

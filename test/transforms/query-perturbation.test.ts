@@ -35,9 +35,11 @@ describe('transform perturb', () => {
           const source = baseline[index];
           const changes = task.origin?.transforms[0].changes as { seed: number; from: string; to: string };
           assert.equal(changes.from, source.query);
-          const names = new Set(source.tools.flatMap((tool) => [tool.name, ...Object.keys(tool.inputSchema.properties as object)]));
+          const names = new Set([...source.tools.flatMap((tool) => [tool.name, ...Object.keys(tool.inputSchema.properties as object)]), ...(suite.verbatimNames?.(source) ?? [])]);
           assert.equal(changes.to, perturbQuery(kind as 'distractor', source.query as string, changes.seed, source.id, names));
-          // The names the model must use exactly keep their case: every word of the query that names a tool or parameter.
+          // The names the model must use exactly keep their case: every word of the query that names a tool or parameter,
+          // or that the suite names (funcgen's variables: the target is in no parameter list).
+          if (suiteId === 'funcgen') assert.ok(new RegExp(`\\b${(source.expected as { target: { variable: string } }).target.variable}\\b`).test(task.query as string), 'the target variable');
           for (const word of (source.query as string).match(/[A-Za-z_$][\w$]*/g) ?? []) if (names.has(word)) assert.ok(new RegExp(`\\b${word}\\b`).test(task.query as string), word);
           assert.equal(task.query, changes.to);
           // Punctuation noise may leave a query as it was (no draw hit); the story always changes it.

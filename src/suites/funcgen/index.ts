@@ -73,6 +73,10 @@ export const funcgenSuite: Suite<FuncgenExpected, FuncgenDetails> = defineSuite(
   streamTasks: streamFuncgenTasks,
   makesTasksByIndex: true,
   streamTaskLines: streamFuncgenTaskLines,
+  verbatimNames(task) {
+    const { expected } = readFuncgenTask(task);
+    return [expected.target.variable, ...expected.inputs.map((input) => input.name), ...expected.functions.flatMap((fn) => [fn.output.name, ...fn.parameters.map((parameter) => parameter.name)])];
+  },
   async createEnvironment(task, mode) {
     checkMode(mode);
     return new FuncgenEnvironment(readFuncgenTask(task), task.tools);
