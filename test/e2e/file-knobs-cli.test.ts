@@ -4,8 +4,6 @@
  * `shared:<data set>/...`); the run compares the files, not the text, and a truly different file is still refused.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
@@ -16,8 +14,8 @@ import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import { fixturePath } from '../require-data.ts';
 import { writeNestfulData } from '../runner/nestful-data.ts';
-import { partlyStoredRun } from './partly-stored-run.ts';
-import { binPath, keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
+import { killWhileStoringTasks, resumeKilledRun } from './partly-stored-run.ts';
+import { keylessEnvironment, runCli, spawnCli, temporaryDirectory } from './run-cli.ts';
 
 const fixtureSpec = fixturePath('wapiibench', 'openapi', 'real_world_specs', 'notes.yaml');
 
@@ -112,26 +110,9 @@ test('a run given --set data=<relative file>, killed while storing its tasks, is
   const directory = temporaryDirectory();
   const { data, replay } = writeNestfulData(directory, 6000);
   const database = join(directory, 'r.db');
-  const child = spawn(process.execPath, [binPath, 'run', 'nestful', '--set', `data=${basename(data)}`, '--model', `replay/${basename(replay)}`, '--db', 'r.db'], {
-    cwd: directory, env: keylessEnvironment(), stdio: 'ignore',
-  });
-  const exited = once(child, 'exit');
-  let runId: string | undefined;
-  for (let waited = 0; runId === undefined; waited += 5) {
-    runId = partlyStoredRun(database)?.id;
-    if (runId === undefined && (child.exitCode !== null || waited > 120_000)) throw new Error(`the run was not seen storing its tasks (exit ${child.exitCode})`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  child.kill('SIGKILL');
-  await exited;
+  const runId = await killWhileStoringTasks(['run', 'nestful', '--set', `data=${basename(data)}`, '--model', `replay/${basename(replay)}`, '--db', 'r.db'], { cwd: directory, database });
   // The knob was recorded as the file it named: from another folder, the rest of the tasks come from the same file.
-  const elsewhere = temporaryDirectory();
-  let resumed = await spawnCli(['run', '--resume', runId, '--db', database, '--json'], { cwd: elsewhere, env: keylessEnvironment() });
-  // The killed process's hold on the run lapses once the process is gone; it may still be exiting.
-  for (let tries = 0; resumed.code === 2 && /being run by another process/.test(resumed.stderr) && tries < 50; tries += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    resumed = await spawnCli(['run', '--resume', runId, '--db', database, '--json'], { cwd: elsewhere, env: keylessEnvironment() });
-  }
+  const resumed = await resumeKilledRun(runId, { cwd: temporaryDirectory(), database });
   assert.equal(resumed.code, 0, resumed.stderr);
   const summary = JSON.parse(resumed.stdout);
   assert.deepEqual([summary.tasks, summary.episodes, summary.passRate], [6000, 6000, 1]);
