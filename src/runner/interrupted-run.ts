@@ -1,17 +1,11 @@
 /**
- * What finishes a run no process is running: `--resume` (with its agent, for an external agent's run), unless it was
- * stopped while its tasks were being stored and nothing can make the rest again (tasks a phrasing model wrote): such a
- * run is started again with the command that started it, and deleted. `runs`, the viewer and a refused resume say the
- * same.
+ * A run no process is running is finished by `--resume`, unless it was stopped while its tasks were being stored and
+ * nothing can make the rest again (tasks a phrasing model wrote): such a run is started again with the command that
+ * started it, and deleted. `runs`, the viewer and a refused resume say the same.
  */
 import { shellCommand } from '../core/shell-argument.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { StoredRun } from '../store/stored-run.ts';
-import { resumeCommand } from './external-agent-run.ts';
-
-export type InterruptedRunFix =
-  | { type: 'resume'; command: string }
-  | { type: 'start-again'; fix: string };
 
 /** Stopped while storing its tasks, with no recipe or tasks file to store the rest from. */
 export function cannotStoreRestOfTasks(store: Pick<ResultsStore, 'hasAllTasks'>, run: StoredRun): boolean {
@@ -21,8 +15,4 @@ export function cannotStoreRestOfTasks(store: Pick<ResultsStore, 'hasAllTasks'>,
 /** The run started again by the command that started it, and this one deleted, both in the run's database. */
 export function startAgainFix(run: Pick<StoredRun, 'id' | 'provenance'>, databaseFlag = ''): string {
   return `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}${databaseFlag}'`;
-}
-
-export function interruptedRunFix(store: Pick<ResultsStore, 'hasAllTasks'>, run: StoredRun, databaseFlag = ''): InterruptedRunFix {
-  return cannotStoreRestOfTasks(store, run) ? { type: 'start-again', fix: startAgainFix(run, databaseFlag) } : { type: 'resume', command: resumeCommand(run, databaseFlag) };
 }

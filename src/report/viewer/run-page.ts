@@ -14,7 +14,6 @@ import { resumeCommand } from '../../runner/external-agent-run.ts';
 import { startAgainFix } from '../../runner/interrupted-run.ts';
 import { link, runPath, sweepPath, taskPath, viewerShell } from './viewer-shell.ts';
 
-/** What the run page shows beyond its counts: its suite's difficulty axes (a link to their page) and its sweep. */
 /** How the run is finished: its resume command, or (stopped while storing tasks nothing can make again) starting it over. */
 function interruptedNote(run: StoredRun, extras: RunPageExtras): string {
   return extras.tasksLost === true
@@ -22,6 +21,7 @@ function interruptedNote(run: StoredRun, extras: RunPageExtras): string {
     : ` (no process runs it: finish it with <code>${escapeHtml(resumeCommand(run, extras.databaseFlag))}</code>)`;
 }
 
+/** What the run page shows beyond its counts: its suite's difficulty axes (a link to their page) and its sweep. */
 export type RunPageExtras = {
   /** The names of the suite's difficulty axes (none: no link to the difficulty page). */
   difficultyAxes?: readonly string[];
