@@ -37,9 +37,10 @@ export type ToolCallMapper = {
  * Validators are shared by every mapper, by schema text: a mapper is made per episode, and building an ajv with its
  * formats (~0.2 ms) and compiling each called tool's schema (~0.3 ms) was a third of a drifted NESTFUL run, whose tasks
  * draw their tools from one pool. Bounded, least recently used first out, and removed from the ajv as they leave it, so
- * 100,000 tasks with fresh schemas (funcgen's) do not pile up.
+ * 100,000 tasks with fresh schemas (funcgen's) do not pile up. Made at the first drifted call: a run without drift
+ * never holds it.
  */
-const sharedAjv = createAjv();
+let sharedAjv: Ajv | undefined;
 const validators = new Map<string, { schema: JsonObject; validate: ValidateFunction }>();
 const validatorLimit = 2048;
 
@@ -59,6 +60,7 @@ function validatorFor(schema: JsonObject): ValidateFunction {
   }
   let validate: ValidateFunction;
   try {
+    sharedAjv ??= createAjv();
     validate = sharedAjv.compile(schema);
   } catch {
     // A schema the shared ajv cannot hold beside another (two with one $id): compiled alone, as each mapper once did.
@@ -68,7 +70,7 @@ function validatorFor(schema: JsonObject): ValidateFunction {
   if (validators.size > validatorLimit) {
     const [oldestKey, oldest] = validators.entries().next().value as [string, { schema: JsonObject }];
     validators.delete(oldestKey);
-    sharedAjv.removeSchema(oldest.schema);
+    sharedAjv?.removeSchema(oldest.schema);
   }
   return validate;
 }
