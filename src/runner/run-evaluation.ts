@@ -36,6 +36,7 @@ import { createInfrastructureStop, defaultInfrastructureStopAfter } from './infr
 import { collectProvenance } from './provenance.ts';
 import { modelReferenceIn, resolveModelSource } from './resolve-model-source.ts';
 import { startAgainFix } from './interrupted-run.ts';
+import { listTransforms, parseTransformRequest } from '../transforms/registry.ts';
 import { parseModelReference } from '../models/registry.ts';
 import { withResponseCache } from '../models/response-cache.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy, ResponseCacheStorage } from '../models/response-cache.ts';
@@ -505,13 +506,25 @@ function checkedTasksFile(run: StoredRun, databaseFlag: string | undefined): Sto
 
 /** The stored recipe, checked: a store file is read from disk, and a bad recipe would make other tasks. */
 function checkedRecipe(run: StoredRun, databaseFlag: string | undefined): StoredTaskRecipe {
-  const parsed = storedTaskRecipeSchema.safeParse(run.provenance.taskRecipe);
-  // Checked just now; the schema's own JSON type is wider than JsonObject.
-  if (parsed.success) return run.provenance.taskRecipe as StoredTaskRecipe;
-  const issue = parsed.error.issues[0];
-  throw new ConfigError('store.invalid', `run '${run.id}': its stored task recipe is invalid (${formatFieldPath(issue?.path ?? [], 'provenance.taskRecipe')}: ${issue?.message ?? 'invalid'}), so its remaining tasks cannot be made again`, {
+  const invalid = (path: readonly PropertyKey[], problem: string): ConfigError => new ConfigError('store.invalid', `run '${run.id}': its stored task recipe is invalid (${formatFieldPath(path, 'provenance.taskRecipe')}: ${problem}), so its remaining tasks cannot be made again`, {
     fix: startAgainFix(run, databaseFlag),
   });
+  const parsed = storedTaskRecipeSchema.safeParse(run.provenance.taskRecipe);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw invalid(issue?.path ?? [], issue?.message ?? 'invalid');
+  }
+  // A transform this ToolForge does not have (or no longer takes those knobs) is the record's fault, not a flag's.
+  (parsed.data.transforms ?? []).forEach((text, index) => {
+    try {
+      parseTransformRequest(text);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw invalid(['transforms', index], `${error.problem}; this ToolForge takes ${listTransforms().map((transform) => transform.id).join(', ')}`);
+    }
+  });
+  // Checked just now; the schema's own JSON type is wider than JsonObject.
+  return run.provenance.taskRecipe as StoredTaskRecipe;
 }
 
 /** The recipe as the run's provenance keeps it (JSON: no undefined fields). */

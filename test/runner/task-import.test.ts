@@ -336,6 +336,13 @@ describe('tasks imported on a worker thread while the episodes run', () => {
       await assert.rejects(resumeEvaluation({ runId: 'r4', store, suite }), (error: unknown) =>
         error instanceof ConfigError && error.code === 'store.invalid' && /stored task recipe is invalid \(provenance\.taskRecipe\.seed: /.test(error.message));
       assert.deepEqual([store.listTaskIds('r4').length, store.listEpisodes('r4').length, store.hasAllTasks('r4')], [2, 0, false]);
+      // A transform this ToolForge lacks is the record's fault: named as its field, with the way to start again.
+      store.beginRun(sampleRun('r5', { trials: 1, provenance: { ...sampleRun('r5').provenance, trials: 1, taskRecipe: { ...recipe, transforms: ['identity', 'melt:x=1'] } } }));
+      store.appendTasks('r5', tasks.slice(0, 2).map(taskRow), 0);
+      await assert.rejects(resumeEvaluation({ runId: 'r5', store, suite }), (error: unknown) =>
+        error instanceof ConfigError && error.code === 'store.invalid'
+        && /stored task recipe is invalid \(provenance\.taskRecipe\.transforms\[1\]: no transform 'melt'; this ToolForge takes identity, rename-tools, drift, perturb\)/.test(error.message)
+        && /start it again with the command that started it/.test(error.fix ?? ''));
       const resumed = await resumeEvaluation({ runId: 'r3', store, suite });
       assert.deepEqual([resumed.status, resumed.tasks, resumed.episodes, resumed.passRate], ['finished', 6, 6, 1]);
       assert.deepEqual(store.listTasks('r3').map((task) => task.id), tasks.map((task) => task.id));
