@@ -789,6 +789,7 @@ const runOptionsSchema = z.object({
   modelRef: z.string({ error: modelRefProblem }).min(1, modelRefProblem),
   seed: z.number({ error: seedProblem }).int(seedProblem),
   params: z.record(z.string(), z.unknown(), 'expected the knob values the tasks were made with: resolveKnobs(suite.id, suite.knobs, {...})'),
+  directory: z.string('expected the folder a relative replay file is read from, e.g. process.cwd(), or leave it out').min(1, 'expected a folder, e.g. process.cwd(), or leave it out').optional(),
 });
 
 function checkRunOptions(options: RunOptions): void {

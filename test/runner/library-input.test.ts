@@ -33,6 +33,8 @@ test('runEvaluation names the option a caller got wrong, and stores nothing', as
     [{ seed: '1' }, 'config.invalid', /options\.seed: expected the whole number the tasks were made with/],
     [{ seed: 1.5 }, 'config.invalid', /options\.seed: /],
     [{ params: undefined }, 'config.invalid', /options\.params: expected the knob values/],
+    [{ directory: 5 }, 'config.invalid', /options\.directory: expected the folder a relative replay file is read from/],
+    [{ directory: '' }, 'config.invalid', /options\.directory: expected a folder/],
     // A task built by hand is checked in full, naming its place in the stream and the field.
     [{ tasks: [{ id: 'x' }] }, 'input.invalid', /task 0 'x' is not a ToolForge task: field 'schemaVersion'/],
     [{ tasks: [tasks[0], { ...tasks[1], tools: [{ name: 7 }] }] }, 'input.invalid', /task 1 'funcgen\/1\/1' is not a ToolForge task: field 'tools\[0\]\.name'/],
