@@ -11,6 +11,8 @@ import { funcgenSuite } from '../../../src/suites/funcgen/index.ts';
 import { paperKnobGrid } from '../../../src/suites/funcgen/paper-grid.ts';
 import { planFuncgenTask } from '../../../src/suites/funcgen/planner-policy.ts';
 import { generateFuncgenTask } from '../../../src/suites/funcgen/task-generator.ts';
+import { parseFuncgenPrompt } from '../../../src/suites/funcgen/prompt.ts';
+import { applyTransforms, parseTransformRequest } from '../../../src/transforms/registry.ts';
 
 /**
  * Agent runs use one task per setting of the paper grid (230 tasks: every core size, depth and
@@ -48,6 +50,22 @@ describe('funcgen built-in models through the real agent, environment and scorer
       assert.equal(result.passed, gridTasks.length);
     });
   }
+
+  test('the planner reads a request perturbed by case mixing and punctuation noise as a model would, and still solves it', async () => {
+    // Mixed-case keywords ("VaRiABLE x = 3"), lines broken after commas, periods dropped: the planner once read the
+    // request's words in lower case only and failed every case-mixed task.
+    const tasks = gridTasks.filter((_, setting) => setting % 5 === 0);
+    for (const kind of ['case-mix', 'punctuation']) {
+      const perturbed = applyTransforms(tasks, [parseTransformRequest(`perturb:kind=${kind}`)], 11);
+      assert.ok(perturbed.some((task, index) => task.query !== tasks[index].query), `${kind} changed no request`);
+      const result = await passRate(perturbed, 'calls', 'planner');
+      assert.deepEqual(result.failedIds, [], kind);
+    }
+    const mixed = parseFuncgenPrompt('USING THE TOOLS, GIVE ME THE CORRECT VALUE OF\nvARiaBLE sfhy\n  VAriABLE zanfh = -880\nvariable tsep=684');
+    assert.deepEqual(mixed, { target: 'sfhy', inputs: [{ name: 'zanfh', value: -880 }, { name: 'tsep', value: 684 }] });
+    // A name is read whole: a longer word is not the variable it starts with.
+    assert.equal(parseFuncgenPrompt('the correct value of variable sfhyX.'), undefined);
+  });
 
   test('oracle and planner still pass with restate=true (results carry known_values)', async () => {
     const tasks = paperKnobGrid(true).filter((_, setting) => setting % 10 === 0)
