@@ -36,7 +36,7 @@ import { createInfrastructureStop, defaultInfrastructureStopAfter } from './infr
 import { collectProvenance } from './provenance.ts';
 import { modelReferenceIn, resolveModelSource } from './resolve-model-source.ts';
 import { startAgainFix } from './interrupted-run.ts';
-import { listTransforms, parseTransformRequest } from '../transforms/registry.ts';
+import { listTransforms, parseSeededTransformRequest } from '../transforms/registry.ts';
 import { parseModelReference } from '../models/registry.ts';
 import { withResponseCache } from '../models/response-cache.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy, ResponseCacheStorage } from '../models/response-cache.ts';
@@ -218,6 +218,17 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
       fix: 'pass the number of tasks to store before the import thread takes over (default 2048), or leave it out',
     });
   }
+  // A recipe makes the same tasks again from the seed alone: a transform that asks a phrasing model cannot be in one.
+  (options.taskRecipe?.transforms ?? []).forEach((text, index) => {
+    try {
+      parseSeededTransformRequest(text, 'a task recipe');
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw new ConfigError(error.code, `options.taskRecipe.transforms[${index}]: ${error.problem}`, {
+        fix: 'leave taskRecipe out for tasks a phrasing model rewrote (a run stopped while storing them is then started again, not resumed)', cause: error,
+      });
+    }
+  });
   // Resolve the model first: a bad reference or a missing key fails before a run is recorded.
   const sourceRef = modelReferenceIn(options.modelRef, options.directory);
   const model = options.agent ?? cached(resolveModelSource(suite, sourceRef, { baseUrl: options.baseUrl, env: options.env, retry: options.retry, budget: options.waitBudget }), options.baseUrl, options);
@@ -517,7 +528,7 @@ function checkedRecipe(run: StoredRun, databaseFlag: string | undefined): Stored
   // A transform this ToolForge does not have (or no longer takes those knobs) is the record's fault, not a flag's.
   (parsed.data.transforms ?? []).forEach((text, index) => {
     try {
-      parseTransformRequest(text);
+      parseSeededTransformRequest(text, 'a task recipe');
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       throw invalid(['transforms', index], `${error.problem}; this ToolForge takes ${listTransforms().map((transform) => transform.id).join(', ')}`);

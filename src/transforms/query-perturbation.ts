@@ -32,6 +32,7 @@ export const queryPerturbationTransform: TaskTransform = {
   version: '4',
   description: 'rewrites the user request only: a distractor story, case mixing, punctuation noise or a paraphrase by --phrasing-model (DynamicToolBench)',
   knobs: [{ type: 'enum', name: 'kind', description: 'which perturbation (paraphrase asks the --phrasing-model)', default: 'distractor', values: queryPerturbationIds }],
+  needsPhrasingModel: (knobs: JsonObject): boolean => knobs.kind === 'paraphrase',
   async prepare(tasks: readonly Task[], knobs: JsonObject, resources: TransformResources): Promise<JsonObject[] | undefined> {
     if (knobs.kind !== 'paraphrase') return undefined;
     const source = resources.phrasingModel;

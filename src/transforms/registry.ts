@@ -77,6 +77,20 @@ export function parseTransformRequest(text: string): TransformRequest {
   }
 }
 
+/**
+ * parseTransformRequest for a command that has no phrasing model (an eval set, a sweep): a transform that would ask one
+ * (perturb:paraphrase) is refused before anything runs, saying where it can run instead.
+ */
+export function parseSeededTransformRequest(text: string, command: string): TransformRequest {
+  const request = parseTransformRequest(text);
+  if (request.transform.needsPhrasingModel?.(request.knobs) === true) {
+    throw new ConfigError('config.invalid', `${text} asks a phrasing model to rewrite every task, and ${command} has none`, {
+      fix: `run it on its own with toolforge run <suite> --transform ${text} --phrasing-model <ref>, or use a transform that needs only the seed (e.g. perturb:kind=case-mix)`,
+    });
+  }
+  return request;
+}
+
 function splitOnce(text: string, separator: string): [string, string | undefined] {
   const index = text.indexOf(separator);
   return index === -1 ? [text, undefined] : [text.slice(0, index), text.slice(index + separator.length)];

@@ -54,6 +54,12 @@ export interface TaskTransform {
    * `applyTransformsPrepared` runs it; `apply` refuses, with the fix, when it needed it and got nothing.
    */
   prepare?(tasks: readonly Task[], knobs: JsonObject, resources: TransformResources): Promise<JsonObject[] | undefined>;
+  /**
+   * Whether `prepare` asks the phrasing model with these knobs (perturb:paraphrase). Commands without a phrasing model
+   * (an eval set, a sweep) refuse such a transform before their first run, and a run's task recipe, which must make
+   * the same tasks again from the seed alone, never holds one.
+   */
+  needsPhrasingModel?(knobs: JsonObject): boolean;
   /** Wraps the suite's environment for one episode of a task this transform produced. */
   wrapEnvironment?(environment: Environment, record: TransformRecord, task: Task): Environment;
   /** Adapts a built-in model (oracle, random...) that reads the task's gold to the transformed interface. */

@@ -121,6 +121,11 @@ describe('eval set entries that run the same thing twice', () => {
     await refused([{ id: 'funcgen', transforms: [['rename-tools'], [], ['rename-tools']] }], /eval set field 'suites\[0\]\.transforms\[2\]': this transform chain is already listed as suites\[0\]\.transforms\[0\]/);
   });
 
+  test('a transform that asks a phrasing model is refused at its field before anything runs: an eval set has none', async () => {
+    await refused([{ id: 'funcgen', transforms: [[], ['rename-tools', 'perturb:kind=paraphrase']] }],
+      /eval set field 'suites\[0\]\.transforms\[1\]\[1\]': perturb:kind=paraphrase asks a phrasing model to rewrite every task, and an eval set has none/);
+  });
+
   test('one suite with a different count, or different knobs, is allowed', async () => {
     const store = openResultsStore(':memory:');
     try {

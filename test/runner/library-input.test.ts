@@ -35,6 +35,9 @@ test('runEvaluation names the option a caller got wrong, and stores nothing', as
     [{ params: undefined }, 'config.invalid', /options\.params: expected the knob values/],
     [{ directory: 5 }, 'config.invalid', /options\.directory: expected the folder a relative replay file is read from/],
     [{ directory: '' }, 'config.invalid', /options\.directory: expected a folder/],
+    // A recipe makes the tasks again from the seed alone: a paraphrase (a phrasing model's answer) cannot be in one.
+    [{ taskRecipe: { seed: 1, params, transforms: ['perturb:paraphrase'] } }, 'config.invalid', /options\.taskRecipe\.transforms\[0\]: perturb:paraphrase asks a phrasing model/],
+    [{ taskRecipe: { seed: 1, params, transforms: ['nope'] } }, 'config.invalid', /options\.taskRecipe\.transforms\[0\]: no transform 'nope'/],
     // A task built by hand is checked in full, naming its place in the stream and the field.
     [{ tasks: [{ id: 'x' }] }, 'input.invalid', /task 0 'x' is not a ToolForge task: field 'schemaVersion'/],
     [{ tasks: [tasks[0], { ...tasks[1], tools: [{ name: 7 }] }] }, 'input.invalid', /task 1 'funcgen\/1\/1' is not a ToolForge task: field 'tools\[0\]\.name'/],
