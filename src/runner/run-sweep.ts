@@ -17,6 +17,7 @@ import { createRunId } from '../store/run-id.ts';
 import { exampleKnobValues, resolveKnobs } from '../suites/knob.ts';
 import type { Suite } from '../suites/spec.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
+import { parseSeededTransformRequest } from '../transforms/registry.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import { checkSuiteMode } from './episode-mode.ts';
 import type { ExecutionOptions } from './run-evaluation.ts';
@@ -47,6 +48,11 @@ export type SweepOptions = {
   settings?: GenerationSettings;
   /** Oracle-validate generated tasks (default true, like `run`). */
   validate?: boolean;
+  /**
+   * Transforms every point's tasks are derived with, in order, as `--transform` takes them (`perturb:kind=case-mix`):
+   * robustness along a difficulty axis. Only those that need nothing but the seed: a sweep has no phrasing model.
+   */
+  transforms?: readonly string[];
   /** Default: a new id `sweep-<suite>-<utc time>-<hex>`. */
   group?: string;
   store?: ResultsStore;
@@ -78,6 +84,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   // Every model reference must resolve (and find its API key) before the first run is recorded.
   for (const model of options.models) resolveModelSource(suite, model, { baseUrl: options.baseUrl, env: options.env });
   checkSettingsApply(options.models, options.settings);
+  const transforms = (options.transforms ?? []).map((text) => parseSeededTransformRequest(text, 'a sweep'));
   const group = options.group ?? createRunId(`sweep-${suite.id}`, new Date(), randomBytes(2).toString('hex'));
   const inFolder = options.directory === undefined ? {} : { directory: options.directory };
   const grid = Object.fromEntries(Object.entries(options.grid).map(([name, values]) => [name, values.map((value) => resolveKnobs(suite.id, suite.knobs, { [name]: value }, inFolder)[name] as number | string | boolean)]));
@@ -96,16 +103,25 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
       // The point's tasks are made once, streamed into the first model's run; the other models read them from that
       // run a page at a time. A point of 100,000 tasks is never held whole.
       let firstRunId: string | undefined;
+      const seed = options.seed ?? 0;
+      // How the point's tasks are made, as `run` records it: a run stopped while they stream in is resumed from it, and a
+      // long point's tasks are imported on a worker thread while its episodes run.
+      const taskRecipe = {
+        seed, ...(options.count !== undefined ? { count: options.count } : {}), params, ...(transforms.length > 0 ? { transforms: [...(options.transforms ?? [])] } : {}),
+      };
       for (const model of options.models) {
         const tasks = firstRunId !== undefined ? store.iterateTasks(firstRunId)
-          : streamGeneratedTasks(suite, { seed: options.seed ?? 0, count: options.count, params, signal: options.signal, validate: options.validate ?? true });
+          : streamGeneratedTasks(suite, { seed, count: options.count, params, signal: options.signal, validate: options.validate ?? true, transforms });
         let summary;
         try {
           summary = await runEvaluation({
             suite, tasks, modelRef: model, baseUrl: options.baseUrl, mode: options.mode, trials: options.trials, concurrency: options.concurrency,
-            settings: isBuiltin(model) ? undefined : options.settings, seed: options.seed ?? 0, params: { ...params, [sweepParamsKey]: membership }, cliArgs: options.cliArgs,
+            settings: isBuiltin(model) ? undefined : options.settings, seed, params: { ...params, [sweepParamsKey]: membership }, cliArgs: options.cliArgs,
             store, env: options.env, signal: options.signal, onProgress: options.onProgress,
             retry: options.retry, episodeTimeoutMs: options.episodeTimeoutMs, stopAfterInfrastructureErrors: options.stopAfterInfrastructureErrors, waitBudget,
+            taskRecipe,
+            // A later model reads the tasks from the first model's run: never made again on the import thread.
+            ...(firstRunId !== undefined ? { importThreadAfter: Number.MAX_SAFE_INTEGER } : {}),
           });
         } catch (error) {
           // A combination the suite rejects (a knob constraint, refused before a run is recorded) is a hole in the

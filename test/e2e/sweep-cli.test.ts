@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli, temporaryDirectory } from './run-cli.ts';
 
@@ -28,6 +28,25 @@ describe('toolforge sweep', () => {
     assert.deepEqual(json.difficulty.map((curve) => [curve.axis, curve.series]), [['core', ['builtin/noisy?p=0.5', 'builtin/planner']], ['depth', ['builtin/noisy?p=0.5', 'builtin/planner']]]);
     const latest = await runCli(['report', '--sweep', 'latest', '--format', 'json'], { cwd: directory });
     assert.deepEqual(JSON.parse(latest.stdout), json);
+  });
+
+  test('--transform derives every point\'s tasks (robustness along a difficulty axis); one that asks a phrasing model is refused before anything is stored', async () => {
+    const directory = temporaryDirectory();
+    const sweep = await runCli(['sweep', 'funcgen', '--grid', 'core=4,6', '--model', 'builtin/planner', '--count', '5', '--transform', 'perturb:kind=case-mix', '--transform', 'drift:op=rename'], { cwd: directory });
+    assert.equal(sweep.code, 0, sweep.stderr);
+    const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: directory })).stdout) as { transforms: string; passRate: number; tasks: number }[];
+    assert.equal(runs.length, 2);
+    for (const run of runs) {
+      assert.equal(run.transforms, 'perturb:kind=case-mix + drift:op=rename,probability=0.99');
+      assert.equal(run.tasks, 5);
+      assert.equal(run.passRate, 1);
+    }
+    assert.match(sweep.stdout, /perturb:kind=case-mix/);
+    const refused = await runCli(['sweep', 'funcgen', '--grid', 'core=4,6', '--model', 'builtin/planner', '--transform', 'perturb:paraphrase', '--db', 'other.db'], { cwd: directory });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /perturb:paraphrase asks a phrasing model to rewrite every task, and a sweep has none/);
+    assert.match(refused.stderr, /fix: run it on its own with toolforge run <suite> --transform perturb:paraphrase --phrasing-model <ref>/);
+    assert.equal(existsSync(join(directory, 'other.db')), false);
   });
 
   test('a rescored run of the sweep replaces its original in the sweep\'s and the whole database\'s report, which say so', async () => {

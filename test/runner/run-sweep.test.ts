@@ -1,12 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../src/core/errors.ts';
 import { gridPoints, runSweep } from '../../src/runner/run-sweep.ts';
 import { getSuite, listSuites } from '../../src/suites/registry.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
+import { recipeTasks } from '../../src/runner/task-import.ts';
+import type { TaskRecipe } from '../../src/runner/task-import.ts';
 
 const funcgen = getSuite('funcgen');
 const dbPath = (): string => join(mkdtempSync(join(tmpdir(), 'toolforge-sweep-')), 'results.db');
@@ -91,6 +93,35 @@ describe('runSweep', () => {
     } finally {
       store.close();
     }
+  });
+
+  test('--transform derives every point\'s tasks: each run records the chain and a recipe that makes its tasks again; a transform that asks a phrasing model is refused before anything runs', async () => {
+    const path = dbPath();
+    const chain = ['perturb:kind=case-mix', 'rename-tools'];
+    const result = await runSweep({ suite: funcgen, grid: { core: ['4', '6'] }, fixed: { depth: '2' }, models: ['builtin/planner', 'builtin/oracle'], count: 6, seed: 3, transforms: chain, dbPath: path });
+    assert.deepEqual(result.runs.map((run) => run.summary.passRate), [1, 1, 1, 1]);
+    const store = openResultsStore(path);
+    try {
+      for (const { summary } of result.runs) {
+        const run = store.getRun(summary.runId);
+        assert.deepEqual(run.provenance.transforms?.map((transform) => transform.id), ['perturb', 'rename-tools']);
+        assert.deepEqual(run.provenance.taskRecipe?.transforms, chain);
+        const stored = Array.from(store.iterateTasks(run.id));
+        assert.equal(stored.length, 6);
+        for (const task of stored) assert.equal(task.origin?.transforms?.length, 2);
+        // What a resume of a run stopped while storing its tasks relies on: the recorded recipe makes the same tasks.
+        const remade = [];
+        const tasks = recipeTasks(funcgen, run.provenance.taskRecipe as TaskRecipe);
+        for (let step = await tasks.next(); !step.done; step = await tasks.next()) remade.push(step.value);
+        assert.equal(JSON.stringify(remade), JSON.stringify(stored));
+      }
+    } finally {
+      store.close();
+    }
+    const refusedPath = dbPath();
+    await assert.rejects(runSweep({ suite: funcgen, grid: { core: ['4', '6'] }, models: ['builtin/planner'], transforms: ['perturb:paraphrase'], dbPath: refusedPath }),
+      (error: ConfigError) => error.code === 'config.invalid' && /perturb:paraphrase asks a phrasing model .* a sweep has none/.test(error.message) && /--phrasing-model/.test(error.fix ?? ''));
+    assert.equal(existsSync(refusedPath), false);
   });
 
   test('an interrupt stops the sweep between runs and returns what ran', async () => {

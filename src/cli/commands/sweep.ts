@@ -8,7 +8,7 @@ import { defaultPrices, readPriceFile } from '../../report/model-prices.ts';
 import { runSweep } from '../../runner/run-sweep.ts';
 import { getSuite } from '../../suites/registry.ts';
 import type { CliIo } from '../cli-io.ts';
-import { collectSetting, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseTemperature, parseText, repeatable, resolveDatabasePath } from '../option-parsers.ts';
+import { collectSetting, collectTransform, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger, parseTemperature, parseText, repeatable, resolveDatabasePath } from '../option-parsers.ts';
 import { createProgressDisplay } from '../progress-display.ts';
 import { checkOutputPath } from '../output-path.ts';
 import { writeOutputFile } from '../write-output-file.ts';
@@ -33,6 +33,7 @@ type SweepFlags = {
   baseUrl?: string;
   temperature?: number;
   maxOutputTokens?: number;
+  transform?: string[];
   maxRetries?: number;
   maxRetryWait?: number;
   requestTimeout?: number;
@@ -59,7 +60,8 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
     .addOption(new Option('--mode <mode>', "interaction mode (default: each task's first mode)").choices(modes))
     .option('--base-url <url>', 'the endpoint of the --model(s)', parseHttpUrl)
     .option('--temperature <t>', 'sampling temperature', parseTemperature)
-    .option('--max-output-tokens <n>', 'output token cap per model call', parsePositiveInteger);
+    .option('--max-output-tokens <n>', 'output token cap per model call', parsePositiveInteger)
+    .option('--transform <id[:k=v,...]>', "derive every point's tasks with a transform, repeatable, in order (one that needs only the seed: a sweep has no phrasing model)", collectTransform);
   addExecutionOptions(command, 'the whole sweep')
     .option('--db <file>', 'results database (default .toolforge/results.db)', parseText)
     .addOption(new Option('--format <format>', 'report format').choices(['table', 'json', 'html']).default('table'))
@@ -77,7 +79,7 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
       const stopListening = onStopSignal(onInterrupt);
       try {
         const result = await runSweep({
-          suite, grid: flags.grid ?? {}, models: flags.model ?? [], fixed: flags.set, directory: io.cwd, seed: flags.seed, count: flags.count, trials: flags.trials,
+          suite, grid: flags.grid ?? {}, models: flags.model ?? [], fixed: flags.set, transforms: flags.transform, directory: io.cwd, seed: flags.seed, count: flags.count, trials: flags.trials,
           concurrency: flags.concurrency, mode: flags.mode, baseUrl: flags.baseUrl, store, env: io.env, signal: controller.signal, cliArgs: recordedArguments(argv),
           settings: settingsOf(flags), ...executionFlags(flags),
           onProgress: progress.listener,
