@@ -322,7 +322,8 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       // The suite's own tasks, derived by transforms that need only the seed: the run may import them on a worker thread
       // while its episodes run, and a run stopped while storing them is resumed from the recipe. A phrasing model's
       // answers (--set phrasing=model, perturb:paraphrase) are not a recipe's to make again.
-      if (phrasingModel === undefined && sources.length === 0) {
+      // (Without --phrasing-model, perturb:paraphrase then fails at its first task, saying to pass one.)
+      if (phrasingModel === undefined && sources.length === 0 && !paraphrasing) {
         taskRecipe = {
           seed, ...(flags.count === undefined ? {} : { count: flags.count }), params, selection: { taskIds: flags.taskId, limit: flags.limit },
           ...(derive.length > 0 ? { transforms: flags.transform ?? [] } : {}),
