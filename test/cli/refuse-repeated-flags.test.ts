@@ -11,7 +11,7 @@ import { isRepeatable } from '../../src/cli/option-parsers.ts';
 /** `<command path> <flag>` of the flags a user may give more than once. */
 const repeatableFlags = new Set([
   'generate --set', 'generate --transform', 'run --set', 'run --transform', 'run --task-id', 'serve --set',
-  'sweep --grid', 'sweep --model', 'sweep --set',
+  'sweep --grid', 'sweep --model', 'sweep --set', 'sweep --transform',
 ]);
 
 function* commandsUnder(command: Command, path: string[] = []): Generator<{ command: Command; path: string[] }> {
