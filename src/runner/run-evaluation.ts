@@ -432,7 +432,7 @@ async function resumeStoringFileTasks(
   const recordedPath = checkedTasksFile(run, options.databaseFlag).path;
   const moved = file.path !== recordedPath;
   const changed = moved ? `it is not the tasks file the run read from ${recordedPath}, or that file changed since` : 'the tasks file changed since the run read it';
-  const changedFix = `resume with the tasks file the run started with, unchanged (it was at ${recordedPath}${moved ? '; pass where it is now with --tasks <file>' : ''}); or start a new run on the new file and delete this one with 'toolforge delete ${run.id}'`;
+  const changedFix = `resume with the tasks file the run started with, unchanged (it was at ${recordedPath}${moved ? '; pass where it is now with --tasks <file>' : ''}); or start a new run on the new file and delete this one with 'toolforge delete ${run.id}${options.databaseFlag ?? ''}'`;
   const lines = new Map<string, number>();
   const where = (task: Task): string => `${file.path}${lines.has(task.id) ? `:${lines.get(task.id)}` : ''}`;
   const fileTasks = streamTasksFile(file.path, { suiteId: suite.id, lines, check: (task) => checkExpected(suite, task) });
@@ -493,7 +493,7 @@ function tasksFileGone(run: StoredRun, path: string, recordedPath: string, error
     ? `put the tasks file the run started with back at ${path} and run '${command}' again, or pass where it is now: '${command} --tasks <file>'`
     : `pass where the tasks file the run started with is now: '${command} --tasks <file>' (the run read it from ${recordedPath})`;
   return new ConfigError(error.code, `run '${run.id}' reads the rest of its tasks from ${path}: ${error.problem}`, {
-    fix: `${fix}; or start a new run and delete this one with 'toolforge delete ${run.id}'`,
+    fix: `${fix}; or start a new run and delete this one with 'toolforge delete ${run.id}${databaseFlag ?? ''}'`,
     cause: error,
   });
 }

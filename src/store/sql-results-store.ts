@@ -20,6 +20,7 @@ import type { Provenance, StoredRun } from './stored-run.ts';
 import { parseStoredJson, parseStoredTask } from './stored-json.ts';
 import type { TaskRow } from './task-row.ts';
 import { taskRow } from './task-row.ts';
+import { shellArgument } from '../core/shell-argument.ts';
 import type { StoredTaskRow } from './stored-json.ts';
 import type { TranscriptEncodingOptions } from './transcript-encoding.ts';
 
@@ -346,7 +347,7 @@ export function createSqlResultsStore(connection: SqlConnection): ResultsStore {
       const { run, tasksComplete } = header.value;
       if (findRun(run.id)) {
         throw new ConfigError('input.invalid', `${source}: run '${run.id}' is already in ${location}; importing it again would duplicate its episodes`, {
-          fix: `import into another ${connection.dialect === 'postgres' ? 'database with --db postgres://<host>/<other database>' : 'results file with --db <other path>'}, or delete the run first (toolforge delete ${run.id})`,
+          fix: `import into another ${connection.dialect === 'postgres' ? 'database with --db postgres://<host>/<other database>' : 'results file with --db <other path>'}, or delete the run first (toolforge delete ${run.id} --db ${databaseArgument(connection)})`,
         });
       }
       // One transaction, filled as the lines are read: a bad line anywhere rolls back everything before it.
@@ -580,3 +581,8 @@ function trialNumbers(postgres: boolean): string {
 }
 
 /** The run_tasks columns a run's summary counts (taskFacts), as json_extract read them from the task before schema 7. */
+
+/** This store as a `--db` value in a printed command: the SQLite file's path; a PostgreSQL address as given, unless its password was hidden. */
+function databaseArgument(connection: SqlConnection): string {
+  return connection.location.includes(':***@') ? '<the same postgres:// address>' : shellArgument(connection.location);
+}

@@ -36,4 +36,13 @@ test('an export edited out of agreement (a task\'s ground truth, the run id or t
   writeFileSync(join(directory, 'run.jsonl'), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
   const unchanged = await runCli(['import', 'run.jsonl', '--db', 'b.db'], { cwd: directory });
   assert.equal(unchanged.code, 0, unchanged.stderr);
+  // Imported again: refused, and the delete it suggests names the database it was imported into, not the default.
+  const again = await runCli(['import', 'run.jsonl', '--db', 'b.db'], { cwd: directory });
+  assert.equal(again.code, 2, again.stderr);
+  const runId = lines[0].run.id as string;
+  const suggested = new RegExp(`toolforge delete ${runId} --db (\\S+)\\)`).exec(again.stderr);
+  assert.ok(suggested, again.stderr);
+  assert.equal(suggested[1], join(directory, 'b.db'));
+  assert.equal((await runCli(['delete', runId, '--db', suggested[1]], { cwd: directory })).code, 0);
+  assert.equal((await runCli(['import', 'run.jsonl', '--db', 'b.db'], { cwd: directory })).code, 0);
 });

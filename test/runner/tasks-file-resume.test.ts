@@ -94,10 +94,12 @@ describe('a run of a tasks file stopped while its tasks were stored', async () =
     lines[4] = JSON.stringify({ ...task, limits: { ...task.limits, maxTurns: (task.limits?.maxTurns ?? 10) + 1 } });
     writeFileSync(tasksPath, lines.join('\n'));
     try {
-      await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath }), (error: unknown) => {
+      await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath, databaseFlag: ' --db changed.db' }), (error: unknown) => {
         assert.ok(error instanceof ConfigError);
         assert.match(error.message, /tasks\.jsonl:5: task 'funcgen\/9\/4' is not the task run '.*' stored as its task 4 \('funcgen\/9\/4'\): the tasks file changed since the run read it/);
         assert.match(error.fix ?? '', /resume with the tasks file the run started with, unchanged/);
+        // The delete it offers is in the run's database, not the default one.
+        assert.ok((error.fix ?? '').includes(`delete this one with 'toolforge delete ${stopped.runId} --db changed.db'`), error.fix);
         return true;
       });
     } finally {
@@ -128,10 +130,11 @@ describe('a run of a tasks file stopped while its tasks were stored', async () =
     const moved = `${tasksPath}.moved`;
     renameSync(tasksPath, moved);
     try {
-      await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath }), (error: unknown) => {
+      await assert.rejects(resumeEvaluation({ runId: stopped.runId, dbPath, databaseFlag: ' --db gone.db' }), (error: unknown) => {
         assert.ok(error instanceof ConfigError);
         assert.match(error.message, /reads the rest of its tasks from .*tasks\.jsonl: cannot read tasks file/);
         assert.match(error.fix ?? '', /put the tasks file the run started with back at .*tasks\.jsonl/);
+        assert.ok((error.fix ?? '').endsWith(`delete this one with 'toolforge delete ${stopped.runId} --db gone.db'`), error.fix);
         return true;
       });
     } finally {
