@@ -56,7 +56,7 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
     // This worker's own stop (its infrastructure failing), beside the caller's.
     const stop = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-    const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(concurrency), `toolforge worker --run ${run.id}`);
+    const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(concurrency), `toolforge worker --run ${run.id}${options.databaseFlag ?? ''}`);
     const queued = store.enqueueEpisodes(run.id);
     emit({ type: 'run-start', runId: run.id, plannedEpisodes: queued.pending + queued.leased, alreadyScoredEpisodes: queued.done, totalEpisodes: run.taskCount * run.trials });
     const sandbox = createLazySandbox(Math.min(concurrency, 2));

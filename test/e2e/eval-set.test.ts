@@ -69,6 +69,8 @@ test('an eval set runs models x knob values x suites as one group, survives a ki
   const again = await runCli(['run', '--config', 'toolforge.config.yaml', '--db', 'r.db'], { cwd: directory });
   assert.equal(again.code, 0, again.stderr);
   assert.equal((again.stderr.match(/done already/g) ?? []).length, 8);
+  // The command that reports it again reads the database the eval set wrote.
+  assert.match(again.stderr, /report it again with: toolforge report --sweep \S+ --db r\.db\n/);
 });
 
 test('a bad eval set names the field and the fix, before anything runs', async () => {

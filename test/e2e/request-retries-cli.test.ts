@@ -127,6 +127,20 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     assert.deepEqual({ episodes: finished.episodes, infrastructureErrors: finished.infrastructureErrors }, { episodes: 40, infrastructureErrors: 0 });
   });
 
+  test('a worker stopped by a down service names the command that continues it, in the database the run is in', async () => {
+    const directory = temporaryDirectory();
+    server.setBehaviour('unavailable');
+    const queued = await runCli(['run', 'funcgen', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--count', '10', '--workers-only', '--db', 'team.db'], { cwd: directory });
+    assert.equal(queued.code, 0, queued.stderr);
+    const runId = /toolforge worker --run (\S+) --db team\.db/.exec(queued.stdout)?.[1];
+    assert.ok(runId, queued.stdout);
+    const worker = await runCli(['worker', '--run', runId, '--db', 'team.db', '--stop-after-errors', '3', '--max-retries', '0', '--concurrency', '1'], { cwd: directory });
+    assert.equal(worker.code, 2, worker.stderr);
+    assert.match(worker.stderr, /the last 3 episodes ended in infrastructure errors/);
+    assert.ok(worker.stderr.includes(`toolforge worker --run ${runId} --db team.db`), worker.stderr);
+    server.setBehaviour('answer');
+  });
+
   test('when the errors in a row reach --stop-after-errors at the last planned episode, the run ends as any run that scored nothing', async () => {
     const directory = temporaryDirectory();
     server.setBehaviour('unavailable');

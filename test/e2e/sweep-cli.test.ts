@@ -32,9 +32,11 @@ describe('toolforge sweep', () => {
 
   test('--transform derives every point\'s tasks (robustness along a difficulty axis); one that asks a phrasing model is refused before anything is stored', async () => {
     const directory = temporaryDirectory();
-    const sweep = await runCli(['sweep', 'funcgen', '--grid', 'core=4,6', '--model', 'builtin/planner', '--count', '5', '--transform', 'perturb:kind=case-mix', '--transform', 'drift:op=rename'], { cwd: directory });
+    const sweep = await runCli(['sweep', 'funcgen', '--grid', 'core=4,6', '--model', 'builtin/planner', '--count', '5', '--transform', 'perturb:kind=case-mix', '--transform', 'drift:op=rename', '--db', 's.db'], { cwd: directory });
     assert.equal(sweep.code, 0, sweep.stderr);
-    const runs = JSON.parse((await runCli(['runs', '--json'], { cwd: directory })).stdout) as { transforms: string; passRate: number; tasks: number }[];
+    // The command that reports it again reads the database the sweep wrote.
+    assert.match(sweep.stderr, /report it again with: toolforge report --sweep sweep-funcgen-\S+ --db s\.db\)/);
+    const runs = JSON.parse((await runCli(['runs', '--json', '--db', 's.db'], { cwd: directory })).stdout) as { transforms: string; passRate: number; tasks: number }[];
     assert.equal(runs.length, 2);
     for (const run of runs) {
       assert.equal(run.transforms, 'perturb:kind=case-mix + drift:op=rename,probability=0.99');

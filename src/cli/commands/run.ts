@@ -178,7 +178,7 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
     progress.stop();
     for (const skipped of result.skipped) io.stderr(`skipped ${skipped.cell.suite}${Object.entries(skipped.cell.point).map(([name, value]) => ` ${name}=${value}`).join('')}: ${skipped.reason}\n`);
     const runIds = result.runs.map((run) => run.runId);
-    io.stderr(`eval set ${result.group}: ${runIds.length} runs${result.cancelled ? ' (interrupted: run the same --config again to continue)' : ''}; report it again with: toolforge report --sweep ${shellArgument(result.group)}\n`);
+    io.stderr(`eval set ${result.group}: ${runIds.length} runs${result.cancelled ? ' (interrupted: run the same --config again to continue)' : ''}; report it again with: toolforge report --sweep ${shellArgument(result.group)}${databaseFlag(flags)}\n`);
     if (runIds.length > 0) io.stdout(renderStoredReport(store, runIds, flags.json ? 'json' : 'table', { runDetails: false }));
     if (result.cancelled) return runExitCodes.interrupted;
     return reportGroupOutcome(store, runIds, {
@@ -404,7 +404,7 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
     const run = store.getRun(resolveRunId(store, runReference));
     if (suiteId !== undefined && suiteId !== run.suite.id) {
       throw new ConfigError('config.invalid', `run '${run.id}' is a ${run.suite.id} run, not ${suiteId}`, {
-        fix: `use 'toolforge run --resume ${run.id}' (or 'toolforge run ${run.suite.id} --resume ${run.id}')`,
+        fix: `use 'toolforge run --resume ${run.id}${databaseFlag(flags)}' (or 'toolforge run ${run.suite.id} --resume ${run.id}${databaseFlag(flags)}')`,
       });
     }
     return { runId: run.id, model: run.model };
@@ -527,7 +527,7 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
     store.close();
   }
   const lines = causes.slice(0, 3).map(({ text, count, varied }) => `  ${count} x ${varied ? 'e.g. ' : ''}${text.replaceAll('\n', '\n    ')}`);
-  if (causes.length > 3) lines.push(`  ... and ${causes.length - 3} other causes (see 'toolforge report ${runId} --format csv')`);
+  if (causes.length > 3) lines.push(`  ... and ${causes.length - 3} other causes (see 'toolforge report ${runId} --format csv${databaseFlag(flags)}')`);
   io.stderr(`infrastructure errors (not scored, rerun by --resume):\n${lines.join('\n')}\n`);
 }
 

@@ -87,7 +87,7 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
         });
         progress.stop();
         for (const skipped of result.skipped) io.stderr(`skipped ${Object.entries(skipped.point).map(([name, value]) => `${name}=${value}`).join(' ')}: ${skipped.reason}\n`);
-        io.stderr(`sweep ${result.group}: ${result.runs.length} runs${result.cancelled ? ' (interrupted: the report covers the runs so far)' : ''} (report it again with: toolforge report --sweep ${shellArgument(result.group)})\n`);
+        io.stderr(`sweep ${result.group}: ${result.runs.length} runs${result.cancelled ? ' (interrupted: the report covers the runs so far)' : ''} (report it again with: toolforge report --sweep ${shellArgument(result.group)}${databaseFlag(flags)})\n`);
         if (result.runs.length === 0) {
           if (result.cancelled) outcome.exitCode = runExitCodes.interrupted;
           return;
