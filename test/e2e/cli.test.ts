@@ -217,8 +217,11 @@ describe('toolforge run', () => {
       const wrongSuite = await runCli(['run', 'webapi', '--resume', reference, '--db', 'my.db'], { cwd: directory });
       assert.equal(wrongSuite.code, 2, wrongSuite.stderr);
       assert.match(wrongSuite.stderr, new RegExp(`run '${summary.runId}' is a funcgen run, not webapi`));
-      assert.match(wrongSuite.stderr, new RegExp(`fix: use 'toolforge run --resume ${summary.runId}'`));
+      assert.match(wrongSuite.stderr, new RegExp(`fix: use 'toolforge run --resume ${summary.runId} --db my\\.db'`));
     }
+    const wrongRerun = await runCli(['run', 'webapi', '--rerun-failed', summary.runId, '--model', 'builtin/oracle', '--db', 'my.db'], { cwd: directory });
+    assert.equal(wrongRerun.code, 2, wrongRerun.stderr);
+    assert.match(wrongRerun.stderr, new RegExp(`fix: use 'toolforge run --rerun-failed ${summary.runId} --model <ref> --db my\\.db'`));
   });
 });
 

@@ -378,7 +378,7 @@ function readFailedTasks(runReference: string, suiteId: string | undefined, flag
   try {
     const run = store.getRun(resolveRunId(store, runReference));
     if (suiteId !== undefined && suiteId !== run.suite.id) {
-      throw new ConfigError('config.invalid', `run '${run.id}' is a ${run.suite.id} run, not ${suiteId}`, { fix: `use 'toolforge run --rerun-failed ${run.id} --model <ref>'` });
+      throw new ConfigError('config.invalid', `run '${run.id}' is a ${run.suite.id} run, not ${suiteId}`, { fix: `use 'toolforge run --rerun-failed ${run.id} --model <ref>${databaseFlag(flags)}'` });
     }
     const tasks = failedTasksOf(store, run.id);
     if (tasks.length === 0) {
