@@ -32,7 +32,7 @@ export type ReportJob =
   /** GET /runs/<id>/difficulty */
   | { kind: 'run-difficulty-html'; runId: string }
   /** GET /sweeps/<group> */
-  | { kind: 'sweep-html'; group: string };
+  | { kind: 'sweep-html'; group: string; /** ` --db <file>` in the command the page shows, when not the default database. */ databaseFlag?: string };
 
 export type BuiltReport = { contentType: 'text/html; charset=utf-8' | 'application/json'; body: string };
 
@@ -64,7 +64,7 @@ export function buildReport(store: ResultsStore, job: ReportJob): BuiltReport {
       if (members.length === 0) throw new ToolForgeError('store.unknown-run', `no run belongs to sweep '${job.group}'; the runs page lists the sweeps`);
       const group = withoutSupersededRuns(members);
       const reports = group.runs.map((run) => loadRunReport(store, run.id));
-      return html(renderSweepPage(job.group, reports, difficultyCurves(reports), supersededNote(group.superseded)));
+      return html(renderSweepPage(job.group, reports, difficultyCurves(reports), supersededNote(group.superseded), job.databaseFlag));
     }
   }
 }

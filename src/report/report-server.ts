@@ -155,7 +155,7 @@ export async function startReportServer(options: ReportServerOptions): Promise<R
       if (!store.listRuns().some((run) => sweepMembershipOf(run.params)?.group === sweep[1])) {
         return send(response, 404, 'text/plain; charset=utf-8', `no run belongs to sweep '${sweep[1]}'; the runs page lists the sweeps\n`);
       }
-      return { kind: 'sweep-html', group: sweep[1] };
+      return { kind: 'sweep-html', group: sweep[1], databaseFlag };
     }
     // Task ids hold slashes (funcgen/0/3): the rest of the path is the id.
     const task = /^\/runs\/([^/]+)\/tasks\/(.+)$/.exec(path);

@@ -23,9 +23,10 @@ describe('viewer: difficulty charts', () => {
   let sweepRunIds: string[] = [];
   let mixedRunId = '';
   let importedRunId = '';
+  let dbPath = '';
 
   before(async () => {
-    const dbPath = join(mkdtempSync(join(tmpdir(), 'toolforge-viewer-difficulty-')), 'results.db');
+    dbPath = join(mkdtempSync(join(tmpdir(), 'toolforge-viewer-difficulty-')), 'results.db');
     const suite = getSuite('funcgen');
     const sweep = await runSweep({
       suite, grid: { core: ['3', '6'], depth: ['1', '2'] }, models: ['builtin/planner', 'builtin/noisy'],
@@ -64,6 +65,8 @@ describe('viewer: difficulty charts', () => {
     assert.equal(page.status, 200);
     for (const runId of sweepRunIds) assert.ok(page.text.includes(`<a href="/runs/${runId}">${runId}</a>`), runId);
     assert.match(page.text, /core=6 depth=2/);
+    // The command it shows reads this database, not the default one.
+    assert.ok(page.text.includes(`<code>toolforge report --sweep ${group} --db ${dbPath}</code>`), 'the report command names the database');
     const drawn = charts(page.text);
     assert.equal(drawn.length, 2, 'core and depth');
     for (const chart of drawn) {
