@@ -17,7 +17,7 @@ import type { StoredRun } from '../store/stored-run.ts';
 import { resolveKnobs } from '../suites/knob.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
-import { parseSeededTransformRequest } from '../transforms/registry.ts';
+import { checkTransformChain, parseSeededTransformRequest } from '../transforms/registry.ts';
 import type { EvalSet, EvalSetModel, EvalSetSuite } from './eval-set-config.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
 import { modelReferenceIn, resolveModelSource } from './resolve-model-source.ts';
@@ -121,6 +121,7 @@ export async function runEvalSet(options: EvalSetOptions): Promise<EvalSetResult
     });
     const chains = (entry.transforms ?? [[]]).map((chain, chainIndex) => {
       const requests = chain.map((text, index) => atField(`${at}.transforms[${chainIndex}][${index}]`, () => parseSeededTransformRequest(text, 'an eval set')));
+      atField(`${at}.transforms[${chainIndex}]`, () => checkTransformChain(requests));
       // As applied, not as spelt: 'rename-tools' and 'rename-tools:' are one chain.
       return { texts: chain, requests, key: canonicalJson(requests.map((request) => ({ id: request.transform.id, knobs: request.knobs }))) };
     });

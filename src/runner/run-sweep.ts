@@ -17,7 +17,7 @@ import { createRunId } from '../store/run-id.ts';
 import { exampleKnobValues, resolveKnobs } from '../suites/knob.ts';
 import type { Suite } from '../suites/spec.ts';
 import { streamGeneratedTasks } from './generate-tasks.ts';
-import { parseSeededTransformRequest } from '../transforms/registry.ts';
+import { checkTransformChain, parseSeededTransformRequest } from '../transforms/registry.ts';
 import { resolveModelSource } from './resolve-model-source.ts';
 import { checkSuiteMode } from './episode-mode.ts';
 import type { ExecutionOptions } from './run-evaluation.ts';
@@ -85,6 +85,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   for (const model of options.models) resolveModelSource(suite, model, { baseUrl: options.baseUrl, env: options.env });
   checkSettingsApply(options.models, options.settings);
   const transforms = (options.transforms ?? []).map((text) => parseSeededTransformRequest(text, 'a sweep'));
+  checkTransformChain(transforms);
   const group = options.group ?? createRunId(`sweep-${suite.id}`, new Date(), randomBytes(2).toString('hex'));
   const inFolder = options.directory === undefined ? {} : { directory: options.directory };
   const grid = Object.fromEntries(Object.entries(options.grid).map(([name, values]) => [name, values.map((value) => resolveKnobs(suite.id, suite.knobs, { [name]: value }, inFolder)[name] as number | string | boolean)]));

@@ -78,6 +78,21 @@ export function parseTransformRequest(text: string): TransformRequest {
 }
 
 /**
+ * A chain that names a transform applying once to a task (drift) twice is refused before any task is made; each task
+ * would otherwise be refused as it is derived.
+ */
+export function checkTransformChain(requests: readonly TransformRequest[]): void {
+  requests.forEach(({ transform }, index) => {
+    const first = requests.findIndex((other) => other.transform.id === transform.id);
+    if (transform.once === true && first < index) {
+      throw new ConfigError('config.invalid', `transform ${transform.id} is given twice in the chain (${ordinal(first + 1)} and ${ordinal(index + 1)}), but it applies once to a task`, {
+        fix: `give ${transform.id} once, with its options together (--transform ${transform.id}:name=value,...)`,
+      });
+    }
+  });
+}
+
+/**
  * parseTransformRequest for a command that has no phrasing model (an eval set, a sweep): a transform that would ask one
  * (perturb:paraphrase) is refused before anything runs, saying where it can run instead.
  */
@@ -89,6 +104,11 @@ export function parseSeededTransformRequest(text: string, command: string): Tran
     });
   }
   return request;
+}
+
+function ordinal(position: number): string {
+  const suffix = position % 100 >= 11 && position % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][position % 10] ?? 'th';
+  return `${position}${suffix}`;
 }
 
 function splitOnce(text: string, separator: string): [string, string | undefined] {

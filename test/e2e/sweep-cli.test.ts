@@ -49,6 +49,11 @@ describe('toolforge sweep', () => {
     assert.match(refused.stderr, /perturb:paraphrase asks a phrasing model to rewrite every task, and a sweep has none/);
     assert.match(refused.stderr, /fix: run it on its own with toolforge run <suite> --transform perturb:paraphrase --phrasing-model <ref>/);
     assert.equal(existsSync(join(directory, 'other.db')), false);
+    const twice = await runCli(['sweep', 'funcgen', '--grid', 'core=4,6', '--model', 'builtin/planner', '--transform', 'drift', '--transform', 'drift:op=type', '--db', 'other.db'], { cwd: directory });
+    assert.equal(twice.code, 2, twice.stderr);
+    assert.match(twice.stderr, /transform drift is given twice in the chain \(1st and 2nd\)/);
+    assert.doesNotMatch(twice.stderr, /point 1\//, 'refused before the first point');
+    assert.equal(existsSync(join(directory, 'other.db')), false);
   });
 
   test('a rescored run of the sweep replaces its original in the sweep\'s and the whole database\'s report, which say so', async () => {

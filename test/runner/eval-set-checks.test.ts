@@ -121,6 +121,11 @@ describe('eval set entries that run the same thing twice', () => {
     await refused([{ id: 'funcgen', transforms: [['rename-tools'], [], ['rename-tools']] }], /eval set field 'suites\[0\]\.transforms\[2\]': this transform chain is already listed as suites\[0\]\.transforms\[0\]/);
   });
 
+  test('a chain giving drift (which applies once to a task) twice is refused at the chain, before anything runs', async () => {
+    await refused([{ id: 'funcgen', transforms: [['drift:op=rename', 'drift:op=type']] }],
+      /eval set field 'suites\[0\]\.transforms\[0\]': transform drift is given twice in the chain \(1st and 2nd\)/);
+  });
+
   test('a transform that asks a phrasing model is refused at its field before anything runs: an eval set has none', async () => {
     await refused([{ id: 'funcgen', transforms: [[], ['rename-tools', 'perturb:kind=paraphrase']] }],
       /eval set field 'suites\[0\]\.transforms\[1\]\[1\]': perturb:kind=paraphrase asks a phrasing model to rewrite every task, and an eval set has none/);

@@ -12,7 +12,7 @@ import { openResultsStore } from '../../src/store/results-store.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { driftOperatorIds } from '../../src/transforms/drift/index.ts';
-import { applyTransforms, parseTransformRequest } from '../../src/transforms/registry.ts';
+import { applyTransforms, checkTransformChain, parseTransformRequest } from '../../src/transforms/registry.ts';
 import { driftMapperOf, driftedToolsOf } from '../../src/transforms/schema-drift.ts';
 import { counterSuite } from '../fixtures/counter-suite.ts';
 import { rejectedSources, replayFileWriter } from './paired-run-helpers.ts';
@@ -29,6 +29,12 @@ describe('transform drift', () => {
     assert.throws(() => applyTransforms([task], [parseTransformRequest('drift'), parseTransformRequest('drift:op=type')], 1), refused);
     const [drifted] = applyTransforms([task], [parseTransformRequest('drift')], 1);
     assert.throws(() => applyTransforms([drifted], [parseTransformRequest('identity'), parseTransformRequest('drift')], 1), (error: unknown) => error instanceof ConfigError && /already derived by transform drift/.test(error.message));
+    // The chain itself is refused before any task is made (run, generate and sweep call this on --transform).
+    const chain = ['drift', 'rename-tools', 'drift:op=type'].map(parseTransformRequest);
+    assert.throws(() => checkTransformChain(chain), (error: unknown) => error instanceof ConfigError && error.code === 'config.invalid'
+      && /transform drift is given twice in the chain \(1st and 3rd\), but it applies once to a task/.test(error.message) && /--transform drift:name=value/.test(error.fix ?? ''));
+    // A transform that may apply again is not refused.
+    checkTransformChain(['rename-tools', 'rename-tools', 'drift'].map(parseTransformRequest));
   });
 
   test('knobs: op is one of the operators, probability in [0, 1]; code tasks are refused with the modes named', async () => {

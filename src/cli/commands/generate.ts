@@ -10,7 +10,7 @@ import type { CliIo } from '../cli-io.ts';
 import { writeOutputLines } from '../write-output-lines.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
 import { collectSetting, collectTransform, parseHttpUrl, parseNonNegativeInteger, parsePositiveInteger } from '../option-parsers.ts';
-import { parseTransformRequest } from '../../transforms/registry.ts';
+import { checkTransformChain, parseTransformRequest } from '../../transforms/registry.ts';
 import { defaultResultsPath } from '../../store/results-store.ts';
 import { openParaphraseCache } from '../paraphrase-cache.ts';
 import { addRequestRetryOptions, executionFlags } from './run.ts';
@@ -52,6 +52,7 @@ export function registerGenerateCommand(program: Command, io: CliIo): void {
       }
       const phrasingModel = createPhrasingModel(flags.phrasingModel, flags.phrasingBaseUrl ?? flags.baseUrl, io, executionFlags(flags).retry);
       const transforms = (flags.transform ?? []).map(parseTransformRequest);
+      checkTransformChain(transforms);
       // Paraphrases are kept where run keeps them by default (.toolforge/), so generate and run share them.
       const paraphraseCache = phrasingModel ? openParaphraseCache(defaultResultsPath, io.cwd,
         `generate keeps it in ${dirname(defaultResultsPath)}/ under the folder it runs in: run it from a folder where that can be written`) : undefined;

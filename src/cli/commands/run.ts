@@ -35,7 +35,7 @@ import { renderStoredReport } from './report.ts';
 import { openResponseCache, responseCachePathFor } from '../../store/response-cache-store.ts';
 import type { ResponseCacheStore } from '../../store/response-cache-store.ts';
 import type { ResponseCacheCounters, ResponseCachePolicy } from '../../models/response-cache.ts';
-import { parseTransformRequest, transformStream } from '../../transforms/registry.ts';
+import { checkTransformChain, parseTransformRequest, transformStream } from '../../transforms/registry.ts';
 import type { TransformResources } from '../../transforms/spec.ts';
 import { openParaphraseCache } from '../paraphrase-cache.ts';
 import { createPhrasingModel } from '../phrasing-model.ts';
@@ -256,6 +256,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   }
   const seed = flags.seed ?? rerun?.seed ?? 0;
   const transforms = (flags.transform ?? []).map(parseTransformRequest);
+  checkTransformChain(transforms);
   if (flags.baseline && transforms.length === 0) {
     throw new ConfigError('config.invalid', '--baseline runs the tasks with and without the --transform, but no --transform is given', { fix: 'add --transform <id>, e.g. --transform drift:op=all, or drop --baseline' });
   }
