@@ -580,8 +580,6 @@ function trialNumbers(postgres: boolean): string {
     : '(WITH RECURSIVE numbers(trial) AS (SELECT 0 WHERE @trials > 0 UNION ALL SELECT trial + 1 FROM numbers WHERE trial + 1 < @trials) SELECT trial FROM numbers)';
 }
 
-/** The run_tasks columns a run's summary counts (taskFacts), as json_extract read them from the task before schema 7. */
-
 /** This store as a `--db` value in a printed command: the SQLite file's path; a PostgreSQL address as given, unless its password was hidden. */
 function databaseArgument(connection: SqlConnection): string {
   return connection.location.includes(':***@') ? '<the same postgres:// address>' : shellArgument(connection.location);
