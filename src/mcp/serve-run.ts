@@ -72,7 +72,7 @@ export async function serveResume(options: ServeResumeOptions): Promise<RunSumma
     const run = store.getRun(options.runId);
     if (!isExternalAgentRun(run)) {
       throw new ConfigError('config.invalid', `run '${run.id}' evaluated ${run.model}, not an external agent: serve --resume continues runs of MCP clients`, {
-        fix: `continue it with 'toolforge run --resume ${run.id}'`,
+        fix: `continue it with 'toolforge run --resume ${run.id}${options.databaseFlag ?? ''}'`,
       });
     }
     const clientName = run.model.slice(`${mcpProvider}/`.length);

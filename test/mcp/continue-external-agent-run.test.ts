@@ -113,7 +113,7 @@ describe('continuing an external agent run', () => {
     const served = await runCli(['serve', '--resume', runId, '--db', 'r.db'], { cwd: directory });
     assert.equal(served.code, 2, served.stderr);
     assert.match(served.stderr, new RegExp(`run '${runId}' evaluated builtin/oracle, not an external agent`));
-    assert.match(served.stderr, new RegExp(`fix: continue it with 'toolforge run --resume ${runId}'`));
+    assert.match(served.stderr, new RegExp(`fix: continue it with 'toolforge run --resume ${runId} --db r\\.db'`));
   });
 
   test('serve --resume: what it cannot change is refused before it listens', async () => {

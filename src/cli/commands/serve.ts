@@ -159,7 +159,7 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
     const described = store.hasAllTasks(run.id) ? `the ${unfinished} unfinished episodes` : `the unfinished episodes (${unfinished} of the ${run.taskCount} tasks stored so far, and those of the tasks still to be stored)`;
     const { serveResume } = await loadServeRun();
     const summary = await serveResume({
-      runId: run.id, store, cliArgs, ...(flags.tasks === undefined ? {} : { tasksFile: resolve(io.cwd, flags.tasks) }), signal: interrupt.signal, transport: flags.stdio ? 'stdio' : 'http', port: flags.port,
+      runId: run.id, store, cliArgs, databaseFlag: databaseFlag(flags), ...(flags.tasks === undefined ? {} : { tasksFile: resolve(io.cwd, flags.tasks) }), signal: interrupt.signal, transport: flags.stdio ? 'stdio' : 'http', port: flags.port,
       ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
       ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
       onListening: (url) => io.stderr(`serving ${described} of run ${run.id} (${run.model}) over MCP at ${url} (one session per episode)\n`),
