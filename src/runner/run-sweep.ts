@@ -63,7 +63,7 @@ export type SweepOptions = {
   /** Reported before each point's runs. */
   onPoint?: (event: { point: Record<string, string>; index: number; points: number }) => void;
   cliArgs?: string[];
-} & Pick<ExecutionOptions, 'retry' | 'episodeTimeoutMs' | 'stopAfterInfrastructureErrors' | 'waitBudget'>;
+} & Pick<ExecutionOptions, 'retry' | 'episodeTimeoutMs' | 'stopAfterInfrastructureErrors' | 'waitBudget' | 'databaseFlag'>;
 
 export type SweepResult = {
   group: string;
@@ -120,7 +120,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
             settings: isBuiltin(model) ? undefined : options.settings, seed, params: { ...params, [sweepParamsKey]: membership }, cliArgs: options.cliArgs,
             store, env: options.env, signal: options.signal, onProgress: options.onProgress,
             retry: options.retry, episodeTimeoutMs: options.episodeTimeoutMs, stopAfterInfrastructureErrors: options.stopAfterInfrastructureErrors, waitBudget,
-            taskRecipe,
+            databaseFlag: options.databaseFlag, taskRecipe,
             // A later model reads the tasks from the first model's run: never made again on the import thread.
             ...(firstRunId !== undefined ? { importThreadAfter: Number.MAX_SAFE_INTEGER } : {}),
           });

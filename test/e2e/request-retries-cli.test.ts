@@ -141,6 +141,17 @@ describe('request retries and timeouts through the CLI (OpenAI-compatible stand-
     server.setBehaviour('answer');
   });
 
+  test('a sweep stopped by a down service names the resume of its run in the sweep\'s database', async () => {
+    const directory = temporaryDirectory();
+    server.setBehaviour('unavailable');
+    const sweep = await runCli(['sweep', 'funcgen', '--grid', 'core=4,5', '--model', 'openai-compatible/stand-in', '--base-url', server.baseUrl, '--count', '6',
+      '--stop-after-errors', '3', '--max-retries', '0', '--concurrency', '1', '--db', 's.db'], { cwd: directory });
+    assert.equal(sweep.code, 2, sweep.stderr);
+    assert.match(sweep.stderr, /the last 3 episodes ended in infrastructure errors/);
+    assert.match(sweep.stderr, /toolforge run --resume funcgen-\S+ --db s\.db/);
+    server.setBehaviour('answer');
+  });
+
   test('when the errors in a row reach --stop-after-errors at the last planned episode, the run ends as any run that scored nothing', async () => {
     const directory = temporaryDirectory();
     server.setBehaviour('unavailable');

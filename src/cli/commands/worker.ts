@@ -6,7 +6,7 @@ import { runWorker } from '../../runner/run-worker.ts';
 import type { CliIo } from '../cli-io.ts';
 import { parseHttpUrl, parseMilliseconds, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { createProgressDisplay } from '../progress-display.ts';
-import { addExecutionOptions, databaseFlag, executionFlags, listenForInterrupt, runExitCodes } from './run.ts';
+import { addExecutionOptions, executionFlags, listenForInterrupt, runExitCodes } from './run.ts';
 import type { RunOutcome } from './run.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
 
@@ -44,7 +44,6 @@ export function registerWorkerCommand(program: Command, io: CliIo, argv: readonl
         const summary = await runWorker({
           runId: flags.run, dbPath: resolveDatabasePath(flags.db, io.cwd), concurrency: flags.concurrency, leaseMs: flags.lease, workerId: flags.workerId,
           baseUrl: flags.baseUrl, env: io.env, signal: interrupt.signal, cliArgs: recordedArguments(argv), onProgress: progress.listener, ...executionFlags(flags),
-          databaseFlag: databaseFlag(flags),
         });
         progress.stop();
         if (flags.json) {
