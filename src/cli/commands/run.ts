@@ -268,7 +268,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   let taskRecipe: TaskRecipe | undefined;
   let tasksFile: TasksFileReading | undefined;
   // perturb:paraphrase asks the --phrasing-model, also of tasks read from a file.
-  const paraphrasing = transforms.some(({ transform, knobs }) => transform.id === 'perturb' && knobs.kind === 'paraphrase');
+  const paraphrasing = transforms.some(({ transform, knobs }) => transform.needsPhrasingModel?.(knobs) === true);
   if (flags.tasks || rerun) {
     if (flags.count !== undefined || flags.set !== undefined || (flags.phrasingModel !== undefined && !paraphrasing)) {
       throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count, --set and --phrasing-model have nothing to change', {
