@@ -77,9 +77,16 @@ describe('team runs on PostgreSQL', { skip: 'missing' in binaries ? binaries.mis
       'SELECT COUNT(*) AS count FROM episode_queue WHERE run_id = $1 AND worker = $2 AND done = 1', [runId, worker]).rows[0].count);
     const deadline = Date.now() + 120_000;
     while (doneBy('worker-a') < 30 && Date.now() < deadline) await sleep(20);
+    const backends = (): number => Number(watcher.query("SELECT COUNT(*) AS count FROM pg_stat_activity WHERE application_name = 'toolforge' AND pid <> pg_backend_pid()").rows[0].count);
+    const backendsBefore = backends();
     workers[0].child.kill('SIGKILL');
     const killed = await workers[0].ended;
     assert.equal(killed.signal, 'SIGKILL');
+    // A COMMIT the worker sent just before it died is still applied by the server, which then sees the connection
+    // close: its leases are read once the server has dropped its session (they last 1.5 s, so none has expired yet).
+    let sessionGoneMs = 0;
+    for (; backends() >= backendsBefore && sessionGoneMs < 2000; sessionGoneMs += 20) await sleep(20);
+    await sleep(100);
     // Read once it is dead (its leases last until they expire): between two episodes a worker holds none.
     const leasedByKilled = Number(watcher.query('SELECT COUNT(*) AS count FROM episode_queue WHERE run_id = $1 AND worker = $2 AND done = 0', [runId, 'worker-a']).rows[0].count);
     const doneBy0 = doneBy('worker-a');
@@ -95,7 +102,7 @@ describe('team runs on PostgreSQL', { skip: 'missing' in binaries ? binaries.mis
     assert.equal(new Set(rows.map((row) => `${row.task_id}#${row.trial}`)).size, 600, 'one row per (task, trial)');
     assert.ok(rows.every((row) => row.status === 'scored'));
     assert.ok(ran[0] > 0 && ran[1] > 0, `both surviving workers ran episodes (${ran.join(', ')})`);
-    context.diagnostic(`killed worker-a after it saved ${doneBy0} episodes, holding ${leasedByKilled} leases; survivors ran ${ran.join(' + ')}; ${reclaimed} episodes claimed twice`);
+    context.diagnostic(`killed worker-a after it saved ${doneBy0} episodes, holding ${leasedByKilled} leases (its session gone after ~${sessionGoneMs} ms); survivors ran ${ran.join(' + ')}; ${reclaimed} episodes claimed twice`);
     assert.ok(leasedByKilled === 0 || reclaimed >= 1, `the killed worker's ${leasedByKilled} leased episodes were claimed again (${reclaimed})`);
 
     const store = openResultsStore(server.url, { readOnly: true });
