@@ -147,6 +147,20 @@ export type ValidateTaskStreamOptions = {
 };
 
 /**
+ * The line a task was read from; a task derived by --transform (`<id>~<transform>`, once per transform) is on its
+ * source task's line.
+ */
+function sourceLine(taskId: string, lineOf: (taskId: string) => number | undefined): number | undefined {
+  for (let id = taskId; ;) {
+    const line = lineOf(id);
+    if (line !== undefined) return line;
+    const cut = id.lastIndexOf('~');
+    if (cut <= 0) return undefined;
+    id = id.slice(0, cut);
+  }
+}
+
+/**
  * Tasks read from a file, solved by builtin/oracle a batch at a time as they stream past, as generated tasks are: a
  * task changed since `toolforge generate` wrote it (or made by hand) whose ground truth its own tools do not give is
  * refused before a model is scored against it. A data set's tasks, unchanged, carry the data set's gold and pass on.
@@ -157,7 +171,7 @@ export async function* validateTaskStream(
   const oracle = oracleOf(suite);
   // A task of a file is named by its line too: the user opens the file there.
   const where = (task: Task): string => {
-    const line = options.lineOf?.(task.id);
+    const line = options.lineOf === undefined ? undefined : sourceLine(task.id, options.lineOf);
     return line === undefined ? '' : `${options.source}:${line}: `;
   };
   const sandbox = createLazySandbox(Math.min(options.concurrency ?? 2, 2));

@@ -10,7 +10,7 @@ import { isRepeatable } from '../../src/cli/option-parsers.ts';
 
 /** `<command path> <flag>` of the flags a user may give more than once. */
 const repeatableFlags = new Set([
-  'generate --set', 'generate --transform', 'run --set', 'run --transform', 'run --task-id', 'serve --set',
+  'generate --set', 'generate --transform', 'run --set', 'run --transform', 'run --task-id', 'serve --set', 'serve --transform',
   'sweep --grid', 'sweep --model', 'sweep --set', 'sweep --transform',
 ]);
 

@@ -3,9 +3,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { JsonObject } from '../../src/core/json.ts';
+import type { Task } from '../../src/core/task.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { applyTransformsPrepared, parseTransformRequest } from '../../src/transforms/registry.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { getSuite } from '../../src/suites/registry.ts';
@@ -18,6 +21,13 @@ const agentScript = resolve(import.meta.dirname, '../fixtures/mcp-scripted-agent
 async function funcgenFiles(directory: string): Promise<{ tasksPath: string; goldPath: string }> {
   const suite = getSuite('funcgen');
   const tasks = await generateTasks(suite, { seed: 11, count: 2, params: resolveKnobs(suite.id, suite.knobs, { core: 4, depth: 2 }) });
+  const tasksPath = join(directory, 'tasks.jsonl');
+  writeFileSync(tasksPath, tasks.map((task) => JSON.stringify(task)).join('\n') + '\n');
+  return { tasksPath, goldPath: writeGold(directory, 'gold.json', tasks) };
+}
+
+/** The oracle's calls and answer for each task, as the scripted agent's --gold file. */
+function writeGold(directory: string, name: string, tasks: readonly Task[]): string {
   const gold = Object.fromEntries(tasks.map((task) => {
     const { expected } = readFuncgenTask(task);
     const byName = new Map(expected.functions.map((fn) => [fn.name, fn]));
@@ -26,11 +36,9 @@ async function funcgenFiles(directory: string): Promise<{ tasksPath: string; gol
     }));
     return [task.id, { calls, answer: `The value of ${expected.target.variable} is ${expected.target.value}.` }];
   }));
-  const tasksPath = join(directory, 'tasks.jsonl');
-  const goldPath = join(directory, 'gold.json');
-  writeFileSync(tasksPath, tasks.map((task) => JSON.stringify(task)).join('\n') + '\n');
-  writeFileSync(goldPath, JSON.stringify(gold));
-  return { tasksPath, goldPath };
+  const path = join(directory, name);
+  writeFileSync(path, JSON.stringify(gold));
+  return path;
 }
 
 function runAgent(args: string[]): Promise<number | null> {
@@ -92,9 +100,14 @@ describe('CLI: toolforge serve and run --agent-command', () => {
       [['serve', 'funcgen', '--mode', 'code'], /suite 'funcgen' does not support mode 'code'\n {2}fix: use --mode calls\|react/],
       [['serve', '--tasks', tasksPath, '--mode', 'sequence'], /does not support mode 'sequence'/],
       [['serve', 'funcgen', '--stdio', '--port', '5000'], /--stdio serves on stdin\/stdout, so --port has nothing to set\n {2}fix: drop --port/],
-      [['serve', '--tasks', tasksPath, '--count', '3'], /--tasks reads fixed tasks, so --count, --seed and --set have nothing to change/],
+      [['serve', '--tasks', tasksPath, '--count', '3'], /--tasks reads fixed tasks, so --count and --set have nothing to change/],
       [['serve', '--tasks', tasksPath, '--set', 'core=4'], /--tasks reads fixed tasks/],
-      [['serve', '--tasks', tasksPath, '--seed', '4'], /--tasks reads fixed tasks, so --count, --seed and --set have nothing to change/],
+      [['serve', '--tasks', tasksPath, '--seed', '4'], /--tasks reads fixed tasks \(each carries the seed it was made with\), so --seed has nothing to change\n {2}fix: drop --seed to serve the file as it is; --seed seeds a --transform of the file/],
+      // serve has no phrasing model, and drift applies once to a task: both refused before a task is made.
+      [['serve', 'funcgen', '--transform', 'perturb:kind=paraphrase', '--db', 'transform.db'], /perturb:kind=paraphrase asks a phrasing model to rewrite every task, and serve has none\n {2}fix: run it on its own with toolforge run <suite> --transform perturb:kind=paraphrase --phrasing-model <ref>/],
+      [['serve', 'funcgen', '--transform', 'drift', '--transform', 'rename-tools', '--transform', 'drift:op=rename', '--db', 'transform.db'], /transform drift is given twice in the chain \(1st and 3rd\), but it applies once to a task/],
+      [['serve', 'funcgen', '--transform', 'no-such-transform', '--db', 'transform.db'], /no-such-transform/],
+      [['serve', '--resume', 'latest', '--transform', 'rename-tools'], /--resume serves run 'latest' again with its own tasks, mode, trials and client; --transform cannot change them/],
       [['serve', 'funcgen', '--db', 'not-a-database.db'], /not-a-database\.db is not a ToolForge results database/],
       // The suite has the mode, these tasks do not (calls is the voice scenario's): refused before it listens.
       [['serve', 'stateful', '--count', '1', '--mode', 'calls'], /task 'stateful\/session\/0\/0' does not support mode 'calls' \(it supports code\)\n {2}fix: use --mode code/],
@@ -104,6 +117,52 @@ describe('CLI: toolforge serve and run --agent-command', () => {
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, expected, args.join(' '));
       assert.doesNotMatch(result.stderr, /serving/, args.join(' '));
+    }
+    // A refused chain records nothing: its database was never made.
+    assert.equal(existsSync(join(directory, 'transform.db')), false);
+  });
+
+  test('serve --transform serves derived tasks, generated (recorded in the recipe) or from a file (seeded by --seed); the client solves them', async () => {
+    const directory = temporaryDirectory();
+    const suite = getSuite('funcgen');
+    const params = resolveKnobs(suite.id, suite.knobs, { core: 4, depth: 2 });
+    const chain = ['perturb:kind=case-mix', 'rename-tools'];
+    const cases = [
+      { name: 'generated', args: ['funcgen', '--count', '2', '--seed', '11', '--set', 'core=4', '--set', 'depth=2'], seed: 11 },
+      { name: 'file', args: ['--tasks', (await funcgenFiles(directory)).tasksPath, '--seed', '5'], seed: 5 },
+    ];
+    for (const { name, args, seed } of cases) {
+      // The client's gold is the derived tasks': their tool names and prompts are the transforms'.
+      const derived = await generateTasks(suite, { seed: 11, count: 2, params })
+        .then((tasks) => applyTransformsPrepared(tasks, chain.map(parseTransformRequest), seed, {}));
+      const goldPath = writeGold(directory, `${name}-gold.json`, derived);
+      let stdout = '';
+      let stderr = '';
+      let agentExit: Promise<number | null> | undefined;
+      const code = await main(['serve', ...args, ...chain.flatMap((text) => ['--transform', text]), '--db', `${name}.db`, '--json'], {
+        stdout: (text) => { stdout += text; },
+        stderr: (text) => {
+          stderr += text;
+          const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(text)?.[1];
+          if (url) agentExit = runAgent(['--url', url, '--policy', 'oracle', '--gold', goldPath, '--sessions', 'all']);
+        },
+        isStderrTty: false, env: {}, cwd: directory,
+      });
+      assert.equal(code, 0, `${name}: ${stderr}`);
+      assert.equal(await agentExit, 0, name);
+      const summary = JSON.parse(stdout) as { runId: string; passRate: number; episodes: number };
+      assert.deepEqual([summary.episodes, summary.passRate], [2, 1], name);
+      const store = openResultsStore(join(directory, `${name}.db`));
+      try {
+        const run = store.getRun(summary.runId);
+        assert.deepEqual(run.provenance.transforms?.map((record) => record.id), ['perturb', 'rename-tools'], name);
+        assert.deepEqual(store.listTasks(run.id).map((task) => task.id), derived.map((task) => task.id), name);
+        assert.deepEqual(store.listTasks(run.id).map((task) => task.origin?.transforms.map((record) => record.id)), [['perturb', 'rename-tools'], ['perturb', 'rename-tools']], name);
+        // Generated tasks are made again from the recipe (serve --resume of a serve stopped while storing them).
+        assert.deepEqual(run.provenance.taskRecipe?.transforms, name === 'generated' ? chain : undefined, name);
+      } finally {
+        store.close();
+      }
     }
   });
 

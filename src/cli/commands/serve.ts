@@ -15,12 +15,14 @@ import { getSuite } from '../../suites/registry.ts';
 import type { ResultsStore } from '../../store/index.ts';
 import type { Suite } from '../../suites/spec.ts';
 import { checkSuiteMode } from '../../runner/episode-mode.ts';
+import { checkTransformChain, parseSeededTransformRequest, transformStream } from '../../transforms/registry.ts';
+import type { TransformRequest } from '../../transforms/spec.ts';
 import type { CliIo } from '../cli-io.ts';
 import { openExistingStoreForWriting, openStoreForRuns } from '../open-store.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import type { RunSummary } from '../../runner/summarize-run.ts';
-import { flagName, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
+import { collectTransform, flagName, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions, checkValidateFlag } from '../run-task-options.ts';
 import { databaseFlag, runExitCodes } from './run.ts';
@@ -32,7 +34,7 @@ import { resumeCommand } from '../../runner/external-agent-run.ts';
 const loadServeRun = (): Promise<typeof import('../../mcp/serve-run.ts')> => import('../../mcp/serve-run.ts');
 
 type ServeFlags = RunTaskFlags & {
-  port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean; resume?: string;
+  port?: number; stdio?: boolean; clientName?: string; episodeTimeout?: number; json?: boolean; resume?: string; transform?: string[];
 };
 
 /** `argv` is recorded with each served run as provenance. */
@@ -46,6 +48,7 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
     .option('--stdio', 'serve one client on stdin/stdout instead (the episodes in turn; the summary goes to stderr)')
     .option('--client-name <name>', "the run's model is mcp/<name> (default: the name the first client gives)", parseModelName)
     .option('--episode-timeout <ms>', "each episode's time limit once a client has it (past it: an infrastructure error)", parseMilliseconds)
+    .option('--transform <id[:k=v,...]>', 'derive every task with a transform, repeatable, in order (one that needs only the seed, e.g. perturb:kind=case-mix or drift:op=rename)', collectTransform)
     .option('--resume <run>', "serve a stored served run's missing and infrastructure-error episodes again ('latest' for the newest)", parseText)
     .option('--json', 'print one JSON summary object on stdout at the end')
     .action(async (suiteArgument: string | undefined, flags: ServeFlags) => {
@@ -66,33 +69,43 @@ export function registerServeCommand(program: Command, io: CliIo, argv: readonly
       const suite = getSuite(suiteId);
       // Checked before tasks are made and before the endpoint listens: a client should not connect to a serve that fails.
       checkSuiteMode(suite, flags.mode);
-      if (tasksPath !== undefined && (flags.count !== undefined || flags.set !== undefined || flags.seed !== undefined)) {
-        throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count, --seed and --set have nothing to change', {
-          fix: 'drop --count/--seed/--set to serve the file as it is, or drop --tasks to generate new tasks',
+      // serve has no phrasing model: a transform that asks one (perturb:paraphrase) is refused here, as is one given twice.
+      const transforms = (flags.transform ?? []).map((text) => parseSeededTransformRequest(text, 'serve'));
+      checkTransformChain(transforms);
+      if (tasksPath !== undefined && (flags.count !== undefined || flags.set !== undefined)) {
+        throw new ConfigError('config.invalid', '--tasks reads fixed tasks, so --count and --set have nothing to change', {
+          fix: 'drop --count/--set to serve the file as it is, or drop --tasks to generate new tasks',
+        });
+      }
+      // The seed makes tasks and seeds transforms; tasks read from a file carry their own seeds.
+      if (tasksPath !== undefined && flags.seed !== undefined && transforms.length === 0) {
+        throw new ConfigError('config.invalid', '--tasks reads fixed tasks (each carries the seed it was made with), so --seed has nothing to change', {
+          fix: 'drop --seed to serve the file as it is; --seed seeds a --transform of the file, or drop --tasks to generate new tasks from the seed',
         });
       }
       // A bad --db fails now, not after every task was made and checked.
       const store = openStoreForRuns(resolveDatabasePath(flags.db, io.cwd));
       try {
-        outcome.exitCode = await serveTasks(suite, tasksPath, flags, store, cliArgs, io);
+        outcome.exitCode = await serveTasks(suite, tasksPath, transforms, flags, store, cliArgs, io);
       } finally {
         store.close();
       }
     });
 }
 
-async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: ServeFlags, store: ResultsStore, cliArgs: string[], io: CliIo): Promise<number> {
+async function serveTasks(suite: Suite, tasksPath: string | undefined, transforms: readonly TransformRequest[], flags: ServeFlags, store: ResultsStore, cliArgs: string[], io: CliIo): Promise<number> {
   const seed = flags.seed ?? 0;
   const knobs = tasksPath === undefined ? resolveKnobs(suite.id, suite.knobs, flags.set ?? {}, { directory: io.cwd }) : {};
   const lines = new Map<string, number>();
+  const derived = (tasks: Iterable<Task> | AsyncIterable<Task>): Iterable<Task> | AsyncIterable<Task> => (transforms.length === 0 ? tasks : transformStream(tasks, transforms, seed, {}));
   // The second read of generated tasks makes the same tasks from the seed: builtin/oracle solved them in the first.
   const taskStream = (pass: 'check' | 'run'): Iterable<Task> | AsyncIterable<Task> => (tasksPath === undefined
-    ? streamGeneratedTasks(suite, { seed, count: flags.count, params: knobs, validate: pass === 'check' })
-    : pass === 'run' ? streamTasksFile(tasksPath, { suiteId: suite.id })
-      // The first read names a refused task by its line.
+    ? streamGeneratedTasks(suite, { seed, count: flags.count, params: knobs, validate: pass === 'check', ...(transforms.length > 0 ? { transforms } : {}) })
+    : pass === 'run' ? derived(streamTasksFile(tasksPath, { suiteId: suite.id }))
+      // The first read names a refused task by its line; builtin/oracle must solve each task as it is served (derived).
       : flags.validate
-        ? validateTaskStream(suite, streamTasksFile(tasksPath, { suiteId: suite.id, lines, check: (task) => checkExpected(suite, task) }), { source: flags.tasks ?? tasksPath, lineOf: (taskId) => lines.get(taskId) })
-        : streamTasksFile(tasksPath, { suiteId: suite.id, check: (task) => checkExpected(suite, task) }));
+        ? validateTaskStream(suite, derived(streamTasksFile(tasksPath, { suiteId: suite.id, lines, check: (task) => checkExpected(suite, task) })), { source: flags.tasks ?? tasksPath, lineOf: (taskId) => lines.get(taskId) })
+        : derived(streamTasksFile(tasksPath, { suiteId: suite.id, check: (task) => checkExpected(suite, task) })));
   // Every task is read and checked once before the endpoint listens, so a bad line or an unsolvable generated task
   // is reported before a client connects; the run then reads them again as a stream. Nothing holds them all.
   const { first, count } = await firstAndCount(taskStream('check'), (task, firstTask) => {
@@ -121,9 +134,10 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
       transport: flags.stdio ? 'stdio' : 'http',
       suite, tasks, mode: flags.mode ?? defaultMode(first), trials: flags.trials, concurrency: flags.concurrency ?? 1, store, seed, params, cliArgs,
       // How the tasks are read again: a serve stopped while they are stored is continued by serve --resume.
+      // A derived file's tasks have no recipe or file to be read again from: they are all stored before any is served.
       ...(tasksPath === undefined
-        ? { taskRecipe: { seed, ...(flags.count === undefined ? {} : { count: flags.count }), params: knobs } }
-        : { tasksFile: { path: tasksPath, validate: flags.validate } }),
+        ? { taskRecipe: { seed, ...(flags.count === undefined ? {} : { count: flags.count }), params: knobs, ...(transforms.length > 0 ? { transforms: flags.transform ?? [] } : {}) } }
+        : transforms.length === 0 ? { tasksFile: { path: tasksPath, validate: flags.validate } } : {}),
       signal: interrupt.signal, port: flags.port, ...(flags.clientName !== undefined ? { clientName: flags.clientName } : {}),
       ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
       onListening: (url) => io.stderr(`serving ${count * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
@@ -136,7 +150,7 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, flags: Se
 
 /** `serve --resume`: the run's own tasks, mode, trials and client; only how it is served may change. */
 async function resumeServedRun(suiteArgument: string | undefined, runReference: string, flags: ServeFlags, cliArgs: string[], io: CliIo): Promise<number> {
-  const fixed = (['seed', 'count', 'set', 'mode', 'trials', 'clientName'] as const).filter((name) => flags[name] !== undefined);
+  const fixed = (['seed', 'count', 'set', 'mode', 'trials', 'clientName', 'transform'] as const).filter((name) => flags[name] !== undefined);
   if (fixed.length > 0) {
     const names = fixed.map(flagName).join(', ');
     throw new ConfigError('config.invalid', `--resume serves run '${runReference}' again with its own tasks, mode, trials and client; ${names} cannot change them`, {
