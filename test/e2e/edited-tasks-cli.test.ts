@@ -96,6 +96,13 @@ test('a task whose gold its own tools do not give is refused by builtin/oracle b
   assert.equal(served.code, 2, served.stderr);
   assert.match(served.stderr, /error: edited\.jsonl:3: task 'nestful\/0\/2' is not solvable: builtin\/oracle scored 0/);
   assert.doesNotMatch(served.stderr, /serving /);
+  // Derived by --transform, the refused task is still named by the line it was read from.
+  for (const command of [['run', '--model', 'builtin/oracle'], ['serve', '--port', '0']]) {
+    const derived = await spawnCli([...command, '--tasks', 'edited.jsonl', '--transform', 'perturb:kind=case-mix', '--transform', 'rename-tools', '--db', 'r.db'], { cwd: directory, env: keylessEnvironment() });
+    assert.equal(derived.code, 2, derived.stderr);
+    assert.match(derived.stderr, /error: edited\.jsonl:3: task 'nestful\/0\/2~perturb~rename-tools' is not solvable: builtin\/oracle scored 0/, command[0]);
+  }
+  assert.equal(await runCount(directory, 'r.db'), 0, 'nothing stored');
   const asIs = await runCli(['run', '--tasks', 'edited.jsonl', '--model', 'builtin/oracle', '--db', 'r.db', '--no-validate', '--json'], { cwd: directory });
   assert.equal(asIs.code, 0, asIs.stderr);
   assert.equal(JSON.parse(asIs.stdout).passRate, 2 / 3);
