@@ -267,7 +267,9 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
       // The tasks stream into the store in batches (checked as they pass); the run then reads them back a page at a
       // time, so no moment holds them all. A refused task leaves no run behind, as when tasks were checked up front.
       try {
-        const stored = await storeTasks(store, runId, suite, options.mode, first.value, tasks, { checkParams, ...(handOff ? { handOffAfter: options.importThreadAfter ?? importThreadAfterTasks } : {}) });
+        const stored = await storeTasks(store, runId, suite, options.mode, first.value, tasks, {
+          checkParams, shouldStop: () => options.signal?.aborted === true, ...(handOff ? { handOffAfter: options.importThreadAfter ?? importThreadAfterTasks } : {}),
+        });
         if (!stored.ended && recipe !== undefined && !options.signal?.aborted) {
           await tasks.return?.();
           handedOff = recipe;

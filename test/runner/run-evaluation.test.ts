@@ -273,6 +273,29 @@ describe('runEvaluation', () => {
     assert.equal(resumed.passRate, 1);
   });
 
+  test('cancelled while its tasks stream in from a source that does not watch the signal: storing stops within a batch, the run is kept cancelled', async () => {
+    const controller = new AbortController();
+    const suite = createFakeSuite();
+    const made = await suite.generate({ seed: 11, count: 2000, params: {} });
+    let read = 0;
+    // A plain generator (a tasks file read with no check, or a library caller's): it knows nothing of the signal.
+    function* tasks(): Generator<Task> {
+      for (const task of made) {
+        read += 1;
+        if (read === 100) controller.abort();
+        yield task;
+      }
+    }
+    const store = openResultsStore(':memory:');
+    const summary = await runEvaluation({ suite, tasks: tasks(), modelRef: 'builtin/oracle', seed: 11, params: {}, store, signal: controller.signal });
+    assert.equal(summary.status, 'cancelled');
+    assert.equal(summary.episodes, 0);
+    // The batch under way when the signal came is committed (nothing half-done), and no further one is read.
+    assert.equal(store.getRun(summary.runId).taskCount, 128);
+    assert.equal(read, 128);
+    assert.equal(store.hasAllTasks(summary.runId), false);
+  });
+
   test('bad configuration fails before a run is recorded', async () => {
     const options = await baseOptions();
     const store = options.store!;
