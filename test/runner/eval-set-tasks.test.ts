@@ -44,11 +44,19 @@ function stopWhileStoringTasks(path: string, runId: string, options: { recipe: '
 
 const transformed = { ...evalSet, suites: [{ ...evalSet.suites[0], grid: { depth: [1] }, transforms: [['rename-tools']] }] };
 
-test('a transformed cell stopped while its tasks streamed in is resumed from its recipe, the chain included: same run, same tasks', async () => {
+/** The transformed eval set run once on a new database; `check` gets the store and the first run's outcome. */
+async function withTransformedEvalSet(check: (store: ReturnType<typeof openResultsStore>, path: string, first: Awaited<ReturnType<typeof runEvalSet>>) => Promise<void>): Promise<void> {
   const path = join(mkdtempSync(join(tmpdir(), 'toolforge-eval-set-')), 'results.db');
   const store = openResultsStore(path);
   try {
-    const first = await runEvalSet({ evalSet: transformed, store });
+    await check(store, path, await runEvalSet({ evalSet: transformed, store }));
+  } finally {
+    store.close();
+  }
+}
+
+test('a transformed cell stopped while its tasks streamed in is resumed from its recipe, the chain included: same run, same tasks', async () => {
+  await withTransformedEvalSet(async (store, path, first) => {
     const stopped = first.runs[0].runId;
     const tasksBefore = JSON.stringify(Array.from(store.iterateTasks(stopped)));
     assert.deepEqual(store.getRun(stopped).provenance.taskRecipe?.transforms, ['rename-tools']);
@@ -58,16 +66,11 @@ test('a transformed cell stopped while its tasks streamed in is resumed from its
     const resumed = store.getRun(stopped);
     assert.deepEqual({ tasks: resumed.taskCount, status: resumed.status, scored: store.countEpisodes(stopped).scored }, { tasks: 6, status: 'finished', scored: 6 });
     assert.equal(JSON.stringify(Array.from(store.iterateTasks(stopped))), tasksBefore);
-  } finally {
-    store.close();
-  }
+  });
 });
 
 test('a cell stopped while its tasks streamed in (no episode run yet, no recipe to remake them) is started again when the eval set runs again', async () => {
-  const path = join(mkdtempSync(join(tmpdir(), 'toolforge-eval-set-')), 'results.db');
-  const store = openResultsStore(path);
-  try {
-    const first = await runEvalSet({ evalSet: transformed, store });
+  await withTransformedEvalSet(async (store, path, first) => {
     const stopped = first.runs[0].runId;
     stopWhileStoringTasks(path, stopped, { recipe: 'none' });
     const again = await runEvalSet({ evalSet: transformed, store });
@@ -76,7 +79,5 @@ test('a cell stopped while its tasks streamed in (no episode run yet, no recipe 
     const restarted = store.getRun(again.runs[0].runId);
     assert.deepEqual({ tasks: restarted.taskCount, status: restarted.status, scored: store.countEpisodes(restarted.id).scored }, { tasks: 6, status: 'finished', scored: 6 });
     assert.equal(JSON.stringify(Array.from(store.iterateTasks(restarted.id))), JSON.stringify(Array.from(store.iterateTasks(again.runs[1].runId))));
-  } finally {
-    store.close();
-  }
+  });
 });
