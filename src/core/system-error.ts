@@ -51,6 +51,16 @@ function describeFileError(error: SystemError): ConfigError | undefined {
 }
 
 /**
+ * Whether `error` is the results database failing to take a write (full disk, I/O error, locked past the busy
+ * timeout, read-only), raw from SQLite or as described here: the machine's fault, so what the run recorded is kept
+ * for --resume, never deleted (a delete is a write that fails the same way).
+ */
+export function isStoreWriteFailure(error: unknown): boolean {
+  if (error instanceof ConfigError) return error.code === 'store.unwritable' || error.code === 'store.locked';
+  return describeSqliteError(error) !== undefined;
+}
+
+/**
  * What SQLite says when a results database cannot take a write: a file the user may not write (its first write
  * fails), another process holding the write lock past the busy timeout, a full disk, an I/O error. Each is the
  * user's machine, not a bug: the message and a fix, and the run it stopped is resumed once it is fixed.

@@ -14,6 +14,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { AgentSource } from '../agents/spec.ts';
 import type { EpisodeRecord } from '../core/episode.ts';
 import { sameFile } from '../core/portable-path.ts';
+import { isStoreWriteFailure } from '../core/system-error.ts';
 import { ConfigError, ToolForgeError, errorMessage } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import { canonicalJson } from '../core/json.ts';
@@ -256,6 +257,7 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
       id: runId, suite: { id: suite.id, version: suite.version }, model: options.modelRef, baseUrl, mode, trials, concurrency,
       seed: options.seed, params: options.params, settings, provenance,
     });
+    options.onProgress?.({ type: 'run-recorded', runId });
     // Held by this process from its start: a resume, delete or rescore elsewhere is refused until it ends.
     return withRunHeld(store, runId, 'started', async () => {
       // A long stream of a registered suite's own tasks, for a model scored on this machine, is handed to the task import
@@ -282,7 +284,8 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
           store.completeTasks(runId, missingOutputs.length > 0 ? { ...provenance, missingOutputs } : undefined);
         }
       } catch (error) {
-        store.deleteRun(runId);
+        // A refused task leaves no run; a store that failed a write keeps what it has, for --resume.
+        if (!isStoreWriteFailure(error)) store.deleteRun(runId);
         throw error;
       }
       if (handedOff) return continueOnImportThread(store, runId, options, model, handedOff, provenance);
@@ -375,6 +378,8 @@ async function importWhileRunning(
     await importing.stop();
   }
   if (refused !== undefined) {
+    // The store failed a write (a full disk): the run keeps what it recorded, for --resume, as on the one-thread path.
+    if (isStoreWriteFailure(refused)) throw refused;
     // Refused (the import failed, or a replay file misses outputs): a new run is not left, as on the one-thread path.
     if (options.whenRefused === 'delete-run') store.deleteRun(runId);
     else store.setRunStatus(runId, 'cancelled');

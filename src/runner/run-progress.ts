@@ -3,6 +3,11 @@ import type { RunStatus } from '../store/stored-run.ts';
 
 /** What the runner reports while it works (the CLI draws its progress bar from these). */
 export type RunProgressEvent =
+  /**
+   * A new run is recorded, before its tasks are stored: from here a failure leaves a run to resume or delete (a store
+   * that fills up while the tasks stream in), so the caller can name it.
+   */
+  | { type: 'run-recorded'; runId: string }
   | {
     type: 'run-start';
     runId: string;

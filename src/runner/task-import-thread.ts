@@ -11,6 +11,7 @@ import { storeTasks } from './store-tasks.ts';
 import type { TaskImportJob, TaskImportMessage } from './task-import.ts';
 import { importStreamStart, recipeTasksFrom } from './task-import.ts';
 import { transferError } from '../core/transferred-error.ts';
+import { describeSystemError } from '../core/system-error.ts';
 
 const job = workerData as TaskImportJob;
 const port = parentPort;
@@ -37,7 +38,8 @@ async function importTasks(): Promise<void> {
     });
     if (stored.ended && !stop.signal.aborted) post({ type: 'done', count: stored.written });
   } catch (error) {
-    if (!stop.signal.aborted) post({ type: 'error', error: transferError(error) });
+    // A full disk or a locked database is said as the run's own thread says it (and is known as the store's fault).
+    if (!stop.signal.aborted) post({ type: 'error', error: transferError(describeSystemError(error) ?? error) });
   } finally {
     store.close();
     port?.close();

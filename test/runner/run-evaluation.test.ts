@@ -2,6 +2,7 @@ import type { Task } from '../../src/core/task.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { ConfigError, ProviderError, SandboxError } from '../../src/core/errors.ts';
 import type { LanguageModel } from '../../src/models/spec.ts';
 import { createScriptedModel } from '../../src/models/builtin/scripted-model.ts';
@@ -77,7 +78,8 @@ describe('runEvaluation', () => {
     assert.ok(run.provenance.git === null || /^[0-9a-f]{40}$/.test(run.provenance.git.commit));
     assert.deepEqual(store.listTasks(run.id), options.tasks);
 
-    assert.deepEqual(events[0], { type: 'run-start', runId: run.id, plannedEpisodes: 6, alreadyScoredEpisodes: 0, totalEpisodes: 6 });
+    // The run is named once it is recorded, before its tasks are stored; then it starts.
+    assert.deepEqual(events.slice(0, 2), [{ type: 'run-recorded', runId: run.id }, { type: 'run-start', runId: run.id, plannedEpisodes: 6, alreadyScoredEpisodes: 0, totalEpisodes: 6 }]);
     const ends = events.filter((event) => event.type === 'episode-end');
     assert.deepEqual(ends.map((event) => event.completedEpisodes), [1, 2, 3, 4, 5, 6]);
     assert.deepEqual(events.at(-1), { type: 'run-end', runId: run.id, status: 'finished' });
@@ -294,6 +296,41 @@ describe('runEvaluation', () => {
     assert.equal(store.getRun(summary.runId).taskCount, 128);
     assert.equal(read, 128);
     assert.equal(store.hasAllTasks(summary.runId), false);
+  });
+
+  test('a store that fills up while the tasks stream in keeps the run, named as soon as it was recorded, and --resume finishes it', async () => {
+    const suite = createFakeSuite();
+    const recipe = { seed: 11, count: 300, params: {} };
+    const made = await suite.generate(recipe);
+    const real = openResultsStore(join(temporaryDirectory(), 'results.db'));
+    // The third batch of tasks meets a full disk, as SQLite reports one.
+    let appends = 0;
+    const filling = new Proxy(real, {
+      get(target, key) {
+        if (key === 'appendTasks') {
+          return (...args: Parameters<typeof real.appendTasks>) => {
+            appends += 1;
+            if (appends === 3) throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+            return target.appendTasks(...args);
+          };
+        }
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const events: RunProgressEvent[] = [];
+    await assert.rejects(
+      runEvaluation({ suite, tasks: made, modelRef: 'builtin/oracle', seed: 11, params: {}, taskRecipe: recipe, store: filling, onProgress: (event) => events.push(event) }),
+      (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_FULL',
+    );
+    assert.deepEqual(events.map((event) => event.type), ['run-recorded']);
+    const runId = (events[0] as { runId: string }).runId;
+    // Kept (a refused task's run is deleted; a full disk is the machine's), with the two batches it stored.
+    assert.equal(real.getRun(runId).taskCount, 128);
+    assert.equal(real.hasAllTasks(runId), false);
+    const resumed = await resumeEvaluation({ runId, store: real, suite });
+    assert.deepEqual([resumed.status, resumed.tasks, resumed.episodes, resumed.passRate], ['finished', 300, 300, 1]);
+    real.close();
   });
 
   test('bad configuration fails before a run is recorded', async () => {

@@ -339,7 +339,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
       // With --tasks the tasks themselves are stored with the run; the seed is recorded as given.
       seed, params, cliArgs, signal: interrupt.signal, env: io.env, keepRaw: flags.keepRaw ?? false, workersOnly: flags.workersOnly ?? false, ...execution, waitBudget,
       onProgress: (event) => {
-        if (event.type === 'run-start') startedRunId = event.runId;
+        if (event.type === 'run-recorded' || event.type === 'run-start') startedRunId = event.runId;
         progress.listener(event);
       },
     });
