@@ -168,12 +168,17 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
   const store = openStoreForRuns(resolveDatabasePath(flags.db, io.cwd));
   const progress = createProgressDisplay(io);
   const interrupt = listenForInterrupt();
+  // The cell under way, so a failure that stops the set (a full disk) says how to continue it.
+  let current: { index: number; cells: number } | undefined;
   try {
     const result = await runEvalSet({
       evalSet, name: basename(path, extname(path)), directory: dirname(path), store, env: io.env, signal: interrupt.signal, concurrency: flags.concurrency, cliArgs,
       onProgress: progress.listener, ...executionFlags(flags),
       // A suite listed in two entries: its fixed knobs and count tell the entries' runs apart.
-      onCell: ({ cell, index, cells, action }) => io.stderr(`${index}/${cells} ${action === 'done' ? 'done already' : action === 'resume' ? 'resuming' : 'running'}: ${cell.suite} ${cell.model}${cell.modelSettings ? ` (${cell.modelSettings})` : ''}${Object.entries({ ...cell.set, ...(cell.count !== undefined ? { count: cell.count } : {}), ...cell.point }).map(([name, value]) => ` ${name}=${value}`).join('')}${cell.mode ? ` mode=${cell.mode}` : ''}${cell.transforms.length > 0 ? ` transform=${cell.transforms.join('+')}` : ''}\n`),
+      onCell: ({ cell, index, cells, action }) => {
+        if (action !== 'done') current = { index, cells };
+        io.stderr(`${index}/${cells} ${action === 'done' ? 'done already' : action === 'resume' ? 'resuming' : 'running'}: ${cell.suite} ${cell.model}${cell.modelSettings ? ` (${cell.modelSettings})` : ''}${Object.entries({ ...cell.set, ...(cell.count !== undefined ? { count: cell.count } : {}), ...cell.point }).map(([name, value]) => ` ${name}=${value}`).join('')}${cell.mode ? ` mode=${cell.mode}` : ''}${cell.transforms.length > 0 ? ` transform=${cell.transforms.join('+')}` : ''}\n`);
+      },
     });
     progress.stop();
     for (const skipped of result.skipped) io.stderr(`skipped ${skipped.cell.suite}${Object.entries(skipped.cell.point).map(([name, value]) => ` ${name}=${value}`).join('')}: ${skipped.reason}\n`);
@@ -185,6 +190,12 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
       finish: () => `toolforge run --config ${shellArgument(flags.config as string)}${databaseFlag(flags)} (the same file continues the eval set)`,
       gate: { failUnder: flags.failUnder, failUnderLower: flags.failUnderLower },
     }, io);
+  } catch (error) {
+    progress.stop();
+    if (current !== undefined && resumable(error)) {
+      io.stderr(`eval set stopped at cell ${current.index}/${current.cells}; its finished runs are stored. After fixing the error below, continue it with: toolforge run --config ${shellArgument(flags.config as string)}${databaseFlag(flags)} (finished cells are kept, the stopped one is resumed)\n`);
+    }
+    throw error;
   } finally {
     interrupt.dispose();
     progress.stop();
@@ -204,7 +215,6 @@ function openCache(flags: RunFlags, io: CliIo): { store: ResponseCacheStore; opt
   return { store, option: { storage: store, policy: flags.cache, counters: { hits: 0, misses: 0, uncacheable: 0 } } };
 }
 
-/** ` --db <it>` for the commands printed to paste, the password masked (they end up in logs), or '' for the default. */
 /** ` --db <file|url>` as a printed command repeats it (a URL's password masked), or '' for the default. */
 export function databaseFlag(flags: { db?: string }): string {
   return flags.db ? ` --db ${shellArgument(redactUrlPasswords(flags.db))}` : '';
@@ -537,7 +547,8 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
  * Whether a run stopped by `error` can be continued: not when its database was lost under it or holds a damaged row
  * (store.invalid), whose own fix says what to do instead.
  */
-function resumable(error: unknown): boolean {
+/** Whether a run an error stopped can be continued: not when its stored records are damaged. */
+export function resumable(error: unknown): boolean {
   return !(error instanceof ConfigError && error.code === 'store.invalid');
 }
 

@@ -19,7 +19,7 @@ import { shellArgument } from '../../core/shell-argument.ts';
 import { reportGroupOutcome } from '../group-outcome.ts';
 import { openStoreForRuns } from '../open-store.ts';
 import type { RunOutcome } from './run.ts';
-import { addExecutionOptions, databaseFlag, executionFlags, runExitCodes, settingsOf } from './run.ts';
+import { addExecutionOptions, databaseFlag, executionFlags, resumable, runExitCodes, settingsOf } from './run.ts';
 
 type SweepFlags = {
   grid?: Record<string, string[]>;
@@ -77,13 +77,21 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
       const controller = new AbortController();
       const onInterrupt = (): void => controller.abort(new Error('interrupted'));
       const stopListening = onStopSignal(onInterrupt);
+      // The point and run under way, so a failure that stops the sweep (a full disk) names the run to continue.
+      let current: { point: string; runId?: string } | undefined;
       try {
         const result = await runSweep({
           suite, grid: flags.grid ?? {}, models: flags.model ?? [], fixed: flags.set, transforms: flags.transform, directory: io.cwd, seed: flags.seed, count: flags.count, trials: flags.trials,
           concurrency: flags.concurrency, mode: flags.mode, baseUrl: flags.baseUrl, store, env: io.env, signal: controller.signal, cliArgs: recordedArguments(argv),
           settings: settingsOf(flags), ...executionFlags(flags),
-          onProgress: progress.listener,
-          onPoint: ({ point, index, points }) => io.stderr(`point ${index + 1}/${points}: ${Object.entries(point).map(([name, value]) => `${name}=${value}`).join(' ')}\n`),
+          onProgress: (event) => {
+            if ((event.type === 'run-recorded' || event.type === 'run-start') && current !== undefined) current.runId = event.runId;
+            progress.listener(event);
+          },
+          onPoint: ({ point, index, points }) => {
+            current = { point: `${index + 1}/${points}` };
+            io.stderr(`point ${index + 1}/${points}: ${Object.entries(point).map(([name, value]) => `${name}=${value}`).join(' ')}\n`);
+          },
         });
         progress.stop();
         for (const skipped of result.skipped) io.stderr(`skipped ${Object.entries(skipped.point).map(([name, value]) => `${name}=${value}`).join(' ')}: ${skipped.reason}\n`);
@@ -102,6 +110,12 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
         // Interrupted too, each unfinished run is named with the command that finishes it.
         const code = reportGroupOutcome(store, runIds, { finish: (runId) => `toolforge run --resume ${runId}${databaseFlag(flags)}`, interrupted: result.cancelled }, io);
         outcome.exitCode = result.cancelled ? runExitCodes.interrupted : code;
+      } catch (error) {
+        progress.stop();
+        if (current?.runId !== undefined && resumable(error) && store.findRun(current.runId)) {
+          io.stderr(`sweep stopped at point ${current.point}: run ${current.runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: toolforge run --resume ${current.runId}${databaseFlag(flags)} (the points after it did not run)\n`);
+        }
+        throw error;
       } finally {
         stopListening();
         progress.stop();

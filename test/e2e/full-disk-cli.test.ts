@@ -1,0 +1,48 @@
+/**
+ * The results database stops taking writes part-way (a full disk, here a file-size limit set with prlimit, which
+ * SQLite reports as an I/O error): run, sweep and eval sets keep what they stored, name what to run to continue
+ * (the run's id and the --db given), and that command, run once the disk has room, finishes the work.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { keylessEnvironment, spawnCli, spawnCliUnprivileged, temporaryDirectory } from './run-cli.ts';
+
+/** Files this process writes may not grow past ~3 MB: a 2,000-task funcgen run's tasks alone are ~30 MB. */
+const limited = ['prlimit', '--fsize=3000000'];
+const noPrlimit = spawnSync('prlimit', ['--version'], { stdio: 'ignore' }).status !== 0 ? 'prlimit (util-linux) is not on this machine' : undefined;
+
+test('run: stopped by the full disk while its tasks stream in, it is named with its resume command, which finishes it', { skip: noPrlimit }, async () => {
+  const cwd = temporaryDirectory();
+  const env = keylessEnvironment();
+  const stopped = await spawnCliUnprivileged(limited, ['run', 'funcgen', '--model', 'builtin/planner', '--count', '2000', '--db', 'limited.db'], { cwd, env });
+  assert.equal(stopped.code, 2, stopped.stderr);
+  const named = /^run (funcgen-\S+) stopped; its finished episodes are stored\. After fixing the error below, continue it with: toolforge run --resume \1 --db limited\.db\n/m.exec(stopped.stderr);
+  assert.ok(named, stopped.stderr);
+  assert.match(stopped.stderr, /^error: cannot write to the results database: /m);
+  const resumed = await spawnCli(['run', '--resume', named[1] as string, '--db', 'limited.db', '--json'], { cwd, env });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const summary = JSON.parse(resumed.stdout) as { runId: string; status: string; episodes: number; passRate: number };
+  assert.deepEqual([summary.runId, summary.status, summary.episodes, summary.passRate], [named[1], 'finished', 2000, 1]);
+});
+
+test('sweep and eval set: stopped by the full disk, each names the command that continues it', { skip: noPrlimit }, async () => {
+  const cwd = temporaryDirectory();
+  const env = keylessEnvironment();
+  const sweep = await spawnCliUnprivileged(limited, ['sweep', 'funcgen', '--grid', 'core=4,6', '--model', 'builtin/planner', '--count', '2000', '--db', 'sweep.db'], { cwd, env });
+  assert.equal(sweep.code, 2, sweep.stderr);
+  const run = /^sweep stopped at point 1\/2: run (funcgen-\S+) stopped; its finished episodes are stored\. After fixing the error below, continue it with: toolforge run --resume \1 --db sweep\.db \(the points after it did not run\)\n/m.exec(sweep.stderr);
+  assert.ok(run, sweep.stderr);
+  const finished = await spawnCli(['run', '--resume', run[1] as string, '--db', 'sweep.db', '--json'], { cwd, env });
+  assert.equal(finished.code, 0, finished.stderr);
+
+  writeFileSync(join(cwd, 'set.yaml'), 'name: full\ncount: 2000\nmodels:\n  - ref: builtin/planner\nsuites:\n  - id: funcgen\n    grid: {core: [4, 6]}\n');
+  const set = await spawnCliUnprivileged(limited, ['run', '--config', 'set.yaml', '--db', 'set.db'], { cwd, env });
+  assert.equal(set.code, 2, set.stderr);
+  assert.match(set.stderr, /^eval set stopped at cell 1\/2; its finished runs are stored\. After fixing the error below, continue it with: toolforge run --config set\.yaml --db set\.db \(finished cells are kept, the stopped one is resumed\)\n/m);
+  const continued = await spawnCli(['run', '--config', 'set.yaml', '--db', 'set.db'], { cwd, env });
+  assert.equal(continued.code, 0, continued.stderr);
+  assert.match(continued.stderr, /^1\/2 resuming: funcgen builtin\/planner core=4\n2\/2 running: funcgen builtin\/planner core=6\n/m);
+});
