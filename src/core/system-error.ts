@@ -68,7 +68,7 @@ export function isStoreWriteFailure(error: unknown): boolean {
 function describeSqliteError(error: unknown): ConfigError | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (!(error instanceof Error) || typeof code !== 'string') return undefined;
-  const resume = 'then continue the run with toolforge run --resume <run> (finished episodes are kept)';
+  const resume = 'then continue the stopped run with the command that finishes it (`toolforge runs`, with the same --db, shows it; finished episodes are kept)';
   if (code.startsWith('SQLITE_READONLY')) {
     return new ConfigError('store.unwritable', `cannot write to the results database (${error.message})`, {
       fix: 'make the --db file and its folder writable, or pass --db <a writable path>; read-only commands (runs, report, export, view) can still read it',

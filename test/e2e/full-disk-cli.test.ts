@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { keylessEnvironment, spawnCli, spawnCliUnprivileged, temporaryDirectory } from './run-cli.ts';
+import { join, resolve } from 'node:path';
+import { binPath, keylessEnvironment, spawnCli, spawnCliUnprivileged, temporaryDirectory } from './run-cli.ts';
 
 /** Files this process writes may not grow past ~3 MB: a 2,000-task funcgen run's tasks alone are ~30 MB. */
 const limited = ['prlimit', '--fsize=3000000'];
@@ -45,4 +45,25 @@ test('sweep and eval set: stopped by the full disk, each names the command that 
   const continued = await spawnCli(['run', '--config', 'set.yaml', '--db', 'set.db'], { cwd, env });
   assert.equal(continued.code, 0, continued.stderr);
   assert.match(continued.stderr, /^1\/2 resuming: funcgen builtin\/planner core=4\n2\/2 running: funcgen builtin\/planner core=6\n/m);
+});
+
+test('serve: stopped by the full disk once a client started the run, it names the serve --resume that continues it', { skip: noPrlimit }, async () => {
+  const cwd = temporaryDirectory();
+  const agentScript = resolve(import.meta.dirname, '../fixtures/mcp-scripted-agent.mjs');
+  const serve = spawn(limited[0] as string, [...limited.slice(1), process.execPath, binPath, 'serve', 'funcgen', '--count', '2000', '--db', 'served.db'], { cwd, env: keylessEnvironment(), stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  let agent: ReturnType<typeof spawn> | undefined;
+  serve.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1];
+    // A client that takes its episode and keeps it: the run has started, and its tasks are being stored.
+    if (url !== undefined && agent === undefined) agent = spawn(process.execPath, [agentScript, '--url', url, '--policy', 'hang'], { stdio: 'ignore' });
+  });
+  const code = await new Promise<number | null>((resolvePromise) => serve.on('close', resolvePromise));
+  agent?.kill();
+  assert.equal(code, 2, stderr);
+  const named = /^run (funcgen-\S+) stopped; its finished episodes are stored\. After fixing the error below, serve the rest with: toolforge serve --resume \1 --db served\.db\n/m.exec(stderr);
+  assert.ok(named, stderr);
+  const runs = await spawnCli(['runs', '--db', 'served.db'], { cwd, env: keylessEnvironment() });
+  assert.match(runs.stdout, new RegExp(`finish one with toolforge serve --resume ${named[1]} --db served\\.db`));
 });

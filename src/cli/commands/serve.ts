@@ -25,7 +25,7 @@ import type { RunSummary } from '../../runner/summarize-run.ts';
 import { collectTransform, flagName, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions, checkValidateFlag } from '../run-task-options.ts';
-import { databaseFlag, runExitCodes } from './run.ts';
+import { databaseFlag, resumable, runExitCodes } from './run.ts';
 import type { RunOutcome } from './run.ts';
 import { infrastructureCauses } from '../infrastructure-causes.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
@@ -128,6 +128,8 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, transform
   const interrupt = new AbortController();
   const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
   const stopListening = onStopSignal(onInterrupt);
+  // The run, once a client made it start: a failure that stops it (a full disk) names it with its serve --resume.
+  let startedRunId: string | undefined;
   try {
     const { serveRun } = await loadServeRun();
     const summary = await serveRun({
@@ -141,8 +143,16 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, transform
       signal: interrupt.signal, port: flags.port, ...(flags.clientName !== undefined ? { clientName: flags.clientName } : {}),
       ...(flags.episodeTimeout !== undefined ? { episodeTimeoutMs: flags.episodeTimeout } : {}),
       onListening: (url) => io.stderr(`serving ${count * (flags.trials ?? 1)} ${suite.id} episodes over MCP at ${url} (one session per episode)\n`),
+      onProgress: (event) => {
+        if (event.type === 'run-recorded' || event.type === 'run-start') startedRunId = event.runId;
+      },
     });
     return printSummary(summary, flags, io, store);
+  } catch (error) {
+    if (startedRunId !== undefined && resumable(error) && store.findRun(startedRunId)) {
+      io.stderr(`run ${startedRunId} stopped; its finished episodes are stored. After fixing the error below, serve the rest with: toolforge serve --resume ${startedRunId}${databaseFlag(flags)}\n`);
+    }
+    throw error;
   } finally {
     stopListening();
   }
