@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { binPath, keylessEnvironment, spawnCli, spawnCliUnprivileged, temporaryDirectory } from './run-cli.ts';
 
@@ -66,4 +66,22 @@ test('serve: stopped by the full disk once a client started the run, it names th
   assert.ok(named, stderr);
   const runs = await spawnCli(['runs', '--db', 'served.db'], { cwd, env: keylessEnvironment() });
   assert.match(runs.stdout, new RegExp(`finish one with toolforge serve --resume ${named[1]} --db served\\.db`));
+});
+
+test('worker: stopped by the full disk, it names the worker command that carries on, which finishes the run', { skip: noPrlimit }, async () => {
+  const cwd = temporaryDirectory();
+  const env = keylessEnvironment();
+  const planned = await spawnCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '300', '--workers-only', '--db', 'team.db'], { cwd, env });
+  assert.equal(planned.code, 0, planned.stderr);
+  const runId = /toolforge worker --run (\S+)/.exec(planned.stdout + planned.stderr)?.[1] as string;
+  // Room for a few episodes past what the plan stored.
+  const room = ['prlimit', `--fsize=${statSync(join(cwd, 'team.db')).size + 200_000}`];
+  const stopped = await spawnCliUnprivileged(room, ['worker', '--run', runId, '--db', 'team.db'], { cwd, env });
+  assert.equal(stopped.code, 2, stopped.stderr);
+  assert.match(stopped.stderr, new RegExp(`^worker stopped; the episodes it finished are stored, and those it held are claimed again once their leases lapse\\. After fixing the error below, start it again with: toolforge worker --run ${runId} --db team\\.db\\n`, 'm'));
+  const again = await spawnCli(['worker', '--run', runId, '--db', 'team.db', '--json'], { cwd, env });
+  assert.equal(again.code, 0, again.stderr);
+  const report = await spawnCli(['report', runId, '--db', 'team.db', '--format', 'json'], { cwd, env });
+  const summary = JSON.parse(report.stdout) as { status: string; episodes: number; passRate: number };
+  assert.deepEqual([summary.status, summary.episodes, summary.passRate], ['finished', 300, 1]);
 });

@@ -6,7 +6,7 @@ import { runWorker } from '../../runner/run-worker.ts';
 import type { CliIo } from '../cli-io.ts';
 import { parseHttpUrl, parseMilliseconds, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import { createProgressDisplay } from '../progress-display.ts';
-import { addExecutionOptions, executionFlags, listenForInterrupt, runExitCodes } from './run.ts';
+import { addExecutionOptions, databaseFlag, executionFlags, listenForInterrupt, resumable, runExitCodes } from './run.ts';
 import type { RunOutcome } from './run.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
 
@@ -40,10 +40,16 @@ export function registerWorkerCommand(program: Command, io: CliIo, argv: readonl
     .action(async (flags: WorkerFlags) => {
       const progress = createProgressDisplay(io);
       const interrupt = listenForInterrupt();
+      // Whether it began work on the run: a failure after that (a full disk) says how to carry on.
+      let started = false;
       try {
         const summary = await runWorker({
           runId: flags.run, dbPath: resolveDatabasePath(flags.db, io.cwd), concurrency: flags.concurrency, leaseMs: flags.lease, workerId: flags.workerId,
-          baseUrl: flags.baseUrl, env: io.env, signal: interrupt.signal, cliArgs: recordedArguments(argv), onProgress: progress.listener, ...executionFlags(flags),
+          baseUrl: flags.baseUrl, env: io.env, signal: interrupt.signal, cliArgs: recordedArguments(argv), ...executionFlags(flags),
+          onProgress: (event) => {
+            if (event.type === 'run-start') started = true;
+            progress.listener(event);
+          },
         });
         progress.stop();
         if (flags.json) {
@@ -53,6 +59,12 @@ export function registerWorkerCommand(program: Command, io: CliIo, argv: readonl
             + `${summary.status === 'finished' ? '; the run is finished' : '; other workers hold the rest'}\n`);
         }
         if (interrupt.signal.aborted) outcome.exitCode = runExitCodes.interrupted;
+      } catch (error) {
+        progress.stop();
+        if (started && resumable(error)) {
+          io.stderr(`worker stopped; the episodes it finished are stored, and those it held are claimed again once their leases lapse. After fixing the error below, start it again with: toolforge worker --run ${flags.run}${databaseFlag(flags)}\n`);
+        }
+        throw error;
       } finally {
         interrupt.dispose();
         progress.stop();
