@@ -4,7 +4,7 @@
  * write the user's files turn the errors they expect into their own messages; this is what the CLI says for the
  * rest, instead of a stack trace: the cause is the user's machine, not a bug.
  */
-import { ConfigError } from './errors.ts';
+import { ConfigError, ToolForgeError } from './errors.ts';
 
 type SystemError = Error & { code: string; syscall?: string; path?: string; dest?: string };
 
@@ -52,11 +52,18 @@ function describeFileError(error: SystemError): ConfigError | undefined {
 
 /**
  * Whether `error` is the results database failing to take a write (full disk, I/O error, locked past the busy
- * timeout, read-only), raw from SQLite or as described here: the machine's fault, so what the run recorded is kept
- * for --resume, never deleted (a delete is a write that fails the same way).
+ * timeout, read-only; a PostgreSQL server gone, out of disk or shutting down), raw from SQLite or as described here:
+ * the machine's fault, so what the run recorded is kept for --resume, never deleted (a delete is a write that fails
+ * the same way).
  */
 export function isStoreWriteFailure(error: unknown): boolean {
-  if (error instanceof ConfigError) return error.code === 'store.unwritable' || error.code === 'store.locked';
+  if (error instanceof ConfigError) return ['store.unwritable', 'store.locked', 'store.unreachable'].includes(error.code);
+  if (error instanceof ToolForgeError && error.code === 'store.postgres') {
+    // SQLSTATE classes 08 (connection), 53 (disk full, out of memory), 57P (shut down), 58 (I/O); no SQLSTATE: the
+    // socket itself failed (ECONNRESET). A statement PostgreSQL refused (a constraint, a syntax error) is not one.
+    const state = (error as { sqlState?: unknown }).sqlState;
+    return typeof state !== 'string' || !/^[0-9A-Z]{5}$/.test(state) || /^(08|53|57P|58)/.test(state);
+  }
   return describeSqliteError(error) !== undefined;
 }
 

@@ -285,7 +285,7 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
         }
       } catch (error) {
         // A refused task leaves no run; a store that failed a write keeps what it has, for --resume.
-        if (!isStoreWriteFailure(error)) store.deleteRun(runId);
+        if (!isStoreWriteFailure(error)) deleteRefusedRun(store, runId);
         throw error;
       }
       if (handedOff) return continueOnImportThread(store, runId, options, model, handedOff, provenance);
@@ -302,6 +302,15 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
       return summarizeRun(store, runId, suite);
     });
   });
+}
+
+/** A run refused while its tasks streamed in, deleted; a delete that fails leaves it (shown as interrupted) and the refusal is what is said. */
+function deleteRefusedRun(store: ResultsStore, runId: string): void {
+  try {
+    store.deleteRun(runId);
+  } catch {
+    // The caller throws the refusal, which says what to fix.
+  }
 }
 
 /**

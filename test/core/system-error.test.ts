@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError } from '../../src/core/errors.ts';
 import { readTextFileSync } from '../../src/core/read-text-file.ts';
-import { describeSystemError } from '../../src/core/system-error.ts';
+import { describeSystemError, isStoreWriteFailure } from '../../src/core/system-error.ts';
+import { ToolForgeError } from '../../src/core/errors.ts';
+import { PostgresError } from '../../src/store/postgres/synchronous-postgres.ts';
 import { temporaryDirectory } from '../runner/test-helpers.ts';
 
 function thrownBy(action: () => unknown): unknown {
@@ -63,7 +65,7 @@ test("SQLite's read-only refusal is a store.unwritable error naming --db", () =>
   assert.match(described.fix ?? '', /--db/);
 });
 
-test('SQLite refusing a write for a cause on this machine (a lock held too long, a full disk, an I/O error) is a store error with a fix that says to resume', () => {
+test('SQLite refusing a write for a cause on this machine (a lock held too long, a full disk, an I/O error) is a store error with a fix that says how to continue', () => {
   const cases: [string, string, RegExp][] = [
     ['SQLITE_BUSY', 'store.locked', /locked by another process/],
     ['SQLITE_BUSY_SNAPSHOT', 'store.locked', /locked by another process/],
@@ -77,8 +79,28 @@ test('SQLite refusing a write for a cause on this machine (a lock held too long,
     assert.equal(described.code, code, sqliteCode);
     assert.match(described.message, message, sqliteCode);
     assert.match(described.message, /database says no/, sqliteCode);
-    assert.match(described.fix ?? '', /--resume/, sqliteCode);
+    // Not 'run --resume' for every command: a served run, a worker and an eval set continue differently.
+    assert.match(described.fix ?? '', /`toolforge runs`, with the same --db, shows it/, sqliteCode);
   }
   // A constraint is a bug or a damaged file, not the machine: left to the caller.
   assert.equal(describeSystemError(Object.assign(new Error('FOREIGN KEY constraint failed'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' })), undefined);
+});
+
+test('a store failing a write is told apart from a store refusing a statement: the first keeps the run for --resume', () => {
+  const sqlite = (code: string): Error => Object.assign(new Error('database says no'), { code });
+  const postgres = (sqlState: string | undefined): PostgresError => new PostgresError('PostgreSQL: no', { ...(sqlState === undefined ? {} : { sqlState }), fix: 'see the message' });
+  const failures: [string, unknown][] = [
+    ['SQLite full disk', sqlite('SQLITE_FULL')], ['SQLite I/O error', sqlite('SQLITE_IOERR_WRITE')], ['SQLite busy', sqlite('SQLITE_BUSY')],
+    ['described full disk', describeSystemError(sqlite('SQLITE_FULL'))],
+    ['server unreachable', new ConfigError('store.unreachable', 'cannot connect to PostgreSQL')],
+    ['connection lost', postgres('08006')], ['disk full', postgres('53100')], ['admin shutdown', postgres('57P01')], ['I/O error', postgres('58030')],
+    ['socket reset', postgres('ECONNRESET')], ['no state', postgres(undefined)],
+  ];
+  for (const [name, error] of failures) assert.equal(isStoreWriteFailure(error), true, name);
+  const refusals: [string, unknown][] = [
+    ['SQLite constraint', sqlite('SQLITE_CONSTRAINT_FOREIGNKEY')], ['damaged store', new ConfigError('store.invalid', 'damaged')],
+    ['unique violation', postgres('23505')], ['syntax error', postgres('42601')], ['a task refused', new ConfigError('input.invalid', 'task 3 is not a task')],
+    ['a bug', new ToolForgeError('internal', 'oops')], ['a plain error', new Error('no')],
+  ];
+  for (const [name, error] of refusals) assert.equal(isStoreWriteFailure(error), false, name);
 });
