@@ -398,7 +398,7 @@ async function importWhileRunning(
     // An episode's ConfigError stopped the run (wrong for every episode): a new run stopped before every task was
     // stored is not kept; a resumed one is. A run stopped by failing infrastructure is kept, for --resume (it stores
     // the rest of the tasks from the run's recipe).
-    if (options.whenRefused === 'delete-run' && failure.error instanceof ConfigError && !store.hasAllTasks(runId)) store.deleteRun(runId);
+    if (options.whenRefused === 'delete-run' && failure.error instanceof ConfigError && !isStoreWriteFailure(failure.error) && !store.hasAllTasks(runId)) deleteRefusedRun(store, runId);
     throw failure.error;
   }
   return summarizeRun(store, runId, suite);
