@@ -16,3 +16,11 @@ export function cannotStoreRestOfTasks(store: Pick<ResultsStore, 'hasAllTasks'>,
 export function startAgainFix(run: Pick<StoredRun, 'id' | 'provenance'>, databaseFlag = ''): string {
   return `start it again with the command that started it (toolforge ${shellCommand(run.provenance.cliArgs)}), and delete this one with 'toolforge delete ${run.id}${databaseFlag}'`;
 }
+
+/**
+ * What replaces a rescore stopped part-way (killed, or its store failed a write): a copy of another run's episodes
+ * scored again is made again from that run, never continued, so the rescore again and the delete of this copy.
+ */
+export function rescoreAgainFix(run: Pick<StoredRun, 'id' | 'provenance'>, databaseFlag = ''): string {
+  return `rescore it again with toolforge rescore ${run.provenance.rescoredFrom ?? '<run>'}${databaseFlag} (a rescore is made again, not continued), and delete this one with 'toolforge delete ${run.id}${databaseFlag}'`;
+}

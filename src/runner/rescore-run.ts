@@ -76,8 +76,6 @@ async function rescoreHeldRun(store: ResultsStore, old: StoredRun, options: Resc
     id: runId, suite: { id: suite.id, version: suite.version }, model: old.model, baseUrl: old.baseUrl, mode: old.mode, trials: old.trials,
     concurrency: old.concurrency, seed: old.seed, params: old.params, settings: old.settings, provenance,
   });
-  copyTasks(store, old.id, runId);
-  store.setRunStatus(runId, 'running');
   // Tasks and episodes are read a page at a time, side by side (episodes come in task order), and the new episodes
   // are written in groups: memory holds a page and a group, whatever the run's size.
   const tasks = store.iterateTasks(old.id)[Symbol.iterator]();
@@ -99,6 +97,8 @@ async function rescoreHeldRun(store: ResultsStore, old: StoredRun, options: Resc
   const helperModels = createHelperModelSources({ retry: options.retry, env: options.env, budget: options.waitBudget ?? createRetryWaitBudget({ ...defaultRequestRetryPolicy, ...options.retry }, 'rescore') });
   let keptScores = 0;
   try {
+    copyTasks(store, old.id, runId);
+    store.setRunStatus(runId, 'running');
     for (const episode of store.iterateEpisodes(old.id)) {
       options.signal?.throwIfAborted();
       const episodeTask = taskOf(episode.taskId);
@@ -129,8 +129,13 @@ async function rescoreHeldRun(store: ResultsStore, old: StoredRun, options: Resc
       // The first error is the one to report.
     }
     // A rescore cannot be continued (it is made again from the old run): a failed or interrupted one is not kept, so
-    // no half-scored copy is listed, or offered to --resume, beside the run it copied.
-    store.deleteRun(runId);
+    // no half-scored copy is listed beside the run it copied. A delete the store fails too (a full disk) leaves it,
+    // listed as interrupted with the rescore and delete that replace it; the first error is the one to report.
+    try {
+      store.deleteRun(runId);
+    } catch {
+      // Reported by the error below.
+    }
     throw error;
   }
   commit.close();

@@ -211,6 +211,14 @@ function describeOpenFailure(path: string, error: unknown, readOnly: boolean): C
       cause: error,
     });
   }
+  // A full or failing disk while the file is made or upgraded: the machine, not the file (which is not "invalid").
+  if (code.startsWith('SQLITE_FULL') || code.startsWith('SQLITE_IOERR')) {
+    const cause = code.startsWith('SQLITE_FULL') ? 'the disk is full' : 'the disk reported an I/O error';
+    return new ConfigError('store.unwritable', `cannot write to ${path}: ${cause} (${errorMessage(error)})`, {
+      fix: `free some disk space, or check the disk holding ${path} (removed, full, failing); or pass --db <a path on another disk>`,
+      cause: error,
+    });
+  }
   if (['SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_PERM', 'SQLITE_AUTH'].some((family) => code.startsWith(family))) {
     return new ConfigError('store.unwritable', `cannot ${readOnly ? 'open' : 'write to'} ${path} (${errorMessage(error)})`, {
       fix: readOnly

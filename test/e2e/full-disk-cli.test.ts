@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { binPath, keylessEnvironment, spawnCli, spawnCliUnprivileged, temporaryDirectory } from './run-cli.ts';
 
@@ -84,4 +84,55 @@ test('worker: stopped by the full disk, it names the worker command that carries
   const report = await spawnCli(['report', runId, '--db', 'team.db', '--format', 'json'], { cwd, env });
   const summary = JSON.parse(report.stdout) as { status: string; episodes: number; passRate: number };
   assert.deepEqual([summary.status, summary.episodes, summary.passRate], ['finished', 300, 1]);
+});
+
+test('rescore and import: stopped by the full disk, each says to do it again (neither is continued), and doing so works', { skip: noPrlimit }, async () => {
+  const cwd = temporaryDirectory();
+  const env = keylessEnvironment();
+  const ran = await spawnCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '100', '--trials', '5', '--db', 'results.db', '--json'], { cwd, env });
+  assert.equal(ran.code, 0, ran.stderr);
+  const runId = (JSON.parse(ran.stdout) as { runId: string }).runId;
+  // SQLite writes the copy to the WAL file first: it may not grow past 300 KB, a third of the run's tasks.
+  const room = ['prlimit', '--fsize=300000'];
+  const rescore = await spawnCliUnprivileged(room, ['rescore', runId, '--db', 'results.db'], { cwd, env });
+  assert.equal(rescore.code, 2, rescore.stderr);
+  assert.match(rescore.stderr, new RegExp(`^rescore of run ${runId} stopped; a rescore is made again, not continued\\. After fixing the error below, rescore it again with: toolforge rescore ${runId} --db results\\.db\\n`, 'm'));
+  // The half-made copy is deleted; when the full disk refused that too, runs names the rescore and the delete.
+  const runs = await spawnCli(['runs', '--db', 'results.db', '--json'], { cwd, env });
+  const copies = (JSON.parse(runs.stdout) as { id: string }[]).filter((run) => run.id !== runId);
+  if (copies.length > 0) {
+    const listed = await spawnCli(['runs', '--db', 'results.db'], { cwd, env });
+    assert.match(listed.stdout, new RegExp(`^1 rescore stopped part-way \\(no process runs it\\): rescore it again with toolforge rescore ${runId} --db results\\.db \\(a rescore is made again, not continued\\), and delete this one with 'toolforge delete ${copies[0]!.id} --db results\\.db'$`, 'm'));
+    assert.equal((await spawnCli(['delete', copies[0]!.id, '--db', 'results.db'], { cwd, env })).code, 0);
+  }
+  const again = await spawnCli(['rescore', runId, '--db', 'results.db', '--json'], { cwd, env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal((JSON.parse(again.stdout) as { passRate: number }).passRate, 1);
+
+  assert.equal((await spawnCli(['export', runId, '--db', 'results.db', '--out', 'run.jsonl'], { cwd, env })).code, 0);
+  const imported = await spawnCliUnprivileged(['prlimit', '--fsize=1500000'], ['import', 'run.jsonl', '--db', 'moved.db'], { cwd, env });
+  assert.equal(imported.code, 2, imported.stderr);
+  assert.match(imported.stderr, /^import of run\.jsonl stopped; nothing of it was stored \(one transaction, rolled back\)\. After fixing the error below, import it again with: toolforge import run\.jsonl --db moved\.db\n/m);
+  const importedAgain = await spawnCli(['import', 'run.jsonl', '--db', 'moved.db'], { cwd, env });
+  assert.equal(importedAgain.code, 0, importedAgain.stderr);
+  assert.match(importedAgain.stdout, new RegExp(`^imported run ${runId} `));
+});
+
+test('a full disk when a new database is first written is said as such (not "not a ToolForge results database"), and an import leaves no half-made file', { skip: noPrlimit }, async () => {
+  const cwd = temporaryDirectory();
+  const env = keylessEnvironment();
+  // Too little room for the new file's schema (64 KB pages).
+  const tiny = ['prlimit', '--fsize=300000'];
+  const run = await spawnCliUnprivileged(tiny, ['run', 'funcgen', '--model', 'builtin/planner', '--db', 'fresh.db'], { cwd, env });
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /^error: cannot write to \S*fresh\.db: the disk (is full|reported an I\/O error) \(.+\)\n {2}fix: free some disk space, or check the disk holding \S*fresh\.db \(removed, full, failing\); or pass --db <a path on another disk>\n/);
+  assert.doesNotMatch(run.stderr, /not a ToolForge results database/);
+  // With room, the same file is used as it is.
+  const again = await spawnCli(['run', 'funcgen', '--model', 'builtin/planner', '--count', '3', '--db', 'fresh.db', '--json'], { cwd, env });
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal((await spawnCli(['export', 'latest', '--db', 'fresh.db', '--out', 'run.jsonl'], { cwd, env })).code, 0);
+  const imported = await spawnCliUnprivileged(tiny, ['import', 'run.jsonl', '--db', 'made/for-it.db'], { cwd, env });
+  assert.equal(imported.code, 2, imported.stderr);
+  assert.match(imported.stderr, /cannot write to \S*for-it\.db: the disk/);
+  assert.equal(existsSync(join(cwd, 'made')), false, 'the folder made for the database is removed with it');
 });

@@ -8,6 +8,9 @@ import type { CliIo } from '../cli-io.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { fileProblem } from '../../core/file-problem.ts';
 import type { Task } from '../../core/task.ts';
+import { shellArgument } from '../../core/shell-argument.ts';
+import { isStoreWriteFailure } from '../../core/system-error.ts';
+import { databaseFlag } from './run.ts';
 import { checkExpected } from '../../runner/store-tasks.ts';
 import { getSuite } from '../../suites/registry.ts';
 import type { Suite } from '../../suites/spec.ts';
@@ -33,25 +36,42 @@ export function registerImportCommand(program: Command, io: CliIo): void {
         const databasePath = resolveDatabasePath(options.db, io.cwd);
         const existed = isPostgresLocation(databasePath) || existsSync(databasePath);
         const createdFolders = existed ? [] : missingFolders(dirname(databasePath));
-        const store = openResultsStore(databasePath);
+        const removeMadeDatabase = (): void => {
+          if (existed) return;
+          for (const suffix of ['', '-wal', '-shm']) rmSync(`${databasePath}${suffix}`, { force: true });
+          for (const folder of createdFolders) {
+            try {
+              rmdirSync(folder);
+            } catch {
+              // Not empty (something else was written there meanwhile): it stays.
+            }
+          }
+        };
+        let store;
+        try {
+          store = openResultsStore(databasePath);
+        } catch (error) {
+          // A full disk can fail the new file's first write: it must not stay behind, half made.
+          removeMadeDatabase();
+          throw error;
+        }
         let imported = false;
         try {
-          const run = store.importRunLines(withLinesRead(head, reader), path, { checkTask: importedTaskProblem });
+          let run;
+          try {
+            run = store.importRunLines(withLinesRead(head, reader), path, { checkTask: importedTaskProblem });
+          } catch (error) {
+            // The store failed a write (a full disk): the generic fix speaks of continuing a run, but an import is one
+            // transaction, rolled back.
+            if (isStoreWriteFailure(error)) io.stderr(`import of ${file} stopped; nothing of it was stored (one transaction, rolled back). After fixing the error below, import it again with: toolforge import ${shellArgument(file)}${databaseFlag(options)}\n`);
+            throw error;
+          }
           imported = true;
           io.stdout(`imported run ${run.id} (${run.suite.id}, ${run.model}, ${run.taskCount} tasks)\n`);
         } finally {
           store.close();
           // A bad line rolled the import back; a database (and folders) made for it must not stay behind, empty.
-          if (!imported && !existed) {
-            for (const suffix of ['', '-wal', '-shm']) rmSync(`${databasePath}${suffix}`, { force: true });
-            for (const folder of createdFolders) {
-              try {
-                rmdirSync(folder);
-              } catch {
-                // Not empty (something else was written there meanwhile): it stays.
-              }
-            }
-          }
+          if (!imported) removeMadeDatabase();
         }
       } finally {
         reader.return(undefined);

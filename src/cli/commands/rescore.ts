@@ -10,6 +10,7 @@ import { resolveRunId } from './resolve-run-id.ts';
 import { recordedArguments } from '../recorded-arguments.ts';
 import { addRequestRetryOptions, databaseFlag, executionFlags } from './run.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
+import { isStoreWriteFailure } from '../../core/system-error.ts';
 
 type RescoreFlags = { db?: string; json?: boolean; maxRetries?: number; maxRetryWait?: number; requestTimeout?: number };
 
@@ -26,7 +27,11 @@ export function registerRescoreCommand(program: Command, io: CliIo, argv: readon
       try {
         const runId = resolveRunId(store, run);
         const old = store.getRun(runId);
-        const summary = await rescoreRun({ runId, store, cliArgs: recordedArguments(argv), retry: executionFlags(flags).retry, env: io.env });
+        const summary = await rescoreRun({ runId, store, cliArgs: recordedArguments(argv), retry: executionFlags(flags).retry, env: io.env }).catch((error: unknown) => {
+          // The store failed a write (a full disk): the rescore is made again, not continued; the generic fix speaks of runs.
+          if (isStoreWriteFailure(error)) io.stderr(`rescore of run ${runId} stopped; a rescore is made again, not continued. After fixing the error below, rescore it again with: toolforge rescore ${runId}${databaseFlag(flags)}\n`);
+          throw error;
+        });
         const planned = old.taskCount * old.trials;
         const scored = store.countEpisodes(runId).scored;
         if (scored < planned) {

@@ -15,7 +15,7 @@ import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { databaseFlag } from './run.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
-import { cannotStoreRestOfTasks, startAgainFix } from '../../runner/interrupted-run.ts';
+import { cannotStoreRestOfTasks, rescoreAgainFix, startAgainFix } from '../../runner/interrupted-run.ts';
 
 type RunsFlags = { db?: string; suite?: string; model?: string; status?: string; json?: boolean };
 
@@ -80,10 +80,15 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         const interrupted = rows.filter((row) => row.status === 'interrupted');
         // A run stopped while storing its tasks, with nothing to make the rest from (a phrasing model's tasks), cannot be
         // resumed: it is started again instead.
-        const lost = interrupted.filter(({ run }) => cannotStoreRestOfTasks(store, run));
-        const resumable = interrupted.filter((row) => !lost.includes(row));
+        // A rescore stopped part-way is made again from the run it copies, never continued.
+        const rescores = interrupted.filter(({ run }) => run.provenance.rescoredFrom !== undefined);
+        const lost = interrupted.filter((row) => !rescores.includes(row) && cannotStoreRestOfTasks(store, row.run));
+        const resumable = interrupted.filter((row) => !rescores.includes(row) && !lost.includes(row));
         if (resumable.length > 0) {
           io.stdout(`${resumable.length} interrupted (stopped before they ended, no process runs them): finish one with ${resumeCommand(resumable[0].run, databaseFlag(flags))}\n`);
+        }
+        if (rescores.length > 0) {
+          io.stdout(`${rescores.length} rescore${rescores.length === 1 ? '' : 's'} stopped part-way (no process runs ${rescores.length === 1 ? 'it' : 'them'}): ${rescoreAgainFix(rescores[0].run, databaseFlag(flags))}\n`);
         }
         if (lost.length > 0) {
           io.stdout(`${lost.length} stopped while storing tasks that cannot be made again (a phrasing model wrote them), so --resume cannot finish them: ${startAgainFix(lost[0].run, databaseFlag(flags))}\n`);

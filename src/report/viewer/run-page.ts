@@ -11,11 +11,12 @@ import { transformsLabel } from '../model-variant.ts';
 import { runModeLabel } from '../run-mode-label.ts';
 import { episodeQueryString } from './viewer-query.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
-import { startAgainFix } from '../../runner/interrupted-run.ts';
+import { rescoreAgainFix, startAgainFix } from '../../runner/interrupted-run.ts';
 import { link, runPath, sweepPath, taskPath, viewerShell } from './viewer-shell.ts';
 
 /** How the run is finished: its resume command, or (stopped while storing tasks nothing can make again) starting it over. */
 function interruptedNote(run: StoredRun, extras: RunPageExtras): string {
+  if (run.provenance.rescoredFrom !== undefined) return ` (no process runs it, and a rescore stopped part-way is not continued: ${escapeHtml(rescoreAgainFix(run, extras.databaseFlag))})`;
   return extras.tasksLost === true
     ? ` (no process runs it, and it was stopped while storing tasks that cannot be made again: ${escapeHtml(startAgainFix(run, extras.databaseFlag))})`
     : ` (no process runs it: finish it with <code>${escapeHtml(resumeCommand(run, extras.databaseFlag))}</code>)`;
