@@ -59,8 +59,9 @@ function statOf(path: string): Stats | string | undefined {
  */
 export function cannotWriteOutput(path: string, problem: unknown, after?: string): ConfigError {
   const reason = typeof problem === 'string' ? problem : outputProblem(path, problem);
+  const full = ['ENOSPC', 'EDQUOT', 'EFBIG'].includes(String((problem as NodeJS.ErrnoException | undefined)?.code));
   return new ConfigError('config.invalid', `cannot write --out ${path}: ${reason}${after === undefined ? '' : `; ${after}`}`, {
-    fix: outputFix,
+    fix: full ? 'free some disk space (or raise the quota or file-size limit), or pass --out with a path on another disk (or leave --out out to print to stdout)' : outputFix,
     ...(typeof problem === 'string' ? {} : { cause: problem }),
   });
 }
@@ -71,6 +72,8 @@ function outputProblem(path: string, error: unknown): string {
     case 'ENOENT': return isFolder(dirname(path)) ? noNewFiles(dirname(path)) : `its folder ${dirname(path)} does not exist`;
     case 'EISDIR': return 'it is a folder';
     case 'ENOSPC': return 'the disk is full';
+    case 'EDQUOT': return "the user's disk quota is used up";
+    case 'EFBIG': return 'the file would be larger than this process may write (a file-size limit, ulimit -f)';
     case 'EROFS': return 'the file system is read-only';
     default: return fileProblem(path, error);
   }

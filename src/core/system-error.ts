@@ -40,6 +40,8 @@ function describeFileError(error: SystemError): ConfigError | undefined {
     case 'ENOSPC':
     case 'EDQUOT':
       return make('no space left on the device', 'free some disk space, or write to another disk');
+    case 'EFBIG':
+      return make('the file would be larger than this process may write (a file-size limit, ulimit -f)', 'raise the file-size limit, or write a smaller file');
     case 'EROFS':
       return make('the file system is read-only', 'write to a path on a writable file system');
     case 'EMFILE':

@@ -136,3 +136,11 @@ test('a full disk when a new database is first written is said as such (not "not
   assert.match(imported.stderr, /cannot write to \S*for-it\.db: the disk/);
   assert.equal(existsSync(join(cwd, 'made')), false, 'the folder made for the database is removed with it');
 });
+
+test('--out on a full disk says so, with a fix about room rather than folders, and leaves no partial file', { skip: noPrlimit }, async () => {
+  const cwd = temporaryDirectory();
+  const generated = await spawnCliUnprivileged(['prlimit', '--fsize=100000'], ['generate', 'funcgen', '--count', '500', '--out', 'tasks.jsonl'], { cwd, env: keylessEnvironment() });
+  assert.equal(generated.code, 2, generated.stderr);
+  assert.match(generated.stderr, /^error: cannot write --out \S*tasks\.jsonl: the file would be larger than this process may write \(a file-size limit, ulimit -f\)\n {2}fix: free some disk space \(or raise the quota or file-size limit\), or pass --out with a path on another disk/);
+  assert.equal(existsSync(join(cwd, 'tasks.jsonl')), false);
+});
