@@ -11,6 +11,7 @@ import type { RunOptions } from '../../src/runner/run-evaluation.ts';
 import type { RunProgressEvent } from '../../src/runner/run-progress.ts';
 import { summarizeRun } from '../../src/runner/summarize-run.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
+import { PostgresError } from '../../src/store/postgres/synchronous-postgres.ts';
 import type { BuiltinModel } from '../../src/suites/spec.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { recordingRetry, temporaryDirectory } from './test-helpers.ts';
@@ -298,39 +299,47 @@ describe('runEvaluation', () => {
     assert.equal(store.hasAllTasks(summary.runId), false);
   });
 
-  test('a store that fills up while the tasks stream in keeps the run, named as soon as it was recorded, and --resume finishes it', async () => {
+  test('a store that fails a write while the tasks stream in (a full disk, a PostgreSQL server gone) keeps the run, named as soon as it was recorded, and --resume finishes it', async () => {
     const suite = createFakeSuite();
     const recipe = { seed: 11, count: 300, params: {} };
     const made = await suite.generate(recipe);
-    const real = openResultsStore(join(temporaryDirectory(), 'results.db'));
-    // The third batch of tasks meets a full disk, as SQLite reports one.
-    let appends = 0;
-    const filling = new Proxy(real, {
-      get(target, key) {
-        if (key === 'appendTasks') {
-          return (...args: Parameters<typeof real.appendTasks>) => {
-            appends += 1;
-            if (appends === 3) throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
-            return target.appendTasks(...args);
-          };
-        }
-        const value = Reflect.get(target, key) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-    const events: RunProgressEvent[] = [];
-    await assert.rejects(
-      runEvaluation({ suite, tasks: made, modelRef: 'builtin/oracle', seed: 11, params: {}, taskRecipe: recipe, store: filling, onProgress: (event) => events.push(event) }),
-      (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_FULL',
-    );
-    assert.deepEqual(events.map((event) => event.type), ['run-recorded']);
-    const runId = (events[0] as { runId: string }).runId;
-    // Kept (a refused task's run is deleted; a full disk is the machine's), with the two batches it stored.
-    assert.equal(real.getRun(runId).taskCount, 128);
-    assert.equal(real.hasAllTasks(runId), false);
-    const resumed = await resumeEvaluation({ runId, store: real, suite });
-    assert.deepEqual([resumed.status, resumed.tasks, resumed.episodes, resumed.passRate], ['finished', 300, 300, 1]);
-    real.close();
+    const failures: [string, () => Error][] = [
+      ['SQLite: the disk is full', () => new Database.SqliteError('database or disk is full', 'SQLITE_FULL')],
+      ['PostgreSQL: the server is gone', () => new ConfigError('store.unreachable', 'cannot connect to PostgreSQL at postgres://127.0.0.1:1/x: Connection terminated unexpectedly')],
+      ['PostgreSQL: shutting down', () => new PostgresError('PostgreSQL: terminating connection due to administrator command', { sqlState: '57P01', fix: 'see the message' })],
+    ];
+    for (const [name, failure] of failures) {
+      const real = openResultsStore(join(temporaryDirectory(), 'results.db'));
+      // The third batch of tasks meets the failure, as the store reports it.
+      let appends = 0;
+      const failing = new Proxy(real, {
+        get(target, key) {
+          if (key === 'appendTasks') {
+            return (...args: Parameters<typeof real.appendTasks>) => {
+              appends += 1;
+              if (appends === 3) throw failure();
+              return target.appendTasks(...args);
+            };
+          }
+          const value = Reflect.get(target, key) as unknown;
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const events: RunProgressEvent[] = [];
+      await assert.rejects(
+        runEvaluation({ suite, tasks: made, modelRef: 'builtin/oracle', seed: 11, params: {}, taskRecipe: recipe, store: failing, onProgress: (event) => events.push(event) }),
+        (error: unknown) => error instanceof Error && error.message === failure().message,
+        name,
+      );
+      assert.deepEqual(events.map((event) => event.type), ['run-recorded'], name);
+      const runId = (events[0] as { runId: string }).runId;
+      // Kept (a refused task's run is deleted; a failing store is the machine's), with the two batches it stored.
+      assert.equal(real.getRun(runId).taskCount, 128, name);
+      assert.equal(real.hasAllTasks(runId), false, name);
+      const resumed = await resumeEvaluation({ runId, store: real, suite });
+      assert.deepEqual([resumed.status, resumed.tasks, resumed.episodes, resumed.passRate], ['finished', 300, 300, 1], name);
+      real.close();
+    }
   });
 
   test('bad configuration fails before a run is recorded', async () => {

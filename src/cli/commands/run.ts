@@ -3,6 +3,8 @@ import { onStopSignal } from '../stop-signals.ts';
 import { Option } from 'commander';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { ConfigError } from '../../core/errors.ts';
+import { isStoreWriteFailure } from '../../core/system-error.ts';
+import type { ResultsStore } from '../../store/results-store.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Task } from '../../core/task.ts';
 import { createModelSource, parseModelReference } from '../../models/registry.ts';
@@ -364,7 +366,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   } catch (error) {
     progress.stop();
     // A run refused once its tasks were imported (a bad data file, missing replay outputs) was deleted: nothing to continue.
-    if (startedRunId && resumable(error) && store.findRun(startedRunId)) explainStoppedRun(startedRunId, flags, io);
+    if (startedRunId && resumable(error) && runKept(store, startedRunId, error)) explainStoppedRun(startedRunId, flags, io);
     throw error;
   } finally {
     interrupt.dispose();
@@ -547,6 +549,14 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
  * Whether a run stopped by `error` can be continued: not when its database was lost under it or holds a damaged row
  * (store.invalid), whose own fix says what to do instead.
  */
+/**
+ * Whether the run an error stopped is still stored: a refused one was deleted. A store that failed (a full disk, a
+ * PostgreSQL server gone) kept it, and may not answer the question now.
+ */
+export function runKept(store: Pick<ResultsStore, 'findRun'>, runId: string, error: unknown): boolean {
+  return isStoreWriteFailure(error) || store.findRun(runId) !== undefined;
+}
+
 /** Whether a run an error stopped can be continued: not when its stored records are damaged. */
 export function resumable(error: unknown): boolean {
   return !(error instanceof ConfigError && error.code === 'store.invalid');
