@@ -546,10 +546,6 @@ function reportInfrastructureErrors(runId: string, flags: RunFlags, io: CliIo): 
 
 /** A run that stopped on an error keeps its finished episodes: say how to continue it. */
 /**
- * Whether a run stopped by `error` can be continued: not when its database was lost under it or holds a damaged row
- * (store.invalid), whose own fix says what to do instead.
- */
-/**
  * Whether the run an error stopped is still stored: a refused one was deleted. A store that failed (a full disk, a
  * PostgreSQL server gone) kept it, and may not answer the question now.
  */
@@ -557,7 +553,10 @@ export function runKept(store: Pick<ResultsStore, 'findRun'>, runId: string, err
   return isStoreWriteFailure(error) || store.findRun(runId) !== undefined;
 }
 
-/** Whether a run an error stopped can be continued: not when its stored records are damaged. */
+/**
+ * Whether a run stopped by `error` can be continued: not when its database was lost under it or holds a damaged row
+ * (store.invalid), whose own fix says what to do instead.
+ */
 export function resumable(error: unknown): boolean {
   return !(error instanceof ConfigError && error.code === 'store.invalid');
 }
