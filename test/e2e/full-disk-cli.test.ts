@@ -47,25 +47,34 @@ test('sweep and eval set: stopped by the full disk, each names the command that 
   assert.match(continued.stderr, /^1\/2 resuming: funcgen builtin\/planner core=4\n2\/2 running: funcgen builtin\/planner core=6\n/m);
 });
 
-test('serve: stopped by the full disk once a client started the run, it names the serve --resume that continues it', { skip: noPrlimit }, async () => {
-  const cwd = temporaryDirectory();
+/** `serve` under `limit`, with an MCP client that takes its episode and keeps it (so the run starts); its exit and stderr. */
+async function serveWithHangingClient(limit: readonly string[], args: readonly string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
   const agentScript = resolve(import.meta.dirname, '../fixtures/mcp-scripted-agent.mjs');
-  const serve = spawn(limited[0] as string, [...limited.slice(1), process.execPath, binPath, 'serve', 'funcgen', '--count', '2000', '--db', 'served.db'], { cwd, env: keylessEnvironment(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const serve = spawn(limit[0] as string, [...limit.slice(1), process.execPath, binPath, 'serve', ...args], { cwd, env: keylessEnvironment(), stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   let agent: ReturnType<typeof spawn> | undefined;
   serve.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
     const url = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1];
-    // A client that takes its episode and keeps it: the run has started, and its tasks are being stored.
     if (url !== undefined && agent === undefined) agent = spawn(process.execPath, [agentScript, '--url', url, '--policy', 'hang'], { stdio: 'ignore' });
   });
   const code = await new Promise<number | null>((resolvePromise) => serve.on('close', resolvePromise));
   agent?.kill();
-  assert.equal(code, 2, stderr);
-  const named = /^run (funcgen-\S+) stopped; its finished episodes are stored\. After fixing the error below, serve the rest with: toolforge serve --resume \1 --db served\.db\n/m.exec(stderr);
-  assert.ok(named, stderr);
+  return { code, stderr };
+}
+
+test('serve and serve --resume: stopped by the full disk once a client started the run, each names the serve --resume that continues it', { skip: noPrlimit }, async () => {
+  const cwd = temporaryDirectory();
+  const served = await serveWithHangingClient(limited, ['funcgen', '--count', '2000', '--db', 'served.db'], cwd);
+  assert.equal(served.code, 2, served.stderr);
+  const named = /^run (funcgen-\S+) stopped; its finished episodes are stored\. After fixing the error below, serve the rest with: toolforge serve --resume \1 --db served\.db\n/m.exec(served.stderr);
+  assert.ok(named, served.stderr);
   const runs = await spawnCli(['runs', '--db', 'served.db'], { cwd, env: keylessEnvironment() });
   assert.match(runs.stdout, new RegExp(`finish one with toolforge serve --resume ${named[1]} --db served\\.db`));
+  // Served again on a disk still too full to store the rest of its tasks: the same line, for the same run.
+  const again = await serveWithHangingClient(limited, ['--resume', named[1] as string, '--db', 'served.db'], cwd);
+  assert.equal(again.code, 2, again.stderr);
+  assert.match(again.stderr, new RegExp(`^run ${named[1]} stopped; its finished episodes are stored\\. After fixing the error below, serve the rest with: toolforge serve --resume ${named[1]} --db served\\.db\n`, 'm'));
 });
 
 test('worker: stopped by the full disk, it names the worker command that carries on, which finishes the run', { skip: noPrlimit }, async () => {

@@ -29,6 +29,7 @@ import { databaseFlag, resumable, runExitCodes, runKept } from './run.ts';
 import type { RunOutcome } from './run.ts';
 import { infrastructureCauses } from '../infrastructure-causes.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
+import { isStoreWriteFailure } from '../../core/system-error.ts';
 
 /** The MCP server code, loaded when a serve command runs: the SDK would cost every other command ~95 ms to start. */
 const loadServeRun = (): Promise<typeof import('../../mcp/serve-run.ts')> => import('../../mcp/serve-run.ts');
@@ -171,8 +172,10 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
   const interrupt = new AbortController();
   const onInterrupt = (): void => interrupt.abort(new Error('interrupted'));
   const stopListening = onStopSignal(onInterrupt);
+  let servedRunId: string | undefined;
   try {
     const run = store.getRun(resolveRunId(store, runReference));
+    servedRunId = run.id;
     if (suiteArgument !== undefined && suiteArgument !== run.suite.id) {
       throw new ConfigError('config.invalid', `run '${run.id}' is a ${run.suite.id} run, not ${suiteArgument}`, {
         fix: `use '${resumeCommand(run, databaseFlag(flags))}'`,
@@ -189,6 +192,12 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
       onListening: (url) => io.stderr(`serving ${described} of run ${run.id} (${run.model}) over MCP at ${url} (one session per episode)\n`),
     });
     return printSummary(summary, flags, io, store);
+  } catch (error) {
+    // Served again and stopped by a failing store (a full disk): the same command continues it.
+    if (servedRunId !== undefined && isStoreWriteFailure(error)) {
+      io.stderr(`run ${servedRunId} stopped; its finished episodes are stored. After fixing the error below, serve the rest with: toolforge serve --resume ${servedRunId}${databaseFlag(flags)}\n`);
+    }
+    throw error;
   } finally {
     stopListening();
     store.close();
