@@ -13,6 +13,8 @@ import { join } from 'node:path';
 
 export type PostgresServer = {
   url: string; port: number; stop(): Promise<void>; kill(): void;
+  /** Starts the server again on the same data and port, after kill() (a crash) or with it still running (a stop first). */
+  restart(): Promise<void>;
   /** The server's log so far (what a failing test prints: a crashed backend, a restart). */
   log(): string;
 };
@@ -62,39 +64,51 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
   const port = await freePort();
-  const server: ChildProcess = spawn(join(found.directory, 'postgres'), [
-    // No fsync (a test server outlives no power cut), but commits reach the WAL before they return: a backend that
-    // crashes and restarts loses nothing a test already saw committed.
-    '-D', dataDirectory, '-p', String(port), '-h', '127.0.0.1', '-k', root, '-c', 'fsync=off', '-c', 'synchronous_commit=on',
-    '-c', 'full_page_writes=off', '-c', 'max_connections=50',
-  ], { ...asUser, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
-  server.stderr?.on('data', (chunk: Buffer) => { log += chunk.toString(); });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within 30 s:\n${log}`)), 30_000);
-    const check = (): void => {
-      if (/ready to accept connections/.test(log)) {
-        clearTimeout(timer);
-        resolve();
-      } else if (server.exitCode !== null) {
-        clearTimeout(timer);
-        reject(new Error(`PostgreSQL exited at start:\n${log}`));
-      } else setTimeout(check, 50);
-    };
-    check();
-  });
-  const stopped = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const launch = async (): Promise<{ server: ChildProcess; exited: Promise<void> }> => {
+    const server: ChildProcess = spawn(join(found.directory, 'postgres'), [
+      // No fsync (a test server outlives no power cut), but commits reach the WAL before they return: a backend that
+      // crashes and restarts loses nothing a test already saw committed.
+      '-D', dataDirectory, '-p', String(port), '-h', '127.0.0.1', '-k', root, '-c', 'fsync=off', '-c', 'synchronous_commit=on',
+      '-c', 'full_page_writes=off', '-c', 'max_connections=50',
+    ], { ...asUser, cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+    const from = log.length;
+    server.stderr?.on('data', (chunk: Buffer) => { log += chunk.toString(); });
+    const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within 30 s:\n${log}`)), 30_000);
+      const check = (): void => {
+        if (/ready to accept connections/.test(log.slice(from))) {
+          clearTimeout(timer);
+          resolve();
+        } else if (server.exitCode !== null || server.signalCode !== null) {
+          clearTimeout(timer);
+          reject(new Error(`PostgreSQL exited at start:\n${log}`));
+        } else setTimeout(check, 50);
+      };
+      check();
+    });
+    return { server, exited };
+  };
+  let running = await launch();
   const cleanUp = (): void => rmSync(root, { recursive: true, force: true });
+  const ended = (): boolean => running.server.exitCode !== null || running.server.signalCode !== null;
   return {
     url: `postgres://toolforge@127.0.0.1:${port}/postgres`,
     port,
     async stop() {
-      if (server.exitCode === null) server.kill('SIGINT');
-      await stopped;
+      if (!ended()) running.server.kill('SIGINT');
+      await running.exited;
       cleanUp();
     },
     kill() {
-      server.kill('SIGKILL');
+      running.server.kill('SIGKILL');
+    },
+    async restart() {
+      if (!ended()) running.server.kill('SIGINT');
+      await running.exited;
+      // A killed postmaster's backends see it gone and exit; the new one recovers from the WAL.
+      running = await launch();
     },
     log: () => log,
   };
