@@ -10,6 +10,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSyn
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, describe } from 'node:test';
 
 export type PostgresServer = {
   url: string; port: number; stop(): Promise<void>; kill(): void;
@@ -112,4 +113,34 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     },
     log: () => log,
   };
+}
+
+/**
+ * A describe block whose tests share one throwaway server, started before them and stopped after; skipped with the
+ * reason when no server binaries are installed. `body` gets the server as it will be once started (its fields are read
+ * when a test uses them).
+ */
+export function describeWithPostgres(name: string, body: (server: PostgresServer) => void): void {
+  const binaries = findPostgresBinaries();
+  describe(name, { skip: 'missing' in binaries ? binaries.missing : false }, () => {
+    let started: PostgresServer | undefined;
+    before(async () => {
+      started = await startPostgresServer();
+    });
+    after(async () => {
+      await started?.stop();
+    });
+    const server = (): PostgresServer => {
+      if (started === undefined) throw new Error('the PostgreSQL server is not started yet (use it inside a test)');
+      return started;
+    };
+    body({
+      get url() { return server().url; },
+      get port() { return server().port; },
+      stop: () => server().stop(),
+      kill: () => server().kill(),
+      restart: () => server().restart(),
+      log: () => server().log(),
+    });
+  });
 }

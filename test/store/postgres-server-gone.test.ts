@@ -3,27 +3,16 @@
  * stopped and the command that continues it, and once the server is back that command finishes it, every episode
  * stored once. A real server from the Debian package, killed with SIGKILL and started again on the same data.
  */
-import { after, before, describe, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import type { ResultsStore } from '../../src/store/results-store.ts';
 import { binPath, keylessEnvironment, spawnCli, temporaryDirectory } from '../e2e/run-cli.ts';
-import { findPostgresBinaries, startPostgresServer } from '../postgres-server.ts';
-import type { PostgresServer } from '../postgres-server.ts';
+import { describeWithPostgres } from '../postgres-server.ts';
 
-const binaries = findPostgresBinaries();
-
-describe('a PostgreSQL server gone mid-run', { skip: 'missing' in binaries ? binaries.missing : false }, () => {
-  let server: PostgresServer;
-  before(async () => {
-    server = await startPostgresServer();
-  });
-  after(async () => {
-    await server?.stop();
-  });
-
+describeWithPostgres('a PostgreSQL server gone mid-run', (server) => {
   test('the run is named with its resume line; with the server back, run --resume finishes it, each episode stored once', async () => {
     const cwd = temporaryDirectory();
     const env = keylessEnvironment();

@@ -1,4 +1,4 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../src/core/errors.ts';
 import { join } from 'node:path';
@@ -6,8 +6,7 @@ import { openResultsStore } from '../../src/store/results-store.ts';
 import type { ResultsStore } from '../../src/store/results-store.ts';
 import { resultsStoreCases } from '../conformance/results-store.cases.ts';
 import { temporaryDirectory } from '../runner/test-helpers.ts';
-import { findPostgresBinaries, startPostgresServer } from '../postgres-server.ts';
-import type { PostgresServer } from '../postgres-server.ts';
+import { describeWithPostgres } from '../postgres-server.ts';
 import { connectSynchronousPostgres } from '../../src/store/postgres/synchronous-postgres.ts';
 
 describe('results store conformance: SQLite file', () => {
@@ -18,17 +17,9 @@ describe('results store conformance: SQLite file', () => {
   });
 });
 
-const binaries = findPostgresBinaries();
-describe('results store conformance: PostgreSQL', { skip: 'missing' in binaries ? binaries.missing : false }, () => {
-  let server: PostgresServer;
+describeWithPostgres('results store conformance: PostgreSQL', (server) => {
   let count = 0;
   const opened: ResultsStore[] = [];
-  before(async () => {
-    server = await startPostgresServer();
-  });
-  after(async () => {
-    await server?.stop();
-  });
   resultsStoreCases(() => {
     // A fresh database per case, so each starts empty and migrates from nothing.
     count += 1;

@@ -3,7 +3,7 @@
  * SIGKILLed mid-run; its leased episodes are claimed again by the others when the leases expire. Every episode is
  * scored exactly once, and the summary equals a single-process SQLite run of the same tasks.
  */
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -13,22 +13,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { connectSynchronousPostgres } from '../../src/store/postgres/synchronous-postgres.ts';
 import { binPath, runCli, spawnCli, temporaryDirectory } from '../e2e/run-cli.ts';
-import { findPostgresBinaries, startPostgresServer } from '../postgres-server.ts';
-import type { PostgresServer } from '../postgres-server.ts';
+import { describeWithPostgres } from '../postgres-server.ts';
 
-const binaries = findPostgresBinaries();
 const runFlags = ['funcgen', '--model', 'builtin/noisy?p=0.3', '--count', '300', '--trials', '2', '--seed', '11', '--set', 'core=4', '--set', 'depth=2'];
 
 type Outcomes = { scored: number; passed: number; failures: Record<string, number> };
 
-describe('team runs on PostgreSQL', { skip: 'missing' in binaries ? binaries.missing : false }, () => {
-  let server: PostgresServer;
-  before(async () => {
-    server = await startPostgresServer();
-  });
-  after(async () => {
-    await server?.stop();
-  });
+describeWithPostgres('team runs on PostgreSQL', (server) => {
 
   test('three workers, one killed mid-run: every episode scored exactly once, the same summary as one SQLite process', async (context) => {
     try {
