@@ -67,14 +67,14 @@ test('serve and serve --resume: stopped by the full disk once a client started t
   const cwd = temporaryDirectory();
   const served = await serveWithHangingClient(limited, ['funcgen', '--count', '2000', '--db', 'served.db'], cwd);
   assert.equal(served.code, 2, served.stderr);
-  const named = /^run (funcgen-\S+) stopped; its finished episodes are stored\. After fixing the error below, serve the rest with: toolforge serve --resume \1 --db served\.db\n/m.exec(served.stderr);
+  const named = /^run (funcgen-\S+) stopped; its finished episodes are stored\. After fixing the error below, continue it with: toolforge serve --resume \1 --db served\.db\n/m.exec(served.stderr);
   assert.ok(named, served.stderr);
   const runs = await spawnCli(['runs', '--db', 'served.db'], { cwd, env: keylessEnvironment() });
   assert.match(runs.stdout, new RegExp(`finish one with toolforge serve --resume ${named[1]} --db served\\.db`));
   // Served again on a disk still too full to store the rest of its tasks: the same line, for the same run.
   const again = await serveWithHangingClient(limited, ['--resume', named[1] as string, '--db', 'served.db'], cwd);
   assert.equal(again.code, 2, again.stderr);
-  assert.match(again.stderr, new RegExp(`^run ${named[1]} stopped; its finished episodes are stored\\. After fixing the error below, serve the rest with: toolforge serve --resume ${named[1]} --db served\\.db\n`, 'm'));
+  assert.match(again.stderr, new RegExp(`^run ${named[1]} stopped; its finished episodes are stored\\. After fixing the error below, continue it with: toolforge serve --resume ${named[1]} --db served\\.db\n`, 'm'));
 });
 
 test('worker: stopped by the full disk, it names the worker command that carries on, which finishes the run', { skip: noPrlimit }, async () => {

@@ -562,7 +562,12 @@ export function resumable(error: unknown): boolean {
 }
 
 function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
-  io.stderr(`run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: ${resumeCommand(runId, flags)}\n`);
+  io.stderr(`${stoppedRunText(runId, resumeCommand(runId, flags))}\n`);
+}
+
+/** What a command says of a run an error stopped (printed above the error): what is kept, and what continues it. */
+export function stoppedRunText(runId: string, continueWith: string): string {
+  return `run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: ${continueWith}`;
 }
 
 /** The flags for how requests are retried and episodes timed (run, worker). */

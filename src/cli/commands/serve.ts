@@ -25,7 +25,7 @@ import type { RunSummary } from '../../runner/summarize-run.ts';
 import { collectTransform, flagName, parseMilliseconds, parseModelName, parsePort, parsePositiveInteger, parseText, resolveDatabasePath } from '../option-parsers.ts';
 import type { RunTaskFlags } from '../run-task-options.ts';
 import { addRunTaskOptions, checkValidateFlag } from '../run-task-options.ts';
-import { databaseFlag, resumable, runExitCodes, runKept } from './run.ts';
+import { databaseFlag, resumable, runExitCodes, runKept, stoppedRunText } from './run.ts';
 import type { RunOutcome } from './run.ts';
 import { infrastructureCauses } from '../infrastructure-causes.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
@@ -151,7 +151,7 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, transform
     return printSummary(summary, flags, io, store);
   } catch (error) {
     if (startedRunId !== undefined && resumable(error) && runKept(store, startedRunId, error)) {
-      io.stderr(`run ${startedRunId} stopped; its finished episodes are stored. After fixing the error below, serve the rest with: toolforge serve --resume ${startedRunId}${databaseFlag(flags)}\n`);
+      io.stderr(`${stoppedRunText(startedRunId, `toolforge serve --resume ${startedRunId}${databaseFlag(flags)}`)}\n`);
     }
     throw error;
   } finally {
@@ -195,7 +195,7 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
   } catch (error) {
     // Served again and stopped by a failing store (a full disk): the same command continues it.
     if (servedRunId !== undefined && isStoreWriteFailure(error)) {
-      io.stderr(`run ${servedRunId} stopped; its finished episodes are stored. After fixing the error below, serve the rest with: toolforge serve --resume ${servedRunId}${databaseFlag(flags)}\n`);
+      io.stderr(`${stoppedRunText(servedRunId, `toolforge serve --resume ${servedRunId}${databaseFlag(flags)}`)}\n`);
     }
     throw error;
   } finally {

@@ -19,7 +19,7 @@ import { shellArgument } from '../../core/shell-argument.ts';
 import { reportGroupOutcome } from '../group-outcome.ts';
 import { openStoreForRuns } from '../open-store.ts';
 import type { RunOutcome } from './run.ts';
-import { addExecutionOptions, databaseFlag, executionFlags, resumable, runExitCodes, runKept, settingsOf } from './run.ts';
+import { addExecutionOptions, databaseFlag, executionFlags, resumable, runExitCodes, runKept, settingsOf, stoppedRunText } from './run.ts';
 
 type SweepFlags = {
   grid?: Record<string, string[]>;
@@ -113,7 +113,7 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
       } catch (error) {
         progress.stop();
         if (current?.runId !== undefined && resumable(error) && runKept(store, current.runId, error)) {
-          io.stderr(`sweep stopped at point ${current.point}: run ${current.runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: toolforge run --resume ${current.runId}${databaseFlag(flags)} (the points after it did not run)\n`);
+          io.stderr(`sweep stopped at point ${current.point}: ${stoppedRunText(current.runId, `toolforge run --resume ${current.runId}${databaseFlag(flags)}`)} (the points after it did not run)\n`);
         }
         throw error;
       } finally {
