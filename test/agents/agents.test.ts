@@ -290,6 +290,16 @@ describe('react agent', () => {
     assert.equal(outcome.termination, 'final-answer');
     assert.equal(lastAssistantText(outcome.messages), '9');
   });
+
+  test('a scripted model calling tools natively gives each call its JSON text and the object that text parses to', async () => {
+    const model = createScriptedModel({
+      modelId: 'scripted', mode: 'calls',
+      policy: () => ({ type: 'calls', calls: [{ name: 'add', arguments: { a: 2, b: 3 } }, { name: 'add', arguments: { b: 1.5, a: -7 } }] }),
+    });
+    const { message } = await model.generate({ messages: [{ role: 'user', content: 'add' }], tools: [addTool], toolChoice: 'auto', settings: {}, signal: new AbortController().signal });
+    assert.deepEqual(message.toolCalls.map((call) => [call.id, call.name, call.argumentsText]), [['call_1', 'add', '{"a":2,"b":3}'], ['call_2', 'add', '{"b":1.5,"a":-7}']]);
+    for (const call of message.toolCalls) assert.deepEqual(call, createToolCall(call.id, call.name, call.argumentsText));
+  });
 });
 
 describe('single-turn agent (sequence)', () => {
