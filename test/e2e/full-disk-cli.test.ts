@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { binPath, keylessEnvironment, spawnCli, spawnCliUnprivileged, temporaryDirectory } from './run-cli.ts';
 
@@ -26,6 +28,35 @@ test('run: stopped by the full disk while its tasks stream in, it is named with 
   assert.equal(resumed.code, 0, resumed.stderr);
   const summary = JSON.parse(resumed.stdout) as { runId: string; status: string; episodes: number; passRate: number };
   assert.deepEqual([summary.runId, summary.status, summary.episodes, summary.passRate], [named[1], 'finished', 2000, 1]);
+});
+
+test('run: stopped by the full disk while storing tasks a phrasing model wrote, it says to start it again (as runs and --resume do), not to resume it', { skip: noPrlimit }, async () => {
+  // A real OpenAI-wire endpoint on 127.0.0.1 for the phrasing model: its paraphrases are not a recipe's to make again.
+  const writer = createServer((request, response) => {
+    request.resume().on('end', () => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ id: 'p', object: 'chat.completion', created: 0, model: 'writer', choices: [{ index: 0, message: { role: 'assistant', content: 'Work it out.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+    });
+  });
+  await new Promise<void>((resolveListen) => writer.listen(0, '127.0.0.1', resolveListen));
+  try {
+    const cwd = temporaryDirectory();
+    const env = keylessEnvironment();
+    const baseUrl = `http://127.0.0.1:${(writer.address() as AddressInfo).port}/v1`;
+    const args = ['run', 'funcgen', '--model', 'builtin/planner', '--count', '2000', '--transform', 'perturb:kind=paraphrase', '--phrasing-model', 'openai-compatible/writer', '--phrasing-base-url', baseUrl, '--db', 'limited.db'];
+    const stopped = await spawnCliUnprivileged(limited, args, { cwd, env });
+    assert.equal(stopped.code, 2, stopped.stderr);
+    const named = /^run (funcgen-\S+) stopped while its tasks were being stored, and nothing can make the rest of them again, so it cannot be continued\. After fixing the error below, (start it again .*)$/m.exec(stopped.stderr);
+    assert.ok(named, stopped.stderr);
+    const [, runId, startAgain] = named as unknown as [string, string, string];
+    assert.equal(startAgain, `start it again with the command that started it (toolforge ${args.join(' ')}), and delete this one with 'toolforge delete ${runId} --db limited.db'`);
+    assert.doesNotMatch(stopped.stderr, /run --resume/);
+    const refused = await spawnCli(['run', '--resume', runId, '--db', 'limited.db'], { cwd, env });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.ok(refused.stderr.includes(`fix: ${startAgain}`), refused.stderr);
+  } finally {
+    await new Promise((resolveClose) => writer.close(resolveClose));
+  }
 });
 
 test('sweep and eval set: stopped by the full disk, each names the command that continues it', { skip: noPrlimit }, async () => {

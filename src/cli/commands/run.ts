@@ -30,6 +30,7 @@ import { collectTransform, collectValues, flagName, parseHttpUrl, parseMilliseco
 import { resolveRunId } from './resolve-run-id.ts';
 import { failedTasksOf, selectTaskStream } from '../../runner/select-tasks.ts';
 import type { TaskRecipe } from '../../runner/task-import.ts';
+import { cannotStoreRestOfTasks, startAgainFix } from '../../runner/interrupted-run.ts';
 import { formatPercent } from '../../report/format-figure.ts';
 import { readEvalSetFile } from '../../runner/eval-set-config.ts';
 import { runEvalSet } from '../../runner/run-eval-set.ts';
@@ -366,7 +367,7 @@ async function startRun(suiteIdArgument: string | undefined, flags: RunFlags, io
   } catch (error) {
     progress.stop();
     // A run refused once its tasks were imported (a bad data file, missing replay outputs) was deleted: nothing to continue.
-    if (startedRunId && resumable(error) && runKept(store, startedRunId, error)) explainStoppedRun(startedRunId, flags, io);
+    if (startedRunId && resumable(error) && runKept(store, startedRunId, error)) explainStoppedRun(store, startedRunId, flags, io);
     throw error;
   } finally {
     interrupt.dispose();
@@ -436,7 +437,7 @@ async function resume(suiteId: string | undefined, runReference: string, flags: 
     });
   } catch (error) {
     progress.stop();
-    if (hasStarted && resumable(error)) explainStoppedRun(runId, flags, io);
+    if (hasStarted && resumable(error)) explainStoppedRun(undefined, runId, flags, io);
     throw error;
   } finally {
     interrupt.dispose();
@@ -561,13 +562,33 @@ export function resumable(error: unknown): boolean {
   return !(error instanceof ConfigError && error.code === 'store.invalid');
 }
 
-function explainStoppedRun(runId: string, flags: RunFlags, io: CliIo): void {
-  io.stderr(`${stoppedRunText(runId, resumeCommand(runId, flags))}\n`);
+/** `store` is the run's, when this process holds it (a resume opens its own: what it resumed can be continued). */
+function explainStoppedRun(store: StoppedRunStore | undefined, runId: string, flags: RunFlags, io: CliIo): void {
+  io.stderr(`${stoppedRunText(store, runId, resumeCommand(runId, flags), databaseFlag(flags))}\n`);
 }
 
-/** What a command says of a run an error stopped (printed above the error): what is kept, and what continues it. */
-export function stoppedRunText(runId: string, continueWith: string): string {
+type StoppedRunStore = Pick<ResultsStore, 'findRun' | 'hasAllTasks'>;
+
+/**
+ * What a command says of a run an error stopped (printed above the error): what is kept, and what continues it. A run
+ * stopped while storing tasks nothing can make again (a phrasing model's, tasks derived from a file or from another
+ * run) is started again instead, as `runs` and a refused --resume say. The store may just have failed: when it cannot
+ * tell, the continue line stands, and --resume says the rest.
+ */
+export function stoppedRunText(store: StoppedRunStore | undefined, runId: string, continueWith: string, database: string): string {
+  const run = store === undefined ? undefined : answerOrUndefined(() => store.findRun(runId));
+  if (run !== undefined && store !== undefined && answerOrUndefined(() => cannotStoreRestOfTasks(store, run)) === true) {
+    return `run ${runId} stopped while its tasks were being stored, and nothing can make the rest of them again, so it cannot be continued. After fixing the error below, ${startAgainFix(run, database)}`;
+  }
   return `run ${runId} stopped; its finished episodes are stored. After fixing the error below, continue it with: ${continueWith}`;
+}
+
+function answerOrUndefined<T>(ask: () => T): T | undefined {
+  try {
+    return ask();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The flags for how requests are retried and episodes timed (run, worker). */

@@ -151,7 +151,7 @@ async function serveTasks(suite: Suite, tasksPath: string | undefined, transform
     return printSummary(summary, flags, io, store);
   } catch (error) {
     if (startedRunId !== undefined && resumable(error) && runKept(store, startedRunId, error)) {
-      io.stderr(`${stoppedRunText(startedRunId, `toolforge serve --resume ${startedRunId}${databaseFlag(flags)}`)}\n`);
+      io.stderr(`${stoppedRunText(store, startedRunId, `toolforge serve --resume ${startedRunId}${databaseFlag(flags)}`, databaseFlag(flags))}\n`);
     }
     throw error;
   } finally {
@@ -195,7 +195,7 @@ async function resumeServedRun(suiteArgument: string | undefined, runReference: 
   } catch (error) {
     // Served again and stopped by a failing store (a full disk): the same command continues it.
     if (servedRunId !== undefined && isStoreWriteFailure(error)) {
-      io.stderr(`${stoppedRunText(servedRunId, `toolforge serve --resume ${servedRunId}${databaseFlag(flags)}`)}\n`);
+      io.stderr(`${stoppedRunText(store, servedRunId, `toolforge serve --resume ${servedRunId}${databaseFlag(flags)}`, databaseFlag(flags))}\n`);
     }
     throw error;
   } finally {

@@ -113,7 +113,7 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
       } catch (error) {
         progress.stop();
         if (current?.runId !== undefined && resumable(error) && runKept(store, current.runId, error)) {
-          io.stderr(`sweep stopped at point ${current.point}: ${stoppedRunText(current.runId, `toolforge run --resume ${current.runId}${databaseFlag(flags)}`)} (the points after it did not run)\n`);
+          io.stderr(`sweep stopped at point ${current.point}: ${stoppedRunText(store, current.runId, `toolforge run --resume ${current.runId}${databaseFlag(flags)}`, databaseFlag(flags))} (the points after it did not run)\n`);
         }
         throw error;
       } finally {
