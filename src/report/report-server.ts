@@ -23,7 +23,7 @@ import { taskKeysOf } from '../runner/compare-runs.ts';
 import { renderRunPage } from './viewer/run-page.ts';
 import { renderRunsIndex } from './viewer/runs-index-page.ts';
 import { shownRunStatus } from '../runner/run-hold.ts';
-import { cannotStoreRestOfTasks } from '../runner/interrupted-run.ts';
+import { cannotStoreRestOfTasks, stoppedWithWorkLeft } from '../runner/interrupted-run.ts';
 import { renderTaskPage } from './viewer/task-page.ts';
 import { runPath } from './viewer/viewer-shell.ts';
 import { checkParameters, choiceParameter, episodeFilterParameters, parseEpisodeQuery } from './viewer/viewer-query.ts';
@@ -140,8 +140,11 @@ export async function startReportServer(options: ReportServerOptions): Promise<R
       const query = checkKnobFilters(run.id, parseEpisodeQuery(url.searchParams));
       const sweepOfRun = sweepMembershipOf(run.params);
       const axes = listSuites().find((suite) => suite.id === run.suite.id)?.difficultyAxes ?? [];
-      return html(renderRunPage(run, store.countOutcomes(run.id), query, store.queryEpisodes(run.id, query), {
-        difficultyAxes: axes.map((axis) => axis.name), ...(sweepOfRun ? { sweep: sweepOfRun } : {}), status: shownRunStatus(store, run), databaseFlag, tasksLost: cannotStoreRestOfTasks(store, run),
+      const counts = store.countOutcomes(run.id);
+      const status = shownRunStatus(store, run);
+      return html(renderRunPage(run, counts, query, store.queryEpisodes(run.id, query), {
+        difficultyAxes: axes.map((axis) => axis.name), ...(sweepOfRun ? { sweep: sweepOfRun } : {}), status, databaseFlag, tasksLost: cannotStoreRestOfTasks(store, run),
+        ...(stoppedWithWorkLeft(store, run, status, counts.scored) ? { stopped: status } : {}),
       }));
     }
     const runDifficulty = /^\/runs\/([^/]+)\/difficulty$/.exec(path);

@@ -6,6 +6,26 @@
 import { shellCommand } from '../core/shell-argument.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { StoredRun } from '../store/stored-run.ts';
+import type { ShownRunStatus } from './run-hold.ts';
+
+/** Stopped runs that no process runs, as `runs` and the viewer name them: killed, stopped by a signal, stopped by an error. */
+export const stoppedRunStatuses = {
+  interrupted: 'no process runs it',
+  cancelled: 'stopped by Ctrl-C or a stop signal before it ended',
+  failed: 'stopped by an error before it ended',
+} as const satisfies Partial<Record<ShownRunStatus, string>>;
+
+export type StoppedRunStatus = keyof typeof stoppedRunStatuses;
+
+/**
+ * A run stopped before it ended with work left: episodes not scored, or tasks not all stored. Interrupted, cancelled
+ * and failed runs are all finished by the same resume (or started again, or rescored again); a cancelled run whose
+ * every episode was scored before the stop has nothing left.
+ */
+export function stoppedWithWorkLeft(store: Pick<ResultsStore, 'hasAllTasks'>, run: StoredRun, status: ShownRunStatus, scored: number): status is StoppedRunStatus {
+  if (!(status in stoppedRunStatuses)) return false;
+  return status === 'interrupted' || scored < run.taskCount * run.trials || !store.hasAllTasks(run.id);
+}
 
 /** Stopped while storing its tasks, with no recipe or tasks file to store the rest from. */
 export function cannotStoreRestOfTasks(store: Pick<ResultsStore, 'hasAllTasks'>, run: StoredRun): boolean {

@@ -9,7 +9,7 @@ import { startReportServer } from '../../src/report/report-server.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { findClosedPort } from '../fakes/fake-http-server.ts';
-import { sampleRun } from '../runner/test-helpers.ts';
+import { sampleEpisode, sampleRun } from '../runner/test-helpers.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { taskRow } from '../../src/store/task-row.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
@@ -76,7 +76,7 @@ test('a run stopped while storing tasks nothing can make again: runs, the viewer
   const runs = await runCli(['runs', '--db', database], { cwd });
   assert.equal(runs.code, 0, runs.stderr);
   assert.match(runs.stdout, new RegExp(`^1 interrupted \\(stopped before they ended, no process runs them\\): finish one with toolforge run --resume recipe-run --db ${escaped(database)}$`, 'm'));
-  assert.match(runs.stdout, new RegExp(`^1 stopped while storing tasks that cannot be made again \\(a phrasing model wrote them\\), so --resume cannot finish them: ${escaped(startAgain)}$`, 'm'));
+  assert.match(runs.stdout, new RegExp(`^1 stopped while storing tasks that cannot be made again \\(a phrasing model's, or derived from a file or another run\\), so --resume cannot finish them: ${escaped(startAgain)}$`, 'm'));
   const refused = await runCli(['run', '--resume', 'phrased-run', '--db', database], { cwd });
   assert.equal(refused.code, 2);
   assert.ok(refused.stderr.includes(`fix: ${startAgain}`), refused.stderr);
@@ -85,6 +85,37 @@ test('a run stopped while storing tasks nothing can make again: runs, the viewer
     const page = await (await fetch(new URL('runs/phrased-run', server.url))).text();
     assert.ok(page.includes('stopped while storing tasks that cannot be made again'), page.slice(0, 2000));
     assert.ok(!page.includes('toolforge run --resume phrased-run'), 'no resume command is offered');
+  } finally {
+    await server.close();
+  }
+});
+
+test('runs and the viewer name what finishes a cancelled or failed run with work left, as for a killed one; a cancelled run with every episode scored has nothing left', async () => {
+  const cwd = temporaryDirectory();
+  const database = join(cwd, 'stopped.db');
+  const suite = getSuite('funcgen');
+  const tasks = await generateTasks(suite, { seed: 0, count: 2, params: resolveKnobs(suite.id, suite.knobs, {}) });
+  const store = openResultsStore(database);
+  const stamp = { suite: { id: 'funcgen', version: suite.version }, trials: 1 };
+  for (const [id, status, scored] of [['cancelled-run', 'cancelled', 1], ['failed-run', 'failed', 0], ['cancelled-at-the-end', 'cancelled', 2]] as const) {
+    store.createRun(sampleRun(id, stamp), tasks);
+    store.saveEpisodes(tasks.slice(0, scored).map((task) => sampleEpisode(id, task.id, 0)));
+    store.setRunStatus(id, status);
+  }
+  store.close();
+  const runs = await runCli(['runs', '--db', database], { cwd });
+  assert.equal(runs.code, 0, runs.stderr);
+  const hints = runs.stdout.split('\n').filter((line) => /^\d+ /.test(line));
+  assert.deepEqual(hints, [
+    `1 cancelled (stopped before they ended, by Ctrl-C or a stop signal): finish one with toolforge run --resume cancelled-run --db ${database}`,
+    `1 failed (stopped by an error; fix it first): finish one with toolforge run --resume failed-run --db ${database}`,
+  ]);
+  const server = await startReportServer({ dbPath: database });
+  try {
+    const page = async (runId: string): Promise<string> => (await fetch(new URL(`runs/${runId}`, server.url))).text();
+    assert.ok((await page('cancelled-run')).includes(`status cancelled (stopped by Ctrl-C or a stop signal before it ended: finish it with <code>toolforge run --resume cancelled-run --db ${database}</code>)`));
+    assert.ok((await page('failed-run')).includes(`status failed (stopped by an error before it ended: finish it with <code>toolforge run --resume failed-run --db ${database}</code>)`));
+    assert.match(await page('cancelled-at-the-end'), /status cancelled, started/);
   } finally {
     await server.close();
   }

@@ -15,7 +15,8 @@ import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { databaseFlag } from './run.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
-import { cannotStoreRestOfTasks, rescoreAgainFix, startAgainFix } from '../../runner/interrupted-run.ts';
+import { cannotStoreRestOfTasks, rescoreAgainFix, startAgainFix, stoppedWithWorkLeft } from '../../runner/interrupted-run.ts';
+import type { StoppedRunStatus } from '../../runner/interrupted-run.ts';
 
 type RunsFlags = { db?: string; suite?: string; model?: string; status?: string; json?: boolean };
 
@@ -77,21 +78,27 @@ export function registerRunsCommand(program: Command, io: CliIo): void {
         if (waiting.length > 0) {
           io.stdout(`${waiting.length} waiting for workers (episodes queued, none held by a worker): start one with toolforge worker --run ${waiting[0]!.run.id}${databaseFlag(flags)}\n`);
         }
-        const interrupted = rows.filter((row) => row.status === 'interrupted');
-        // A run stopped while storing its tasks, with nothing to make the rest from (a phrasing model's tasks), cannot be
-        // resumed: it is started again instead.
+        const stopped = rows.filter((row) => stoppedWithWorkLeft(store, row.run, row.status, row.counts.scored));
+        // A run stopped while storing its tasks, with nothing to make the rest from (a phrasing model's tasks, tasks derived
+        // from a file or from another run), cannot be resumed: it is started again instead.
         // A rescore stopped part-way is made again from the run it copies, never continued.
-        const rescores = interrupted.filter(({ run }) => run.provenance.rescoredFrom !== undefined);
-        const lost = interrupted.filter((row) => !rescores.includes(row) && cannotStoreRestOfTasks(store, row.run));
-        const resumable = interrupted.filter((row) => !rescores.includes(row) && !lost.includes(row));
-        if (resumable.length > 0) {
-          io.stdout(`${resumable.length} interrupted (stopped before they ended, no process runs them): finish one with ${resumeCommand(resumable[0].run, databaseFlag(flags))}\n`);
+        const rescores = stopped.filter(({ run }) => run.provenance.rescoredFrom !== undefined);
+        const lost = stopped.filter((row) => !rescores.includes(row) && cannotStoreRestOfTasks(store, row.run));
+        const resumable = stopped.filter((row) => !rescores.includes(row) && !lost.includes(row));
+        const resumableLines: Record<StoppedRunStatus, string> = {
+          interrupted: 'interrupted (stopped before they ended, no process runs them)',
+          cancelled: 'cancelled (stopped before they ended, by Ctrl-C or a stop signal)',
+          failed: 'failed (stopped by an error; fix it first)',
+        };
+        for (const [status, line] of Object.entries(resumableLines)) {
+          const group = resumable.filter((row) => row.status === status);
+          if (group.length > 0) io.stdout(`${group.length} ${line}: finish one with ${resumeCommand(group[0]!.run, databaseFlag(flags))}\n`);
         }
         if (rescores.length > 0) {
           io.stdout(`${rescores.length} rescore${rescores.length === 1 ? '' : 's'} stopped part-way (no process runs ${rescores.length === 1 ? 'it' : 'them'}): ${rescoreAgainFix(rescores[0].run, databaseFlag(flags))}\n`);
         }
         if (lost.length > 0) {
-          io.stdout(`${lost.length} stopped while storing tasks that cannot be made again (a phrasing model wrote them), so --resume cannot finish them: ${startAgainFix(lost[0].run, databaseFlag(flags))}\n`);
+          io.stdout(`${lost.length} stopped while storing tasks that cannot be made again (a phrasing model's, or derived from a file or another run), so --resume cannot finish them: ${startAgainFix(lost[0].run, databaseFlag(flags))}\n`);
         }
       });
     });

@@ -11,15 +11,20 @@ import { transformsLabel } from '../model-variant.ts';
 import { runModeLabel } from '../run-mode-label.ts';
 import { episodeQueryString } from './viewer-query.ts';
 import { resumeCommand } from '../../runner/external-agent-run.ts';
-import { rescoreAgainFix, startAgainFix } from '../../runner/interrupted-run.ts';
+import { rescoreAgainFix, startAgainFix, stoppedRunStatuses } from '../../runner/interrupted-run.ts';
+import type { StoppedRunStatus } from '../../runner/interrupted-run.ts';
 import { link, runPath, sweepPath, taskPath, viewerShell } from './viewer-shell.ts';
 
-/** How the run is finished: its resume command, or (stopped while storing tasks nothing can make again) starting it over. */
-function interruptedNote(run: StoredRun, extras: RunPageExtras): string {
-  if (run.provenance.rescoredFrom !== undefined) return ` (no process runs it, and a rescore stopped part-way is not continued: ${escapeHtml(rescoreAgainFix(run, extras.databaseFlag))})`;
+/**
+ * How a run stopped with work left is finished: its resume command, or (stopped while storing tasks nothing can make
+ * again) starting it over, or (a rescore) rescoring again.
+ */
+function stoppedNote(run: StoredRun, status: StoppedRunStatus, extras: RunPageExtras): string {
+  const why = stoppedRunStatuses[status];
+  if (run.provenance.rescoredFrom !== undefined) return ` (${why}, and a rescore stopped part-way is not continued: ${escapeHtml(rescoreAgainFix(run, extras.databaseFlag))})`;
   return extras.tasksLost === true
-    ? ` (no process runs it, and it was stopped while storing tasks that cannot be made again: ${escapeHtml(startAgainFix(run, extras.databaseFlag))})`
-    : ` (no process runs it: finish it with <code>${escapeHtml(resumeCommand(run, extras.databaseFlag))}</code>)`;
+    ? ` (${why}, and it was stopped while storing tasks that cannot be made again: ${escapeHtml(startAgainFix(run, extras.databaseFlag))})`
+    : ` (${why}: finish it with <code>${escapeHtml(resumeCommand(run, extras.databaseFlag))}</code>)`;
 }
 
 /** What the run page shows beyond its counts: its suite's difficulty axes (a link to their page) and its sweep. */
@@ -33,6 +38,8 @@ export type RunPageExtras = {
   databaseFlag?: string;
   /** Stopped while storing its tasks, with nothing to make the rest from: started again, not resumed. */
   tasksLost?: boolean;
+  /** How the run stopped with work left (killed, cancelled, failed): the page says what finishes it. */
+  stopped?: StoppedRunStatus;
 };
 
 /**
@@ -65,7 +72,7 @@ export function renderRunPage(run: StoredRun, counts: RunOutcomeCounts, query: E
   return viewerShell(`ToolForge run ${run.id}`, [
     `<h1>Run ${escapeHtml(run.id)}</h1>`,
     `<p>Suite <b>${escapeHtml(run.suite.id)}</b> ${escapeHtml(run.suite.version)}, model <b>${escapeHtml(run.model)}</b>${settings === '' ? '' : ` (${escapeHtml(settings)})`}, `
-      + `mode <b>${escapeHtml(runModeLabel(run))}</b>, status ${escapeHtml(extras.status ?? run.status)}${extras.status === 'interrupted' ? interruptedNote(run, extras) : ''}, started ${escapeHtml(run.createdAt)}. `
+      + `mode <b>${escapeHtml(runModeLabel(run))}</b>, status ${escapeHtml(extras.status ?? run.status)}${extras.stopped !== undefined ? stoppedNote(run, extras.stopped, extras) : ''}, started ${escapeHtml(run.createdAt)}. `
       + `${run.taskCount} tasks × ${run.trials} trials; ${counts.scored} scored, ${counts.passed} passed`
       + (counts.scored > 0 ? ` (<b>${formatPercent(counts.passed / counts.scored)}</b>, 95% CI ${formatInterval(wilsonInterval(counts.passed, counts.scored))})` : '')
       + `, ${counts.infrastructureErrors} infrastructure errors, ${counts.cancelled} cancelled.</p>`,
