@@ -7,6 +7,7 @@ import { shellCommand } from '../core/shell-argument.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import type { StoredRun } from '../store/stored-run.ts';
 import type { ShownRunStatus } from './run-hold.ts';
+import { resumeCommand } from './external-agent-run.ts';
 
 /** Stopped runs that no process runs, as `runs` and the viewer name them: killed, stopped by a signal, stopped by an error. */
 export const stoppedRunStatuses = {
@@ -43,4 +44,14 @@ export function startAgainFix(run: Pick<StoredRun, 'id' | 'provenance'>, databas
  */
 export function rescoreAgainFix(run: Pick<StoredRun, 'id' | 'provenance'>, databaseFlag = ''): string {
   return `rescore it again with toolforge rescore ${run.provenance.rescoredFrom ?? '<run>'}${databaseFlag} (a rescore is made again, not continued), and delete this one with 'toolforge delete ${run.id}${databaseFlag}'`;
+}
+
+/**
+ * What finishes a run stopped with work left (stoppedWithWorkLeft): a rescore is made again, a run whose remaining
+ * tasks nothing can make is started again, any other is resumed (by the command for who ran it).
+ */
+export function finishStoppedRunText(store: Pick<ResultsStore, 'hasAllTasks'>, run: StoredRun, databaseFlag = ''): string {
+  if (run.provenance.rescoredFrom !== undefined) return rescoreAgainFix(run, databaseFlag);
+  if (cannotStoreRestOfTasks(store, run)) return startAgainFix(run, databaseFlag);
+  return `finish it with ${resumeCommand(run, databaseFlag)}`;
 }

@@ -9,7 +9,8 @@ import { startReportServer } from '../../src/report/report-server.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { getSuite } from '../../src/suites/registry.ts';
 import { findClosedPort } from '../fakes/fake-http-server.ts';
-import { sampleEpisode, sampleRun } from '../runner/test-helpers.ts';
+import { sampleRun } from '../runner/test-helpers.ts';
+import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { taskRow } from '../../src/store/task-row.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
@@ -90,16 +91,19 @@ test('a run stopped while storing tasks nothing can make again: runs, the viewer
   }
 });
 
-test('runs and the viewer name what finishes a cancelled or failed run with work left, as for a killed one; a cancelled run with every episode scored has nothing left', async () => {
+test('runs, report and the viewer name what finishes a cancelled or failed run with work left, as for a killed one; a cancelled run with every episode scored has nothing left', async () => {
   const cwd = temporaryDirectory();
   const database = join(cwd, 'stopped.db');
   const suite = getSuite('funcgen');
   const tasks = await generateTasks(suite, { seed: 0, count: 2, params: resolveKnobs(suite.id, suite.knobs, {}) });
+  // Real episodes (the report reads their scores), copied into runs stopped at each point.
+  const source = await runEvaluation({ suite, tasks, modelRef: 'builtin/planner', seed: 0, params: tasks[0]!.params, dbPath: database });
   const store = openResultsStore(database);
+  const episodes = [...store.iterateEpisodes(source.runId)];
   const stamp = { suite: { id: 'funcgen', version: suite.version }, trials: 1 };
   for (const [id, status, scored] of [['cancelled-run', 'cancelled', 1], ['failed-run', 'failed', 0], ['cancelled-at-the-end', 'cancelled', 2]] as const) {
     store.createRun(sampleRun(id, stamp), tasks);
-    store.saveEpisodes(tasks.slice(0, scored).map((task) => sampleEpisode(id, task.id, 0)));
+    store.saveEpisodes(episodes.slice(0, scored).map((episode) => ({ ...episode, runId: id })));
     store.setRunStatus(id, status);
   }
   store.close();
@@ -109,6 +113,13 @@ test('runs and the viewer name what finishes a cancelled or failed run with work
   assert.deepEqual(hints, [
     `1 cancelled (stopped before they ended, by Ctrl-C or a stop signal): finish one with toolforge run --resume cancelled-run --db ${database}`,
     `1 failed (stopped by an error; fix it first): finish one with toolforge run --resume failed-run --db ${database}`,
+  ]);
+  // A report of it says its figures are of what it ran, and what finishes it.
+  const reported = await runCli(['report', 'cancelled-run', 'failed-run', 'cancelled-at-the-end', '--db', database], { cwd });
+  assert.equal(reported.code, 0, reported.stderr);
+  assert.deepEqual(reported.stderr.split('\n').filter((line) => line.startsWith('note: run ')), [
+    `note: run cancelled-run is cancelled: 1 of its 2 episodes scored, so its figures are of what it ran; finish it with toolforge run --resume cancelled-run --db ${database}`,
+    `note: run failed-run is failed: 0 of its 2 episodes scored, so its figures are of what it ran; finish it with toolforge run --resume failed-run --db ${database}`,
   ]);
   const server = await startReportServer({ dbPath: database });
   try {

@@ -23,6 +23,9 @@ import { writeOutputFile } from '../write-output-file.ts';
 import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
+import { databaseFlag } from './run.ts';
+import { shownRunStatus } from '../../runner/run-hold.ts';
+import { finishStoppedRunText, stoppedWithWorkLeft } from '../../runner/interrupted-run.ts';
 
 export type ReportFormat = 'table' | 'json' | 'csv' | 'html';
 
@@ -50,6 +53,7 @@ export function registerReportCommand(program: Command, io: CliIo): void {
           const comparisons = compareWithFirstRuns(store, runIds);
           const note = unpairedRunsNote(store, runIds, comparisons);
           if (note !== undefined) io.stderr(`note: ${note}\n`);
+          for (const stopped of stoppedRunNotes(store, runIds, databaseFlag(options))) io.stderr(`note: ${stopped}\n`);
           return renderStoredReport(store, runIds, options.format, { prices, single: runs.length === 1, notes: note === undefined ? [] : [note], comparisons });
         }
         const group = withoutSupersededRuns(options.sweep !== undefined ? sweepRuns(store, options.sweep) : store.listRuns().reverse());
@@ -115,4 +119,21 @@ export function sweepRuns(store: ResultsStore, group: string): StoredRun[] {
     });
   }
   return members;
+}
+
+/**
+ * A named run that stopped with work left is reported as far as it went: said on stderr, with what finishes it, so
+ * its figures are not read as a whole run's (the report's own counts show the episodes not run yet).
+ */
+function stoppedRunNotes(store: ResultsStore, runIds: readonly string[], database: string): string[] {
+  return runIds.flatMap((runId) => {
+    const run = store.getRun(runId);
+    const status = shownRunStatus(store, run);
+    const counts = store.countEpisodes(runId);
+    if (!stoppedWithWorkLeft(store, run, status, counts.scored)) return [];
+    const scored = store.hasAllTasks(runId)
+      ? `${counts.scored} of its ${run.taskCount * run.trials} episodes scored`
+      : `${counts.scored} episodes scored, and it stopped while its tasks were being stored (${run.taskCount} stored)`;
+    return [`run ${runId} is ${status}: ${scored}, so its figures are of what it ran; ${finishStoppedRunText(store, run, database)}`];
+  });
 }
