@@ -11,6 +11,7 @@ import { getSuite } from '../../src/suites/registry.ts';
 import { findClosedPort } from '../fakes/fake-http-server.ts';
 import { sampleRun } from '../runner/test-helpers.ts';
 import { runEvaluation } from '../../src/runner/run-evaluation.ts';
+import { holderIsGone, thisProcessHolder } from '../../src/runner/run-hold.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { taskRow } from '../../src/store/task-row.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
@@ -130,4 +131,23 @@ test('runs, report and the viewer name what finishes a cancelled or failed run w
   } finally {
     await server.close();
   }
+});
+
+test('report of a run still going says its figures are of what was run so far: a run a live process holds, and a team run waiting for workers (with the worker command)', async () => {
+  const cwd = temporaryDirectory();
+  const database = join(cwd, 'going.db');
+  const suite = getSuite('funcgen');
+  const tasks = await generateTasks(suite, { seed: 0, count: 2, params: resolveKnobs(suite.id, suite.knobs, {}) });
+  const queued = await runEvaluation({ suite, tasks, modelRef: 'builtin/planner', seed: 0, params: tasks[0]!.params, dbPath: database, workersOnly: true });
+  const store = openResultsStore(database);
+  store.createRun(sampleRun('held-run', { suite: { id: 'funcgen', version: suite.version }, trials: 1 }), tasks);
+  // Held by this (live) process, as a run in progress is.
+  assert.equal(store.holdRun('held-run', thisProcessHolder(), 60_000, holderIsGone), undefined, 'nothing else holds it');
+  store.close();
+  const reported = await runCli(['report', 'held-run', queued.runId, '--db', database], { cwd });
+  assert.equal(reported.code, 0, reported.stderr);
+  assert.deepEqual(reported.stderr.split('\n').filter((line) => line.startsWith('note: run ')), [
+    'note: run held-run is still running: 0 of its 2 episodes scored, so its figures are of what was run until now',
+    `note: run ${queued.runId} is waiting for workers: 0 of its 2 episodes scored, so its figures are of what was run; start one with toolforge worker --run ${queued.runId} --db ${database}`,
+  ]);
 });

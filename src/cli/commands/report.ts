@@ -24,7 +24,7 @@ import { openExistingStore, withStore } from '../open-store.ts';
 import { resolveDatabasePath } from '../option-parsers.ts';
 import { resolveRunId } from './resolve-run-id.ts';
 import { databaseFlag } from './run.ts';
-import { shownRunStatus } from '../../runner/run-hold.ts';
+import { isWaitingForWorkers, shownRunStatus } from '../../runner/run-hold.ts';
 import { finishStoppedRunText, stoppedWithWorkLeft } from '../../runner/interrupted-run.ts';
 
 export type ReportFormat = 'table' | 'json' | 'csv' | 'html';
@@ -53,7 +53,7 @@ export function registerReportCommand(program: Command, io: CliIo): void {
           const comparisons = compareWithFirstRuns(store, runIds);
           const note = unpairedRunsNote(store, runIds, comparisons);
           if (note !== undefined) io.stderr(`note: ${note}\n`);
-          for (const stopped of stoppedRunNotes(store, runIds, databaseFlag(options))) io.stderr(`note: ${stopped}\n`);
+          for (const unfinished of unfinishedRunNotes(store, runIds, databaseFlag(options))) io.stderr(`note: ${unfinished}\n`);
           return renderStoredReport(store, runIds, options.format, { prices, single: runs.length === 1, notes: note === undefined ? [] : [note], comparisons });
         }
         const group = withoutSupersededRuns(options.sweep !== undefined ? sweepRuns(store, options.sweep) : store.listRuns().reverse());
@@ -122,17 +122,26 @@ export function sweepRuns(store: ResultsStore, group: string): StoredRun[] {
 }
 
 /**
- * A named run that stopped with work left is reported as far as it went: said on stderr, with what finishes it, so
- * its figures are not read as a whole run's (the report's own counts show the episodes not run yet).
+ * A named run that has not ended, or stopped with work left, is reported as far as it went: said on stderr, with what
+ * finishes it, so its figures are not read as a whole run's (the report's own counts show the episodes not run yet).
  */
-function stoppedRunNotes(store: ResultsStore, runIds: readonly string[], database: string): string[] {
+function unfinishedRunNotes(store: ResultsStore, runIds: readonly string[], database: string): string[] {
   return runIds.flatMap((runId) => {
     const run = store.getRun(runId);
     const status = shownRunStatus(store, run);
     const counts = store.countEpisodes(runId);
+    const allTasks = store.hasAllTasks(runId);
+    const planned = run.taskCount * run.trials;
+    if (isWaitingForWorkers(store, run)) {
+      return [`run ${runId} is waiting for workers: ${counts.scored} of its ${planned} episodes scored, so its figures are of what was run; start one with toolforge worker --run ${runId}${database}`];
+    }
+    if (status === 'running') {
+      const scored = allTasks ? `${counts.scored} of its ${planned} episodes scored` : `${counts.scored} episodes scored of the ${planned} planned so far (its tasks are still being stored)`;
+      return [`run ${runId} is still running: ${scored}, so its figures are of what was run until now`];
+    }
     if (!stoppedWithWorkLeft(store, run, status, counts.scored)) return [];
-    const scored = store.hasAllTasks(runId)
-      ? `${counts.scored} of its ${run.taskCount * run.trials} episodes scored`
+    const scored = allTasks
+      ? `${counts.scored} of its ${planned} episodes scored`
       : `${counts.scored} episodes scored, and it stopped while its tasks were being stored (${run.taskCount} stored)`;
     return [`run ${runId} is ${status}: ${scored}, so its figures are of what it ran; ${finishStoppedRunText(store, run, database)}`];
   });
