@@ -8,7 +8,7 @@ import { taskSchema } from '../../../src/core/task.ts';
 import { resolveKnobs } from '../../../src/suites/knob.ts';
 import { describeFunction, parseFunctionDescription } from '../../../src/suites/funcgen/function-description.ts';
 import type { FuncgenExpected } from '../../../src/suites/funcgen/funcgen-task.ts';
-import { readFuncgenTask } from '../../../src/suites/funcgen/funcgen-task.ts';
+import { funcgenExpectedSchema, readFuncgenTask } from '../../../src/suites/funcgen/funcgen-task.ts';
 import { longestPaths, topologicalOrder } from '../../../src/suites/funcgen/graph.ts';
 import { createNameSource } from '../../../src/suites/funcgen/naming.ts';
 import { funcgenSuite } from '../../../src/suites/funcgen/index.ts';
@@ -130,6 +130,17 @@ describe('funcgen generator', () => {
       }
     }
     assert.equal(checked, 1150);
+  });
+
+  test('every generated ground truth passes the schema (the generator marks it sound, so no run checks it again) and agrees with its tools', () => {
+    for (const [setting, params] of paperKnobGrid().entries()) {
+      for (const restate of [false, true]) {
+        const task = generateFuncgenTask({ seed: 7 * setting + Number(restate), index: setting, params: { ...params, restate } });
+        const parsed = funcgenExpectedSchema.safeParse(JSON.parse(JSON.stringify(task.expected)));
+        assert.ok(parsed.success, `${JSON.stringify(params)}: ${parsed.error?.issues[0]?.message}`);
+        assert.equal(funcgenSuite.taskProblem?.(task), undefined, JSON.stringify(params));
+      }
+    }
   });
 
   test('no distractor variable shares a type with a core variable over the paper grid (was 64% in version 1)', () => {
