@@ -103,6 +103,15 @@ function parseFuncgenTask(task: Task): FuncgenTaskView {
   return { task, expected: task.expected as FuncgenExpected, params: parseFuncgenParams(task.params) };
 }
 
+/** Tasks the generator made in this process, tools from their functions: nothing to check (generator.test.ts checks it). */
+const madeWithItsTools = new WeakSet<Task>();
+
+/** Marks a task the generator just made, whose tools it built from the functions; tasks are never mutated once made. */
+export function markToolsFromFunctions(task: Task): Task {
+  madeWithItsTools.add(task);
+  return task;
+}
+
 /**
  * An untransformed task's tools are its functions: the same names, each with its parameters as the required integer
  * properties. The environment answers calls from the ground truth, so a task whose tool list was edited (a function
@@ -110,7 +119,7 @@ function parseFuncgenTask(task: Task): FuncgenTaskView {
  * solve it. Transformed tasks are left alone: rename-tools and drift change the tools on purpose and map calls back.
  */
 export function funcgenToolsProblem(task: Task): string | undefined {
-  if ((task.origin?.transforms?.length ?? 0) > 0) return undefined;
+  if ((task.origin?.transforms?.length ?? 0) > 0 || madeWithItsTools.has(task)) return undefined;
   const functions = (task.expected as FuncgenExpected).functions;
   const byName = new Map(functions.map((fn) => [fn.name, fn]));
   const listed = new Set<string>();

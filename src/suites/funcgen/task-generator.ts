@@ -9,7 +9,7 @@ import type { Task } from '../../core/task.ts';
 import type { ToolSpec } from '../../core/tool.ts';
 import { describeFunction } from './function-description.ts';
 import type { FuncgenExpected, FuncgenFunction, FuncgenParameter, FuncgenVariable } from './funcgen-task.ts';
-import { funcgenExpectedSchema } from './funcgen-task.ts';
+import { funcgenExpectedSchema, markToolsFromFunctions } from './funcgen-task.ts';
 import { rememberPassed } from '../../core/checked-once.ts';
 import type { NodeRole } from './graph.ts';
 import { buildFunctionGraph, topologicalOrder } from './graph.ts';
@@ -129,10 +129,11 @@ export function drawFuncgenTask(request: { seed: number; index: number; params: 
 
 export function generateFuncgenTask(request: { seed: number; index: number; params: FuncgenParams }): Task {
   const draw = drawFuncgenTask(request);
-  // Sound by construction (generator.test.ts checks it with zod over a grid of knobs): the oracle's check of a fresh
-  // task then costs a lookup, not a zod pass over the graph, which was a tenth of making an oracle-checked task.
+  // Sound by construction (generator.test.ts checks it with zod and funcgenToolsProblem over a grid of knobs): the
+  // oracle's and the run's checks of a fresh task then cost lookups, not a zod pass over the graph (a tenth of making
+  // an oracle-checked task) and a walk of its tools.
   rememberPassed(funcgenExpectedSchema, draw.expected);
-  return {
+  return markToolsFromFunctions({
     schemaVersion: 1,
     id: draw.id,
     suite: { id: funcgenSuiteId, version: funcgenVersion },
@@ -146,7 +147,7 @@ export function generateFuncgenTask(request: { seed: number; index: number; para
     expected: draw.expected,
     limits: draw.limits,
     stats: draw.stats,
-  };
+  });
 }
 
 /** Integer parameters, all required, no extras (the paper's `strict` OpenAI schema). */
