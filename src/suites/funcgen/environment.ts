@@ -22,6 +22,7 @@
 import type { Environment } from '../../core/environment.ts';
 import type { FailureCode } from '../../core/failure.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { dictionaryObject } from '../../core/dictionary-object.ts';
 import { memoizeByObject } from '../../core/memoize-by-object.ts';
 import { hashString } from '../../core/rng.ts';
 import type { ToolCall, ToolResult, ToolSpec } from '../../core/tool.ts';
@@ -95,14 +96,25 @@ export class FuncgenEnvironment implements Environment {
     // Calls run in the order the model listed them, so a later call of the same turn sees this output as established.
     this.returnedFunctions.add(fn.name);
     this.learn(fn.output.name, output);
-    const result: JsonObject = { [fn.output.name]: output };
-    if (this.view.params.restate) result.known_values = Object.fromEntries(this.knownValues);
+    const result = dictionaryObject<JsonValue>();
+    result[fn.output.name] = output;
+    if (this.view.params.restate) result.known_values = this.knownValuesObject();
     return { ok: true, output: result };
   }
 
   async snapshotState(): Promise<JsonValue> {
-    const state: FuncgenState = { calls: this.log.map((entry) => ({ ...entry })), knownValues: Object.fromEntries(this.knownValues) };
+    const state: FuncgenState = { calls: this.log.map((entry) => ({ ...entry })), knownValues: this.knownValuesObject() };
     return state;
+  }
+
+  /**
+   * The known values as an object, in discovery order. Variable names are fresh random keys in every task: a
+   * dictionary-mode object takes them without building a hidden class per key (as `{[name]: value}` would).
+   */
+  private knownValuesObject(): Record<string, number> {
+    const values = dictionaryObject<number>();
+    for (const [name, value] of this.knownValues) values[name] = value;
+    return values;
   }
 
   async dispose(): Promise<void> {}

@@ -4,6 +4,7 @@
  * 3-digit values. A parameter fed by another function carries that function's output type and
  * subtype under its own random name; a parameter fed by a prompt input has the input's name.
  */
+import { dictionaryObject } from '../../core/dictionary-object.ts';
 import { Rng } from '../../core/rng.ts';
 import type { Task } from '../../core/task.ts';
 import type { ToolSpec } from '../../core/tool.ts';
@@ -163,17 +164,4 @@ export function funcgenToolSpec(fn: FuncgenFunction): ToolSpec {
     description: describeFunction(fn),
     inputSchema: { type: 'object', properties, required, additionalProperties: false },
   };
-}
-
-/**
- * An empty plain object already in V8's dictionary mode. Parameter names are fresh random keys in every
- * task, so adding them to an ordinary object builds a new hidden class per key, which was the largest
- * cost of generation; deleting a property that is not the last one switches the object to dictionary mode.
- * Key order, prototype and JSON are those of `{}`.
- */
-function dictionaryObject<Value>(): Record<string, Value> {
-  const object: Record<string, unknown> = { first: 0, second: 0 };
-  delete object.first;
-  delete object.second;
-  return object as Record<string, Value>;
 }
