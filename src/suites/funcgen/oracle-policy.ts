@@ -6,6 +6,7 @@
 import type { Policy } from '../../models/builtin/scripted-model.ts';
 import type { Task } from '../../core/task.ts';
 import { readFuncgenTask } from './funcgen-task.ts';
+import { dictionaryObject } from '../../core/dictionary-object.ts';
 
 export function createOraclePolicy(task: Task): Policy {
   const { expected } = readFuncgenTask(task);
@@ -13,7 +14,10 @@ export function createOraclePolicy(task: Task): Policy {
   const calls = expected.solution.map((name) => {
     const fn = byName.get(name);
     if (fn === undefined) throw new Error(`funcgen oracle: solution names unknown function '${name}'`);
-    return { name, arguments: Object.fromEntries(fn.parameters.map((parameter) => [parameter.name, parameter.value])) };
+    // Parameter names are fresh random keys in every task: see dictionaryObject.
+    const args = dictionaryObject<number>();
+    for (const parameter of fn.parameters) args[parameter.name] = parameter.value;
+    return { name, arguments: args };
   });
   return (state) => {
     const remaining = calls.slice(state.history.length);

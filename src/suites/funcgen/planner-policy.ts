@@ -8,6 +8,7 @@
  */
 import type { JsonObject } from '../../core/json.ts';
 import { memoizeByObject } from '../../core/memoize-by-object.ts';
+import { dictionaryObject } from '../../core/dictionary-object.ts';
 import type { Task } from '../../core/task.ts';
 import type { Policy, PolicyCall } from '../../models/builtin/scripted-model.ts';
 import type { FunctionSignature } from './function-description.ts';
@@ -96,7 +97,8 @@ export function createPlannerPolicy(task: Task, linkedValue: LinkedValue = faith
     const ready: PolicyCall[] = [];
     steps.forEach((step, index) => {
       if (called.has(step.name)) return;
-      const args: JsonObject = {};
+      // Parameter names are fresh random keys in every task: see dictionaryObject.
+      const args: JsonObject = dictionaryObject();
       const complete = sources[index].every((source) => {
         // Prompt inputs are copied as they are; only values linked from an earlier output go through linkedValue.
         if (source.input !== undefined) {

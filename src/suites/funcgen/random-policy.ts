@@ -4,6 +4,7 @@
  * input or an earlier output) or a random 3-digit number, then a random answer. It should almost
  * never succeed: the baseline a real model must beat.
  */
+import { dictionaryObject } from '../../core/dictionary-object.ts';
 import { z } from 'zod';
 import { deriveSeed, Rng } from '../../core/rng.ts';
 import type { Task } from '../../core/task.ts';
@@ -31,7 +32,10 @@ export function createRandomPolicy(task: Task, trial: number): Policy {
     const count = Math.min(rng.int(1, 3), budget - planned);
     const calls: PolicyCall[] = Array.from({ length: count }, () => {
       const tool = rng.pick(tools);
-      return { name: tool.name, arguments: Object.fromEntries(tool.parameters.map((name) => [name, someValue()])) };
+      // Parameter names are fresh random keys in every task: see dictionaryObject. Values are drawn in parameter order.
+      const args = dictionaryObject<number>();
+      for (const name of tool.parameters) args[name] = someValue();
+      return { name: tool.name, arguments: args };
     });
     // React mode sends only the first call of a step.
     planned += state.mode === 'react' ? 1 : count;
