@@ -1011,12 +1011,15 @@ async function executeRun(
   // The run's one sandbox pool: started by the first code episode, stopped when the run ends.
   const sandbox = createLazySandbox(Math.min(options.concurrency, 2));
   const helperModels = createHelperModelSources({ retry, env: options.env, budget: options.waitBudget });
-  // A long run writes its episodes on a second thread (episode-writer.ts); a short one is not worth the thread's start,
-  // and a run importing its tasks has that thread on the second core already (measured: a 20,000-sample NESTFUL
-  // replay took 18.1 s with both threads, 16.6 s with the import thread alone).
+  // A long run writes its episodes on a second thread (episode-writer.ts); a short one is not worth the thread's start.
+  // A run importing its tasks has that thread on the second core already: a third is worth it only for multi-turn
+  // episodes (calls, react), whose long transcripts are compressed there. Measured end to end: 20,000 fresh funcgen
+  // planner episodes 12.1-12.6 s -> 11.5-11.8 s with it; 17,102 replayed NESTFUL sequences (rows of ~1 KB, not
+  // compressed) 4.7 s -> 5.05 s, so one-shot runs go without.
   // An agent's run (serve, --agent-command) is not: serve acknowledges an answer once the store it handed the run has
   // written the episode, which it sees only when the writes go through that store object on this thread.
-  const writeOnThread = options.agent === undefined && importing === undefined && plannedEpisodes >= writerThreadAfterEpisodes && canWriteOnThread(store);
+  const writeOnThread = options.agent === undefined && plannedEpisodes >= writerThreadAfterEpisodes && canWriteOnThread(store)
+    && (importing === undefined || multiTurnModes.has(run.mode ?? store.taskFacts(run.id).firstModes[0] ?? 'sequence'));
   const writer = writeOnThread ? startEpisodeWriter(store) : undefined;
   const commits = writer ?? createGroupCommit(store);
   const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(options.concurrency), resumeCommand(run, options.databaseFlag));
@@ -1073,6 +1076,9 @@ async function executeRun(
     if (unwritten) throw unwritten.error;
   }
 }
+
+/** Modes whose episodes take turns with the model: their transcripts are long enough to be compressed. */
+const multiTurnModes: ReadonlySet<string> = new Set<Mode>(['calls', 'react']);
 
 /** Planned episodes from which a run writes them on the episode writer thread (its start costs ~50 ms). */
 const writerThreadAfterEpisodes = 2048;
