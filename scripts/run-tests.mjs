@@ -1,6 +1,7 @@
 // Node 20's test runner does not expand globs, so the file list is built here. Tests live under test/ only,
 // mirroring src/ (src/agents/x.ts is tested by test/agents/*.test.ts); a *.test.ts under src/ is an error.
-import { readdirSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -42,5 +43,17 @@ if (built < newestSource) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+// Every folder and database the tests make goes under one temporary folder, removed when they end (a full run makes
+// hundreds, ~1.5 GB, which piled up in /tmp run after run). TOOLFORGE_KEEP_TEST_FILES=1 keeps it to look into.
+const scratch = mkdtempSync(join(tmpdir(), 'toolforge-tests-'));
+// Open to every user as /tmp is: the PostgreSQL tests run the server as an unprivileged user, who must reach its folder.
+chmodSync(scratch, 0o1777);
+const keep = process.env.TOOLFORGE_KEEP_TEST_FILES === '1';
+// Ctrl-C reaches the tests too; with a listener this process outlives them and still removes the folder.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => {});
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+  stdio: 'inherit', env: { ...process.env, TMPDIR: scratch },
+});
+if (keep) console.error(`test files kept in ${scratch}`);
+else rmSync(scratch, { recursive: true, force: true, maxRetries: 3 });
 process.exit(result.status ?? 1);
