@@ -44,7 +44,7 @@ if (built < newestSource) {
 }
 
 // Every folder and database the tests make goes under one temporary folder, removed when they end (a full run makes
-// hundreds, ~1.5 GB, which piled up in /tmp run after run). TOOLFORGE_KEEP_TEST_FILES=1 keeps it to look into.
+// ~370 of them, up to 1.2 GB, which piled up in /tmp run after run). TOOLFORGE_KEEP_TEST_FILES=1 keeps it to look into.
 const scratch = mkdtempSync(join(tmpdir(), 'toolforge-tests-'));
 // Open to every user as /tmp is: the PostgreSQL tests run the server as an unprivileged user, who must reach its folder.
 chmodSync(scratch, 0o1777);
