@@ -14,6 +14,7 @@ import { runEvaluation } from '../../src/runner/run-evaluation.ts';
 import { holderIsGone, thisProcessHolder } from '../../src/runner/run-hold.ts';
 import { generateTasks } from '../../src/runner/generate-tasks.ts';
 import { taskRow } from '../../src/store/task-row.ts';
+import type { Task } from '../../src/core/task.ts';
 import { resolveKnobs } from '../../src/suites/knob.ts';
 import { runCli, temporaryDirectory } from './run-cli.ts';
 
@@ -92,11 +93,16 @@ test('a run stopped while storing tasks nothing can make again: runs, the viewer
   }
 });
 
-test('runs, report and the viewer name what finishes a cancelled or failed run with work left, as for a killed one; a cancelled run with every episode scored has nothing left', async () => {
+/** A temporary folder, the path of a database in it, and two funcgen tasks (seed 0, default knobs) to record runs of. */
+async function twoTaskFolder(databaseName: string): Promise<{ cwd: string; database: string; suite: ReturnType<typeof getSuite>; tasks: Task[] }> {
   const cwd = temporaryDirectory();
-  const database = join(cwd, 'stopped.db');
   const suite = getSuite('funcgen');
   const tasks = await generateTasks(suite, { seed: 0, count: 2, params: resolveKnobs(suite.id, suite.knobs, {}) });
+  return { cwd, database: join(cwd, databaseName), suite, tasks };
+}
+
+test('runs, report and the viewer name what finishes a cancelled or failed run with work left, as for a killed one; a cancelled run with every episode scored has nothing left', async () => {
+  const { cwd, database, suite, tasks } = await twoTaskFolder('stopped.db');
   // Real episodes (the report reads their scores), copied into runs stopped at each point.
   const source = await runEvaluation({ suite, tasks, modelRef: 'builtin/planner', seed: 0, params: tasks[0]!.params, dbPath: database });
   const store = openResultsStore(database);
@@ -134,10 +140,7 @@ test('runs, report and the viewer name what finishes a cancelled or failed run w
 });
 
 test('report of a run still going says its figures are of what was run so far: a run a live process holds, and a team run waiting for workers (with the worker command)', async () => {
-  const cwd = temporaryDirectory();
-  const database = join(cwd, 'going.db');
-  const suite = getSuite('funcgen');
-  const tasks = await generateTasks(suite, { seed: 0, count: 2, params: resolveKnobs(suite.id, suite.knobs, {}) });
+  const { cwd, database, suite, tasks } = await twoTaskFolder('going.db');
   const queued = await runEvaluation({ suite, tasks, modelRef: 'builtin/planner', seed: 0, params: tasks[0]!.params, dbPath: database, workersOnly: true });
   const store = openResultsStore(database);
   store.createRun(sampleRun('held-run', { suite: { id: 'funcgen', version: suite.version }, trials: 1 }), tasks);
