@@ -10,3 +10,13 @@ export function dictionaryObject<Value>(): Record<string, Value> {
   delete object.second;
   return object as Record<string, Value>;
 }
+
+/**
+ * `object[key] = value` as an own, enumerable property, the way JSON.parse and Object.fromEntries make it, for any key:
+ * assigning "__proto__" would set the prototype instead (and the key would be missing from the JSON). Names in a
+ * hand-edited task can be anything.
+ */
+export function setOwn<Value>(object: Record<string, Value>, key: string, value: Value): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  else object[key] = value;
+}

@@ -22,7 +22,7 @@
 import type { Environment } from '../../core/environment.ts';
 import type { FailureCode } from '../../core/failure.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
-import { dictionaryObject } from '../../core/dictionary-object.ts';
+import { dictionaryObject, setOwn } from '../../core/dictionary-object.ts';
 import { memoizeByObject } from '../../core/memoize-by-object.ts';
 import { hashString } from '../../core/rng.ts';
 import type { ToolCall, ToolResult, ToolSpec } from '../../core/tool.ts';
@@ -97,7 +97,7 @@ export class FuncgenEnvironment implements Environment {
     this.returnedFunctions.add(fn.name);
     this.learn(fn.output.name, output);
     const result = dictionaryObject<JsonValue>();
-    result[fn.output.name] = output;
+    setOwn(result, fn.output.name, output);
     if (this.view.params.restate) result.known_values = this.knownValuesObject();
     return { ok: true, output: result };
   }
@@ -113,7 +113,7 @@ export class FuncgenEnvironment implements Environment {
    */
   private knownValuesObject(): Record<string, number> {
     const values = dictionaryObject<number>();
-    for (const [name, value] of this.knownValues) values[name] = value;
+    for (const [name, value] of this.knownValues) setOwn(values, name, value);
     return values;
   }
 

@@ -6,7 +6,7 @@
 import type { Policy } from '../../models/builtin/scripted-model.ts';
 import type { Task } from '../../core/task.ts';
 import { readFuncgenTask } from './funcgen-task.ts';
-import { dictionaryObject } from '../../core/dictionary-object.ts';
+import { dictionaryObject, setOwn } from '../../core/dictionary-object.ts';
 
 export function createOraclePolicy(task: Task): Policy {
   const { expected } = readFuncgenTask(task);
@@ -16,7 +16,7 @@ export function createOraclePolicy(task: Task): Policy {
     if (fn === undefined) throw new Error(`funcgen oracle: solution names unknown function '${name}'`);
     // Parameter names are fresh random keys in every task: see dictionaryObject.
     const args = dictionaryObject<number>();
-    for (const parameter of fn.parameters) args[parameter.name] = parameter.value;
+    for (const parameter of fn.parameters) setOwn(args, parameter.name, parameter.value);
     return { name, arguments: args };
   });
   return (state) => {

@@ -8,7 +8,7 @@
  */
 import type { JsonObject } from '../../core/json.ts';
 import { memoizeByObject } from '../../core/memoize-by-object.ts';
-import { dictionaryObject } from '../../core/dictionary-object.ts';
+import { dictionaryObject, setOwn } from '../../core/dictionary-object.ts';
 import type { Task } from '../../core/task.ts';
 import type { Policy, PolicyCall } from '../../models/builtin/scripted-model.ts';
 import type { FunctionSignature } from './function-description.ts';
@@ -102,12 +102,12 @@ export function createPlannerPolicy(task: Task, linkedValue: LinkedValue = faith
       const complete = sources[index].every((source) => {
         // Prompt inputs are copied as they are; only values linked from an earlier output go through linkedValue.
         if (source.input !== undefined) {
-          args[source.parameter] = source.input;
+          setOwn(args, source.parameter, source.input);
           return true;
         }
         const value = outputs.get(source.producer);
         if (value === undefined) return false;
-        args[source.parameter] = linkedValue({ call: step.name, parameter: source.parameter, value, seen });
+        setOwn(args, source.parameter, linkedValue({ call: step.name, parameter: source.parameter, value, seen }));
         return true;
       });
       if (complete) ready.push({ name: step.name, arguments: args });

@@ -4,7 +4,7 @@
  * input or an earlier output) or a random 3-digit number, then a random answer. It should almost
  * never succeed: the baseline a real model must beat.
  */
-import { dictionaryObject } from '../../core/dictionary-object.ts';
+import { dictionaryObject, setOwn } from '../../core/dictionary-object.ts';
 import { z } from 'zod';
 import { deriveSeed, Rng } from '../../core/rng.ts';
 import type { Task } from '../../core/task.ts';
@@ -17,7 +17,11 @@ export function createRandomPolicy(task: Task, trial: number): Policy {
   const rng = new Rng(deriveSeed(task.seed, 'builtin-random', trial));
   const prompt = parseFuncgenPrompt(task.query ?? task.prompt.map((message) => message.content).join('\n'));
   const target = prompt?.target ?? 'the target';
-  const tools = task.tools.map((tool) => ({ name: tool.name, parameters: Object.keys(inputSchemaShape.parse(tool.inputSchema).properties) }));
+  const tools = task.tools.map((tool) => {
+    inputSchemaShape.parse(tool.inputSchema);
+    // The names from the checked schema itself: zod's parsed copy of a record drops a "__proto__" key.
+    return { name: tool.name, parameters: Object.keys((tool.inputSchema as { properties: object }).properties) };
+  });
   const budget = rng.int(1, task.limits.maxToolCalls);
   let planned = 0;
   return (state) => {
@@ -34,7 +38,7 @@ export function createRandomPolicy(task: Task, trial: number): Policy {
       const tool = rng.pick(tools);
       // Parameter names are fresh random keys in every task: see dictionaryObject. Values are drawn in parameter order.
       const args = dictionaryObject<number>();
-      for (const name of tool.parameters) args[name] = someValue();
+      for (const name of tool.parameters) setOwn(args, name, someValue());
       return { name: tool.name, arguments: args };
     });
     // React mode sends only the first call of a step.

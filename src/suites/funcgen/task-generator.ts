@@ -4,7 +4,7 @@
  * 3-digit values. A parameter fed by another function carries that function's output type and
  * subtype under its own random name; a parameter fed by a prompt input has the input's name.
  */
-import { dictionaryObject } from '../../core/dictionary-object.ts';
+import { dictionaryObject, setOwn } from '../../core/dictionary-object.ts';
 import { Rng } from '../../core/rng.ts';
 import type { Task } from '../../core/task.ts';
 import type { ToolSpec } from '../../core/tool.ts';
@@ -156,7 +156,7 @@ export function funcgenToolSpec(fn: FuncgenFunction): ToolSpec {
   const properties = dictionaryObject<{ type: 'integer' }>();
   const required: string[] = [];
   for (const parameter of fn.parameters) {
-    properties[parameter.name] = { type: 'integer' };
+    setOwn(properties, parameter.name, { type: 'integer' });
     required.push(parameter.name);
   }
   return {

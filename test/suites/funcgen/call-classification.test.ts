@@ -5,7 +5,8 @@ import type { AssistantMessage } from '../../../src/core/message.ts';
 import type { Task } from '../../../src/core/task.ts';
 import { createToolCall } from '../../../src/core/tool.ts';
 import { wrongOutput } from '../../../src/suites/funcgen/environment.ts';
-import { replayingModel, runFuncgenEpisode } from './episode-harness.ts';
+import { replayingModel, runBuiltinEpisode, runFuncgenEpisode } from './episode-harness.ts';
+import { funcgenSuite } from '../../../src/suites/funcgen/index.ts';
 import type { FuncgenExpected, FuncgenFunction, FuncgenVariable } from '../../../src/suites/funcgen/funcgen-task.ts';
 import { funcgenPrompt } from '../../../src/suites/funcgen/prompt.ts';
 import { funcgenToolSpec, generateFuncgenTask } from '../../../src/suites/funcgen/task-generator.ts';
@@ -124,5 +125,28 @@ describe('funcgen "value not yet known" is dataflow (paper section 4.6)', () => 
     assert.deepEqual(state.calls.map((call) => call.classification), ['arguments.value-not-yet-known', 'correct', 'correct', 'arguments.incorrect-value']);
     assert.equal(score.failure, 'arguments.value-not-yet-known');
     assert.deepEqual(score.failureCounts, { 'arguments.value-not-yet-known': 1, 'arguments.incorrect-value': 1 });
+  });
+});
+
+describe('funcgen names are data: any string works as a variable or parameter name', () => {
+  test('a hand-edited task naming a parameter and a variable "__proto__" is solved by the oracle and random calls, with the key in every argument, result and state', async () => {
+    // As a tasks file gives it: JSON.parse makes "__proto__" an own property, as it does any key.
+    const task = JSON.parse(JSON.stringify(handTask()).replaceAll('"pone"', '"__proto__"').replaceAll('"xray"', '"__proto__"')) as Task;
+    assert.equal(funcgenSuite.taskProblem?.(task), undefined);
+    const { outcome, state, score } = await runBuiltinEpisode(task, 'calls', 'oracle');
+    assert.equal(score.passed, true, JSON.stringify(state.calls));
+    const calls = outcome.messages.flatMap((message) => (message.role === 'assistant' ? message.toolCalls : []));
+    assert.deepEqual(calls.map((call) => call.argumentsText), ['{"alpha":111}', '{"beta":222}', '{"__proto__":301,"ptwo":402}']);
+    assert.ok(calls.every((call) => call.arguments !== undefined && Object.getPrototypeOf(call.arguments) === Object.prototype));
+    const results = outcome.messages.flatMap((message) => (message.role === 'tool' && message.result.ok ? [JSON.stringify(message.result.output)] : []));
+    assert.deepEqual(results, ['{"__proto__":301}', '{"yank":402}', '{"zulu":503}']);
+    assert.equal(JSON.stringify(state.knownValues), '{"alpha":111,"beta":222,"gamma":333,"__proto__":301,"yank":402,"zulu":503}');
+    // The random baseline's arguments name every parameter too, "__proto__" included.
+    const random = await runBuiltinEpisode(task, 'calls', 'random', 3);
+    for (const call of random.state.calls.filter((entry) => entry.name === 'func_tgt')) assert.match(call.argumentsText, /^\{"__proto__":\d+,"ptwo":\d+\}$/);
+    assert.notEqual(random.state.calls.length, 0);
+    // And the generator's own schema builder keeps such a key as a property.
+    const spec = funcgenToolSpec({ ...funcTarget, parameters: [{ ...funcTarget.parameters[0]!, name: '__proto__' }, funcTarget.parameters[1]!] });
+    assert.equal(JSON.stringify(spec.inputSchema.properties), '{"__proto__":{"type":"integer"},"ptwo":{"type":"integer"}}');
   });
 });
