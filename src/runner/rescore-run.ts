@@ -20,7 +20,7 @@ import type { TaskRow } from '../store/task-row.ts';
 import { taskRow } from '../store/task-row.ts';
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import { withRunHeld } from './run-hold.ts';
-import { createRunId } from '../store/run-id.ts';
+import { unusedRunId } from '../store/run-id.ts';
 import type { StoredRun } from '../store/stored-run.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
@@ -67,7 +67,7 @@ export async function rescoreRun(options: RescoreOptions): Promise<RescoreSummar
 
 async function rescoreHeldRun(store: ResultsStore, old: StoredRun, options: RescoreOptions): Promise<RescoreSummary> {
   const suite = options.suite ?? getSuite(old.suite.id);
-  const runId = createRunId(suite.id);
+  const runId = unusedRunId(store, suite.id);
   const provenance = collectProvenance({
     suite, modelRef: old.model, baseUrl: old.baseUrl, settings: old.settings, seed: old.seed, params: old.params, mode: old.mode,
     trials: old.trials, cliArgs: options.cliArgs ?? [], keepRaw: old.provenance.keepRaw, transforms: old.provenance.transforms, rescoredFrom: old.id,

@@ -26,7 +26,7 @@ import type { GenerationSettings, ModelSource, PlannedTask, RequestRetry } from 
 import { defaultResultsPath, openResultsStore } from '../store/results-store.ts';
 import type { ResultsStore } from '../store/results-store.ts';
 import { storedTaskRecipeSchema, storedTasksFileSchema } from '../store/record-schemas.ts';
-import { createRunId } from '../store/run-id.ts';
+import { unusedRunId } from '../store/run-id.ts';
 import type { Provenance, RunStatus, StoredRun, StoredTaskRecipe, StoredTasksFile } from '../store/stored-run.ts';
 import { getSuite } from '../suites/registry.ts';
 import type { Suite } from '../suites/spec.ts';
@@ -244,7 +244,7 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
   checkParams(first.value);
   checkTaskKnobs(suite, first.value, options.params);
   return withStore(options, async (store) => {
-    const runId = createRunId(suite.id);
+    const runId = unusedRunId(store, suite.id);
     const mode = options.mode ?? null;
     const provenance = collectProvenance({
       suite, modelRef: options.modelRef, ...(sourceRef !== options.modelRef ? { modelFile: sourceRef.slice('replay/'.length) } : {}),

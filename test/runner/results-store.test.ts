@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { ConfigError } from '../../src/core/errors.ts';
 import { openResultsStore } from '../../src/store/results-store.ts';
 import { migrationStatements, migrations } from '../../src/store/store-migrations.ts';
-import { createRunId } from '../../src/store/run-id.ts';
+import { createRunId, unusedRunId } from '../../src/store/run-id.ts';
 import { createFakeSuite } from '../fixtures/fake-sum-suite.ts';
 import { sampleEpisode, sampleRun, temporaryDirectory } from './test-helpers.ts';
 
@@ -260,5 +260,15 @@ describe('results store', () => {
   test('run ids are readable: suite, UTC date and time, four hex digits', () => {
     assert.equal(createRunId('fake-sum', new Date('2026-03-04T05:06:07Z'), 'a1b2'), 'fake-sum-20260304-050607-a1b2');
     assert.match(createRunId('nestful'), /^nestful-\d{8}-\d{6}-[0-9a-f]{4}$/);
+  });
+
+  test('a new run never takes the id of a run started in the same second with the same four digits: they are drawn again', () => {
+    const store = openResultsStore(':memory:');
+    const second = new Date('2026-03-04T05:06:07Z');
+    store.beginRun(sampleRun('fake-sum-20260304-050607-a1b2'));
+    const drawn = ['a1b2', 'a1b2', 'c3d4'];
+    assert.equal(unusedRunId(store, 'fake-sum', () => second, () => drawn.shift() as string), 'fake-sum-20260304-050607-c3d4');
+    assert.deepEqual(drawn, []);
+    store.close();
   });
 });
