@@ -45,6 +45,15 @@ port?.on('message', (request: EpisodeWriterRequest) => {
   }
   // After a failure the run stops: later batches are not written (the run's status and resume account for them).
   if (failed || store === undefined) return;
+  if (request.type === 'tasks') {
+    try {
+      store.appendTasks(request.runId, request.rows, request.firstOrdinal);
+      if (request.complete) store.completeTasks(request.runId);
+    } catch (error) {
+      fail(error);
+    }
+    return;
+  }
   try {
     const episodes: EncodedEpisode[] = request.rows.map((row) => {
       // The run's thread left every transcript as JSON text: stored as encodeTranscript would have stored it.

@@ -13,6 +13,7 @@ import { startModuleWorker } from '../core/module-worker.ts';
 import { receiveError } from '../core/transferred-error.ts';
 import type { TransferredError } from '../core/transferred-error.ts';
 import type { ResultsStore } from '../store/results-store.ts';
+import type { TaskRow } from '../store/task-row.ts';
 import type { GroupCommitOptions } from './group-commit.ts';
 import { defaultGroupCommit } from './group-commit.ts';
 
@@ -21,13 +22,21 @@ export type EpisodeWriterJob = { location: string };
 
 type EpisodeRow = Record<string, string | number | null | Buffer>;
 
-export type EpisodeWriterRequest = { type: 'rows'; rows: EpisodeRow[] } | { type: 'close' };
+export type EpisodeWriterRequest =
+  | { type: 'rows'; rows: EpisodeRow[] }
+  | { type: 'tasks'; runId: string; rows: TaskRow[]; firstOrdinal: number; complete: boolean }
+  | { type: 'close' };
 
 export type EpisodeWriterMessage = { type: 'written'; count: number } | { type: 'closed' } | { type: 'error'; error: TransferredError };
 
 export type EpisodeWriter = {
   /** Buffers the episode's row; hands the buffer to the thread when it is full or 100 ms after its first row. */
   add(episode: EpisodeRecord, taskPrompt?: readonly Message[]): void;
+  /**
+   * Hands a batch of the run's tasks to the thread now, to store before any episode added after it (a run of tasks as
+   * they are made, run-as-made.ts); `complete`: the run's last tasks, marked all stored once they are.
+   */
+  addTasks(runId: string, rows: TaskRow[], firstOrdinal: number, complete: boolean): void;
   /**
    * Undefined while fewer than `maxUnwritten` rows wait to be written; else a promise that settles once the thread has
    * caught up (or failed). The run awaits it after each episode, so a thread held up (another process holding the
@@ -113,6 +122,11 @@ export function startEpisodeWriter(store: ResultsStore, options: GroupCommitOpti
       buffer.push(store.encodeEpisode(episode, taskPrompt, { deferCompression: true }).row as EpisodeRow);
       if (buffer.length >= maxBatch) handOver();
       else timer ??= setTimeout(handOver, maxDelayMs);
+    },
+    addTasks(runId, rows, firstOrdinal, complete) {
+      rethrow();
+      if (closing) throw new Error('the episode writer was closed');
+      worker.postMessage({ type: 'tasks', runId, rows, firstOrdinal, complete } satisfies EpisodeWriterRequest);
     },
     untilRoom() {
       if (failure || unwritten + buffer.length < maxUnwritten) return undefined;

@@ -7,10 +7,13 @@
 import type { EpisodeRecord } from '../core/episode.ts';
 import type { Message } from '../core/message.ts';
 import type { EncodedEpisode, ResultsStore } from '../store/results-store.ts';
+import type { TaskRow } from '../store/task-row.ts';
 
 export type GroupCommit = {
   /** Buffers the episode (with its task's prompt, not stored again in its transcript); writes the buffer now when it is full. */
   add(episode: EpisodeRecord, taskPrompt?: readonly Message[]): void;
+  /** Stores a batch of the run's tasks now (see EpisodeWriter.addTasks); the buffered episodes are of earlier tasks. */
+  addTasks(runId: string, rows: TaskRow[], firstOrdinal: number, complete: boolean): void;
   /** Writes every buffered episode now. */
   flush(): void;
   /** Flushes and stops the timer; later adds are written at once. */
@@ -57,6 +60,11 @@ export function createGroupCommit(store: ResultsStore, options: GroupCommitOptio
       buffer.push(store.encodeEpisode(episode, taskPrompt));
       if (closed || buffer.length >= maxBatch) flush();
       else timer ??= setTimeout(timedFlush, maxDelayMs);
+    },
+    addTasks(runId, rows, firstOrdinal, complete) {
+      rethrow();
+      store.appendTasks(runId, rows, firstOrdinal);
+      if (complete) store.completeTasks(runId);
     },
     flush() {
       rethrow();

@@ -54,13 +54,15 @@ import type { Sandbox } from '../sandbox/spec.ts';
 import type { RunProgressListener } from './run-progress.ts';
 import type { RunSummary } from './summarize-run.ts';
 import { summarizeRun } from './summarize-run.ts';
-import { checkExpected, checkTaskShape, createStoredTaskCheck, createTaskParamsCheck, storeTasks, trustStoredTask } from './store-tasks.ts';
+import { checkExpected, checkTaskShape, createStoredTaskCheck, createStreamTaskCheck, createTaskParamsCheck, storeTasks, trustStoredTask } from './store-tasks.ts';
 import type { TaskImport, TaskRecipe } from './task-import.ts';
 import type { TaskSelection } from './select-tasks.ts';
 import { selectTaskStream } from './select-tasks.ts';
 import { streamTasksFile } from './read-tasks-file.ts';
 import { validateTaskStream } from './generate-tasks.ts';
 import { canImportOnThread, recipeTasks, startTaskImport } from './task-import.ts';
+import type { MadeTasks } from './run-as-made.ts';
+import { madeTaskPlan } from './run-as-made.ts';
 import { checkRunAgent, resumeCommand } from './external-agent-run.ts';
 import { withRunHeld } from './run-hold.ts';
 import { formatFieldPath } from '../core/field-path.ts';
@@ -136,12 +138,17 @@ export type RunOptions = ExecutionOptions & {
   workersOnly?: boolean;
   /**
    * How `tasks` were made, when a registered suite made them unchanged (its generator or importer, a selection, no
-   * transforms): past `importThreadAfter` tasks, a run with a built-in or replay model imports the rest on a worker
-   * thread while its episodes run (task-import.ts). The recipe must make the same tasks as `tasks`. Ignored when the
-   * store is not a SQLite file another connection can open, or the suite is not a registered one.
+   * transforms). A built-in model's run then runs each task as it is made, storing it first, instead of storing them
+   * all and reading each back (run-as-made.ts); a replay model's run, past `importThreadAfter` tasks, imports the rest
+   * on a worker thread while its episodes run (task-import.ts). The recipe must make the same tasks as `tasks`. The
+   * import thread is not used when the store is not a SQLite file another connection can open, or the suite is not a
+   * registered one.
    */
   taskRecipe?: TaskRecipe;
-  /** With `taskRecipe`: how many tasks are stored before the rest of a longer stream goes to the import thread (default 2,048). */
+  /**
+   * With `taskRecipe`: how many tasks are stored before the rest of a longer stream goes to the import thread (default
+   * 2,048). Given, it also has a built-in model's run use the import thread.
+   */
   importThreadAfter?: number;
   /**
    * The tasks file `tasks` were read from, when they are its tasks unchanged (no transform; `run --tasks`): recorded, so
@@ -266,6 +273,11 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
       let handedOff: TaskRecipe | undefined;
       const handOff = recipe !== undefined && options.workersOnly !== true && options.agent === undefined && scoresOnThisMachine(model) && canImportOnThread(store, suite)
         && (options.importThreadAfter !== undefined || !knownShort(recipe));
+      // A built-in model's run of a recipe's tasks runs them as they are made, unless the caller asked for the import
+      // thread (importThreadAfter).
+      if (recipe !== undefined && options.workersOnly !== true && options.agent === undefined && isBuiltinModel(model) && options.importThreadAfter === undefined) {
+        return runAsMade(store, runId, options, model, { first: first.value, rest: tasks, check: createStreamTaskCheck(suite, options.mode, checkParams), ...expectedCountOf(recipe) }, concurrency);
+      }
       // The tasks stream into the store in batches (checked as they pass); the run then reads them back a page at a
       // time, so no moment holds them all. A refused task leaves no run behind, as when tasks were checked up front.
       try {
@@ -302,6 +314,29 @@ export async function runEvaluation(given: RunOptions): Promise<RunSummary> {
       return summarizeRun(store, runId, suite);
     });
   });
+}
+
+/**
+ * A built-in model's run of a built-in suite's own tasks (its recipe), run as they are made (run-as-made.ts). A task
+ * refused, or an episode's configuration error, stops it: a run stopped before every task was stored is deleted, as
+ * one refused before it started is; a store that failed a write keeps what it recorded, for --resume.
+ */
+async function runAsMade(store: ResultsStore, runId: string, options: RunOptions, model: ModelSource, madeTasks: MadeTasks, concurrency: number): Promise<RunSummary> {
+  const { suite } = options;
+  try {
+    await executeRun(store, store.getRun(runId), suite, model, { ...options, concurrency, madeTasks, tasksCheckedHere: true });
+  } catch (error) {
+    if (error instanceof ConfigError && !isStoreWriteFailure(error) && !store.hasAllTasks(runId)) deleteRefusedRun(store, runId);
+    throw error;
+  }
+  return summarizeRun(store, runId, suite);
+}
+
+/** The task count a recipe makes, when it says: its count (or limit), unless id patterns select among them. */
+function expectedCountOf(recipe: TaskRecipe): { expectedCount?: number } {
+  if ((recipe.selection?.taskIds ?? []).length > 0) return {};
+  const count = Math.min(recipe.count ?? Infinity, recipe.selection?.limit ?? Infinity);
+  return Number.isFinite(count) ? { expectedCount: count } : {};
 }
 
 /** A run refused while its tasks streamed in, deleted; a delete that fails leaves it (shown as interrupted) and the refusal is what is said. */
@@ -721,6 +756,10 @@ function storedModelReference(run: StoredRun): string {
  * in flight against a 200 ms endpoint: 84.6% of the ideal rate with the import thread beside the requests, 93.3%
  * without. Either run, stopped before its tasks are all stored, is continued by resume from its recipe.
  */
+function isBuiltinModel(model: ModelSource): boolean {
+  return model.ref.startsWith('builtin/');
+}
+
 function scoresOnThisMachine(model: ModelSource): boolean {
   const provider = model.ref.slice(0, Math.max(0, model.ref.indexOf('/')));
   return provider === 'builtin' || provider === 'replay';
@@ -944,6 +983,8 @@ async function executeRun(
   model: ModelSource,
   options: ExecutionOptions & {
     concurrency: number; heldTasks?: readonly Task[]; importing?: TaskImport;
+    /** The run's tasks as they are made, each batch stored before its episodes run (run-as-made.ts). */
+    madeTasks?: MadeTasks;
     /**
      * Every stored task was checked by this process as it entered the run (a new run): read back, each is trusted.
      * A resumed run's tasks were stored by another process, and the database may have been edited since: each is
@@ -961,9 +1002,10 @@ async function executeRun(
     .map((episode) => episodeKey(episode.taskId, episode.trial)));
   // The plan is walked lazily over the stored tasks, read a page at a time (or over the caller's array, already
   // held): nothing per episode or task is held beyond a page and the episodes in flight.
-  const { importing } = options;
-  // While tasks are imported the run's size grows with them; it is reported once they are all stored.
-  let totalEpisodes = (importing ? importing.stored() : run.taskCount) * run.trials;
+  const { importing, madeTasks } = options;
+  // While tasks are imported the run's size grows with them; it is reported once they are all stored. A run of tasks
+  // as made knows it from its recipe's count, if it has one.
+  let totalEpisodes = (importing ? importing.stored() : madeTasks ? madeTasks.expectedCount ?? 0 : run.taskCount) * run.trials;
   let plannedEpisodes = totalEpisodes - scoredKeys.size;
   function* plan(): Generator<{ task: Task; trial: number }> {
     // Held tasks were written in order, ordinal i from tasks[i], and are the run's every task.
@@ -1004,7 +1046,8 @@ async function executeRun(
       emit({ type: 'run-planned', runId: run.id, plannedEpisodes, totalEpisodes });
     }, () => {});
   }
-  emit({ type: 'run-start', runId: run.id, plannedEpisodes, alreadyScoredEpisodes: scoredKeys.size, totalEpisodes, ...(importing ? { tasksImporting: true } : {}) });
+  const tasksStreaming = importing !== undefined || (madeTasks !== undefined && madeTasks.expectedCount === undefined);
+  emit({ type: 'run-start', runId: run.id, plannedEpisodes, alreadyScoredEpisodes: scoredKeys.size, totalEpisodes, ...(tasksStreaming ? { tasksImporting: true } : {}) });
   store.setRunStatus(run.id, 'running');
   let completed = 0;
   let status: RunStatus = 'finished';
@@ -1018,14 +1061,24 @@ async function executeRun(
   // compressed) 4.7 s -> 5.05 s, so one-shot runs go without.
   // An agent's run (serve, --agent-command) is not: serve acknowledges an answer once the store it handed the run has
   // written the episode, which it sees only when the writes go through that store object on this thread.
-  const writeOnThread = options.agent === undefined && plannedEpisodes >= writerThreadAfterEpisodes && canWriteOnThread(store)
+  const writeOnThread = options.agent === undefined && (plannedEpisodes >= writerThreadAfterEpisodes || (madeTasks !== undefined && madeTasks.expectedCount === undefined)) && canWriteOnThread(store)
     && (importing === undefined || multiTurnModes.has(run.mode ?? store.taskFacts(run.id).firstModes[0] ?? 'sequence'));
   const writer = writeOnThread ? startEpisodeWriter(store) : undefined;
   const commits = writer ?? createGroupCommit(store);
   const infrastructureStop = createInfrastructureStop(options.stopAfterInfrastructureErrors ?? defaultInfrastructureStopAfter(options.concurrency), resumeCommand(run, options.databaseFlag));
   try {
-    const inFlight = importing ? options.concurrency : Math.min(options.concurrency, Math.max(1, plannedEpisodes));
-    await forEachWithConcurrency(importing ? importedPlan(importing) : plan(), inFlight, async ({ task, trial }) => {
+    const inFlight = importing || madeTasks ? options.concurrency : Math.min(options.concurrency, Math.max(1, plannedEpisodes));
+    const pairs = madeTasks
+      ? madeTaskPlan(madeTasks, {
+        runId: run.id, trials: run.trials, store: commits, shouldStop: () => signal.aborted,
+        onAllMade: (count) => {
+          totalEpisodes = count * run.trials;
+          plannedEpisodes = totalEpisodes;
+          if (madeTasks.expectedCount !== count) emit({ type: 'run-planned', runId: run.id, plannedEpisodes, totalEpisodes });
+        },
+      })
+      : importing ? importedPlan(importing) : plan();
+    await forEachWithConcurrency(pairs, inFlight, async ({ task, trial }) => {
       const episode = await attemptEpisode({
         run, suite, task, trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get(), helperModels,
       }).catch((error: unknown) => {
@@ -1046,7 +1099,7 @@ async function executeRun(
       });
       const down = infrastructureStop.record(episode);
       // The last planned episode ends the run as any other last episode: a stop is for the episodes not yet run.
-      if (down && (importing !== undefined || completed < plannedEpisodes)) {
+      if (down && (importing !== undefined || madeTasks !== undefined || completed < plannedEpisodes)) {
         stop.abort(down);
         throw down;
       }

@@ -55,7 +55,7 @@ export async function storeTasks(
   const streamFrom = options.streamFrom ?? 0;
   // Ids the stream starts past still count for the duplicate check.
   const seen = new Set<string>(already.slice(0, streamFrom));
-  const checkParams = options.checkParams ?? createTaskParamsCheck(suite);
+  const check = createStreamTaskCheck(suite, mode, options.checkParams ?? createTaskParamsCheck(suite), seen);
   let batch: TaskRow[] = [];
   let read = streamFrom;
   let written = already.length;
@@ -68,9 +68,7 @@ export async function storeTasks(
   };
   for (let step: IteratorResult<Task> = { done: false, value: first }; !step.done; step = await rest.next()) {
     const task = step.value;
-    checkTaskShape(task, read);
-    checkTask(suite, task, mode, seen);
-    checkParams(task);
+    check(task, read);
     read += 1;
     if (read <= already.length) {
       if (task.id !== already[read - 1]) throw changedWhileRead(read - 1, task.id, already[read - 1]);
@@ -88,6 +86,20 @@ export async function storeTasks(
   if (read < already.length) throw changedWhileRead(read, '(none: the stream ended)', already[read]);
   flush();
   return { written, ended: true };
+}
+
+/**
+ * The check of each task of a run's stream as it comes (`ordinal`: its place in the stream): the Task shape, this
+ * suite at this version, a sound ground truth, the run's mode, an id not seen before (in `seen`), and its knobs.
+ */
+export function createStreamTaskCheck(
+  suite: Suite, mode: Mode | undefined, checkParams: (task: Task) => void, seen = new Set<string>(),
+): (task: Task, ordinal: number) => void {
+  return (task, ordinal) => {
+    checkTaskShape(task, ordinal);
+    checkTask(suite, task, mode, seen);
+    checkParams(task);
+  };
 }
 
 /**

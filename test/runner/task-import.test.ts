@@ -195,21 +195,24 @@ describe('tasks imported on a worker thread while the episodes run', () => {
     assert.equal(events.some((event) => event.type === 'run-planned'), false);
   });
 
-  test('a recipe known to make at most 6,144 tasks is stored on the run\'s thread; a longer one, or one of unknown length, is handed on after 2,048', async () => {
-    const params = resolveKnobs(funcgenSuite.id, funcgenSuite.knobs, { core: '3', depth: '1', connected: '0', disconnected: '0' }) as JsonObject;
+  test('a replay run of a recipe known to make at most 6,144 tasks stores them on the run\'s thread; a longer one, or one of unknown length, is handed on after 2,048', async () => {
+    const { data, replay } = writeNestfulData(directory, 6145);
+    const params = resolveKnobs(nestfulSuite.id, nestfulSuite.knobs, { data }) as JsonObject;
     const importing = async (recipe: TaskRecipe, name: string): Promise<boolean | undefined> => {
       const events: RunProgressEvent[] = [];
-      const tasks = selectTaskStream(streamGeneratedTasks(funcgenSuite, { seed: recipe.seed, count: recipe.count, params, validate: false }), recipe.selection ?? {});
+      const tasks = selectTaskStream(streamGeneratedTasks(nestfulSuite, { seed: recipe.seed, count: recipe.count, params }), recipe.selection ?? {});
       const summary = await runEvaluation({
-        suite: funcgenSuite, tasks, modelRef: 'builtin/oracle', seed: recipe.seed, params, dbPath: join(directory, `${name}.db`), taskRecipe: recipe, onProgress: (event) => events.push(event),
+        suite: nestfulSuite, tasks, modelRef: `replay/${replay}`, seed: recipe.seed, params, dbPath: join(directory, `${name}.db`), taskRecipe: recipe,
+        onProgress: (event) => events.push(event), allowMissingOutputs: false,
       });
       assert.equal(summary.passRate, 1);
       const start = events.find((event) => event.type === 'run-start');
       return start?.type === 'run-start' ? start.tasksImporting : undefined;
     };
-    assert.equal(await importing({ seed: 2, count: 6144, params }, 'count-6144'), undefined);
-    assert.equal(await importing({ seed: 2, count: 9000, params, selection: { limit: 3000 } }, 'limit-3000'), undefined);
-    assert.equal(await importing({ seed: 2, count: 6145, params }, 'count-6145'), true);
+    assert.equal(await importing({ seed: 0, count: 6144, params }, 'count-6144'), undefined);
+    assert.equal(await importing({ seed: 0, count: 9000, params, selection: { limit: 3000 } }, 'limit-3000'), undefined);
+    assert.equal(await importing({ seed: 0, count: 6145, params }, 'count-6145'), true);
+    assert.equal(await importing({ seed: 0, params }, 'no-count'), true);
   });
 
   test('the import thread refuses a stream whose first tasks are not the ones the run stored', async () => {
