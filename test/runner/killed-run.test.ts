@@ -31,23 +31,27 @@ function committedEpisodes(dbPath: string): number | undefined {
   }
 }
 
-test('a run killed with SIGKILL keeps its committed episodes, and resume scores every episode exactly once', async () => {
-  const dbPath = join(temporaryDirectory(), 'results.db');
-  const child = spawn(process.execPath, ['--import', 'tsx', script, dbPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * Starts `node <args>`, waits until `ready()` holds (polled: not a timed assertion, the bound only stops a broken
+ * child from hanging the suite), and kills it with SIGKILL.
+ */
+async function killOnceReady(args: string[], ready: () => boolean, poll: { everyMs: number; times: number }, env?: NodeJS.ProcessEnv): Promise<void> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], ...(env ? { env } : {}) });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
-
-  // Poll (not a timed assertion: the bound only stops a broken child from hanging the suite).
-  let committed: number | undefined;
-  for (let poll = 0; poll < 1500 && child.exitCode === null; poll += 1) {
-    committed = committedEpisodes(dbPath);
-    if (committed !== undefined && committed >= 3) break;
-    await sleep(20);
+  for (let attempt = 0; attempt < poll.times && child.exitCode === null; attempt += 1) {
+    if (ready()) break;
+    await sleep(poll.everyMs);
   }
   assert.equal(child.exitCode, null, `the child ended before it could be killed: ${stderr}`);
   child.kill('SIGKILL');
   assert.equal(await exited, 'SIGKILL');
+}
+
+test('a run killed with SIGKILL keeps its committed episodes, and resume scores every episode exactly once', async () => {
+  const dbPath = join(temporaryDirectory(), 'results.db');
+  await killOnceReady(['--import', 'tsx', script, dbPath], () => (committedEpisodes(dbPath) ?? 0) >= 3, { everyMs: 20, times: 1500 });
 
   const store = openResultsStore(dbPath);
   const run = store.latestRun();
@@ -93,17 +97,7 @@ function storedTasks(dbPath: string): number | undefined {
 
 test('a run killed while its tasks are still being written is refused by --resume, naming the fix', async () => {
   const dbPath = join(temporaryDirectory(), 'results.db');
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../fixtures/stalled-tasks-run.ts', import.meta.url)), dbPath], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
-  for (let poll = 0; poll < 1500 && child.exitCode === null; poll += 1) {
-    if ((storedTasks(dbPath) ?? 0) >= 256) break;
-    await sleep(20);
-  }
-  assert.equal(child.exitCode, null, `the child ended before it could be killed: ${stderr}`);
-  child.kill('SIGKILL');
-  assert.equal(await exited, 'SIGKILL');
+  await killOnceReady(['--import', 'tsx', fileURLToPath(new URL('../fixtures/stalled-tasks-run.ts', import.meta.url)), dbPath], () => (storedTasks(dbPath) ?? 0) >= 256, { everyMs: 20, times: 1500 });
 
   const store = openResultsStore(dbPath);
   try {
@@ -126,30 +120,40 @@ test('a replay run killed while the thread imports its tasks is continued by `ru
   const directory = temporaryDirectory();
   const { data, replay } = writeNestfulData(directory, 8000);
   const dbPath = join(directory, 'results.db');
-  const child = spawn(process.execPath, [binPath, 'run', 'nestful', '--set', `data=${data}`, '--model', `replay/${replay}`, '--db', dbPath, '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
   // Past the 2,048 tasks the run stores itself, with episodes running: the thread is importing the rest.
-  for (let poll = 0; poll < 3000 && child.exitCode === null; poll += 1) {
-    if ((storedTasks(dbPath) ?? 0) > 2048 && (committedEpisodes(dbPath) ?? 0) > 0) break;
-    await sleep(10);
-  }
-  assert.equal(child.exitCode, null, `the child ended before it could be killed: ${stderr}`);
-  child.kill('SIGKILL');
-  assert.equal(await exited, 'SIGKILL');
+  await killOnceReady([binPath, 'run', 'nestful', '--set', `data=${data}`, '--model', `replay/${replay}`, '--db', dbPath, '--json'],
+    () => (storedTasks(dbPath) ?? 0) > 2048 && (committedEpisodes(dbPath) ?? 0) > 0, { everyMs: 10, times: 3000 });
   const killedAt = storedTasks(dbPath) ?? 0;
   assert.ok(killedAt > 2048 && killedAt < 8000, `killed with ${killedAt} of 8000 tasks stored`);
 
+  await resumeToEveryTaskOnce(directory, dbPath, 8000);
+});
+
+/** `run --resume` of the killed run (the latest): it finishes with every task stored once and every episode scored once. */
+async function resumeToEveryTaskOnce(directory: string, dbPath: string, count: number): Promise<void> {
   const resumed = await spawnCli(['run', '--resume', latestRunId(dbPath), '--db', dbPath, '--json'], { cwd: directory, env: keylessEnvironment() });
   assert.equal(resumed.code, 0, resumed.stderr);
   const summary = JSON.parse(resumed.stdout) as { tasks: number; episodes: number; passRate: number };
-  assert.deepEqual([summary.tasks, summary.episodes, summary.passRate], [8000, 8000, 1]);
+  assert.deepEqual([summary.tasks, summary.episodes, summary.passRate], [count, count, 1]);
   const raw = new Database(dbPath, { readonly: true });
   assert.deepEqual(raw.prepare('SELECT status, tasks_complete AS complete FROM runs').get(), { status: 'finished', complete: 1 });
-  assert.deepEqual(raw.prepare('SELECT COUNT(*) AS tasks, COUNT(DISTINCT task_id) AS ids, MAX(ordinal) AS last FROM run_tasks').get(), { tasks: 8000, ids: 8000, last: 7999 });
-  assert.deepEqual(raw.prepare('SELECT COUNT(*) AS rows, COUNT(DISTINCT task_id) AS keys FROM episodes').get(), { rows: 8000, keys: 8000 });
+  assert.deepEqual(raw.prepare('SELECT COUNT(*) AS tasks, COUNT(DISTINCT task_id) AS ids, MAX(ordinal) AS last FROM run_tasks').get(), { tasks: count, ids: count, last: count - 1 });
+  assert.deepEqual(raw.prepare('SELECT COUNT(*) AS rows, COUNT(DISTINCT task_id) AS keys FROM episodes').get(), { rows: count, keys: count });
   raw.close();
+}
+
+test('a built-in model\'s run killed while it makes its tasks is continued by `run --resume`: no episode without its task, every task stored once, every episode scored once', async () => {
+  const directory = temporaryDirectory();
+  const dbPath = join(directory, 'results.db');
+  // 3,000 tasks run as they are made (run-as-made.ts), stored through the episode writer thread.
+  await killOnceReady([binPath, 'run', 'funcgen', '--model', 'builtin/planner', '--count', '3000', '--set', 'core=4', '--db', dbPath, '--json'],
+    () => (committedEpisodes(dbPath) ?? 0) >= 300, { everyMs: 10, times: 3000 }, keylessEnvironment());
+  const killedAt = storedTasks(dbPath) ?? 0;
+  assert.ok(killedAt > 0 && killedAt < 3000, `killed with ${killedAt} of 3000 tasks stored`);
+  const raw = new Database(dbPath, { readonly: true });
+  assert.equal((raw.prepare('SELECT COUNT(*) AS orphans FROM episodes WHERE task_id NOT IN (SELECT task_id FROM run_tasks)').get() as { orphans: number }).orphans, 0);
+  raw.close();
+  await resumeToEveryTaskOnce(directory, dbPath, 3000);
 });
 
 function latestRunId(dbPath: string): string {
