@@ -19,6 +19,8 @@ export type MadeTasks = {
   check: (task: Task, ordinal: number) => void;
   /** How many tasks the stream gives, when its recipe says (a count, no id patterns): the run's planned size. */
   expectedCount?: number;
+  /** At most how many tasks it gives, when its recipe says (a count, or a limit): whether a writer thread is worth it. */
+  atMost?: number;
 };
 
 /** Where the tasks are stored: the run's commits (group commit or the episode writer thread), in order. */

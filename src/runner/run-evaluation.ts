@@ -332,11 +332,11 @@ async function runAsMade(store: ResultsStore, runId: string, options: RunOptions
   return summarizeRun(store, runId, suite);
 }
 
-/** The task count a recipe makes, when it says: its count (or limit), unless id patterns select among them. */
-function expectedCountOf(recipe: TaskRecipe): { expectedCount?: number } {
-  if ((recipe.selection?.taskIds ?? []).length > 0) return {};
+/** The task count a recipe makes, when it says: its count (or limit), unless id patterns select among them; at most that. */
+function expectedCountOf(recipe: TaskRecipe): { expectedCount?: number; atMost?: number } {
   const count = Math.min(recipe.count ?? Infinity, recipe.selection?.limit ?? Infinity);
-  return Number.isFinite(count) ? { expectedCount: count } : {};
+  if (!Number.isFinite(count)) return {};
+  return (recipe.selection?.taskIds ?? []).length > 0 ? { atMost: count } : { expectedCount: count, atMost: count };
 }
 
 /** A run refused while its tasks streamed in, deleted; a delete that fails leaves it (shown as interrupted) and the refusal is what is said. */
@@ -1061,7 +1061,9 @@ async function executeRun(
   // compressed) 4.7 s -> 5.05 s, so one-shot runs go without.
   // An agent's run (serve, --agent-command) is not: serve acknowledges an answer once the store it handed the run has
   // written the episode, which it sees only when the writes go through that store object on this thread.
-  const writeOnThread = options.agent === undefined && (plannedEpisodes >= writerThreadAfterEpisodes || (madeTasks !== undefined && madeTasks.expectedCount === undefined)) && canWriteOnThread(store)
+  // A run of tasks as made has its planned size from its recipe, or at most its count; a data file's length is not known.
+  const largestRun = madeTasks ? (madeTasks.atMost ?? Infinity) * run.trials : plannedEpisodes;
+  const writeOnThread = options.agent === undefined && largestRun >= writerThreadAfterEpisodes && canWriteOnThread(store)
     && (importing === undefined || multiTurnModes.has(run.mode ?? store.taskFacts(run.id).firstModes[0] ?? 'sequence'));
   const writer = writeOnThread ? startEpisodeWriter(store) : undefined;
   const commits = writer ?? createGroupCommit(store);
