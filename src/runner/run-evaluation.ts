@@ -749,6 +749,11 @@ function storedModelReference(run: StoredRun): string {
   });
 }
 
+/** A built-in model (its tasks run as made, run-as-made.ts). */
+function isBuiltinModel(model: ModelSource): boolean {
+  return model.ref.startsWith('builtin/');
+}
+
 /**
  * A built-in or stored-output (replay) model: its episodes are this machine's CPU work, which the task import thread
  * shares out. A provider model's episodes wait on the network, and a run with hundreds in flight needs both cores for
@@ -756,10 +761,6 @@ function storedModelReference(run: StoredRun): string {
  * in flight against a 200 ms endpoint: 84.6% of the ideal rate with the import thread beside the requests, 93.3%
  * without. Either run, stopped before its tasks are all stored, is continued by resume from its recipe.
  */
-function isBuiltinModel(model: ModelSource): boolean {
-  return model.ref.startsWith('builtin/');
-}
-
 function scoresOnThisMachine(model: ModelSource): boolean {
   const provider = model.ref.slice(0, Math.max(0, model.ref.indexOf('/')));
   return provider === 'builtin' || provider === 'replay';
