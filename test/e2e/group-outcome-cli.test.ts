@@ -9,6 +9,14 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import type { CliIo } from '../../src/cli/cli-io.ts';
+import { reportGroupOutcome } from '../../src/cli/group-outcome.ts';
+import type { JsonObject } from '../../src/core/json.ts';
+import { streamGeneratedTasks } from '../../src/runner/generate-tasks.ts';
+import { runEvaluation } from '../../src/runner/run-evaluation.ts';
+import { openResultsStore } from '../../src/store/results-store.ts';
+import { funcgenSuite } from '../../src/suites/funcgen/index.ts';
+import { resolveKnobs } from '../../src/suites/knob.ts';
 import { binPath, runCli, temporaryDirectory } from './run-cli.ts';
 
 /** A port nothing listens on: taken from the system, then released. */
@@ -57,8 +65,28 @@ describe('how a group of runs ends', () => {
     sweep.kill('SIGINT');
     assert.equal(await exited, 130, stderr);
     assert.match(stderr, /\(interrupted: the report covers the runs so far\)/);
-    assert.match(stderr, /^run (\S+) \(builtin\/planner on funcgen\): \d+ of \d+ episodes not scored; finish them with: toolforge run --resume \1 --db r\.db$/m);
+    // A built-in model's run stores its tasks as it runs them (run-as-made.ts): stopped, it usually has tasks not yet stored.
+    assert.match(stderr, /^run (\S+) \(builtin\/planner on funcgen\): (\d+ of \d+ episodes not scored; finish them with|stopped while its tasks were still being stored \(\d+ so far\); store the rest and run the missing episodes with): toolforge run --resume \1 --db r\.db$/m);
     assert.doesNotMatch(stderr, /exit code 3/);
+  });
+
+  test('a run stopped while its tasks were stored is named even when every stored task\'s episodes are scored', async () => {
+    const directory = temporaryDirectory();
+    const store = openResultsStore(join(directory, 'r.db'));
+    const params = resolveKnobs(funcgenSuite.id, funcgenSuite.knobs, { core: '3', depth: '1' }) as JsonObject;
+    const recipe = { seed: 1, count: 100, params };
+    const stop = new AbortController();
+    // One episode at a time, stopped as the 16th ends: the first batch of 16 tasks is stored and scored, no other task is.
+    const summary = await runEvaluation({
+      suite: funcgenSuite, tasks: streamGeneratedTasks(funcgenSuite, recipe), modelRef: 'builtin/planner', seed: 1, params, store, concurrency: 1,
+      taskRecipe: recipe, signal: stop.signal, onProgress: (event) => { if (event.type === 'episode-end' && event.completedEpisodes === 16) stop.abort(); },
+    });
+    assert.deepEqual([summary.status, summary.tasks, summary.episodes, summary.missingEpisodes, summary.tasksIncomplete], ['cancelled', 16, 16, 0, 'resumable']);
+    let stderr = '';
+    const io: CliIo = { stdout: () => {}, stderr: (text) => { stderr += text; }, isStderrTty: false, env: {}, cwd: directory };
+    reportGroupOutcome(store, [summary.runId], { finish: (runId) => `toolforge run --resume ${runId} --db r.db`, interrupted: true, databaseFlag: ' --db r.db' }, io);
+    assert.equal(stderr, `run ${summary.runId} (builtin/planner on funcgen): stopped while its tasks were still being stored (16 so far); store the rest and run the missing episodes with: toolforge run --resume ${summary.runId} --db r.db\n`);
+    store.close();
   });
 
   test('eval set: --fail-under gates every run (exit 4 naming the runs below), --fail-under-lower its interval; a dead model exits 3', async () => {

@@ -191,7 +191,7 @@ async function runConfig(suiteId: string | undefined, flags: RunFlags, io: CliIo
     if (result.cancelled) return runExitCodes.interrupted;
     return reportGroupOutcome(store, runIds, {
       finish: () => `toolforge run --config ${shellArgument(flags.config as string)}${databaseFlag(flags)} (the same file continues the eval set)`,
-      gate: { failUnder: flags.failUnder, failUnderLower: flags.failUnderLower },
+      gate: { failUnder: flags.failUnder, failUnderLower: flags.failUnderLower }, databaseFlag: databaseFlag(flags),
     }, io);
   } catch (error) {
     progress.stop();

@@ -108,7 +108,9 @@ export function registerSweepCommand(program: Command, io: CliIo, argv: readonly
         }
         else io.stdout(output);
         // Interrupted too, each unfinished run is named with the command that finishes it.
-        const code = reportGroupOutcome(store, runIds, { finish: (runId) => `toolforge run --resume ${runId}${databaseFlag(flags)}`, interrupted: result.cancelled }, io);
+        const code = reportGroupOutcome(store, runIds, {
+          finish: (runId) => `toolforge run --resume ${runId}${databaseFlag(flags)}`, interrupted: result.cancelled, databaseFlag: databaseFlag(flags),
+        }, io);
         outcome.exitCode = result.cancelled ? runExitCodes.interrupted : code;
       } catch (error) {
         progress.stop();
