@@ -10,7 +10,7 @@ import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:time
 import { ConfigError } from '../core/errors.ts';
 import { longestTimerMs } from '../core/limits.ts';
 import { createHelperModelSources } from '../models/helper-models.ts';
-import type { ResultsStore } from '../store/results-store.ts';
+import type { EpisodeClaim, ResultsStore } from '../store/results-store.ts';
 import { forEachWithConcurrency } from './bounded-concurrency.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
 import type { RetryPolicy } from './retry-policy.ts';
@@ -29,7 +29,7 @@ export type WorkerOptions = ResumeOptions & {
   workerId?: string;
   /** How long a claim holds without renewal (default 60 s): a killed worker's episodes wait this long. */
   leaseMs?: number;
-  /** How often a lane with nothing to claim looks again while other workers hold leases (default 1 s). */
+  /** How often the worker looks at the queue again when nothing is left to claim but other workers hold leases (default 1 s). */
   pollMs?: number;
 };
 
@@ -67,50 +67,56 @@ export async function runWorker(given: WorkerOptions): Promise<WorkerSummary> {
     let episodesRun = 0;
     let saidWaiting = false;
     let duplicateSaves = 0;
-    const lane = async (): Promise<void> => {
+    // The claims are one stream that the lanes take from one at a time: a lane asks for a claim only when it is free,
+    // and however many lanes are idle, one of them looks at the queue (a worker with --concurrency 256 and a few
+    // episodes left would otherwise poll the store with 250 lanes at once).
+    async function* claims(): AsyncGenerator<EpisodeClaim> {
       while (!signal.aborted) {
         const claim = store.claimEpisode(run.id, workerId, leaseMs);
-        if (!claim) {
-          const counts = store.queueCounts(run.id);
-          if (counts.pending === 0 && counts.leased === 0) return;
-          // A worker killed on this machine: its episodes are taken now, not when its leases lapse.
-          if (store.releaseGoneWorkers(run.id, workerIsGone) > 0) continue;
-          if (!saidWaiting) {
-            // Said once: a worker that sits silent for a lease's length looks hung.
-            saidWaiting = true;
-            emit({ type: 'warning', message: `nothing left to claim: waiting on the episodes in flight (${counts.leased}, this worker's included); a worker stopped on another machine frees them when its --lease time (${defaultLeaseMs} ms by default) lapses, and this worker then takes them` });
-          }
-          // Other workers hold the rest: wait for them to finish, or for a dead one's leases to expire.
-          await sleep(pollMs, undefined, { signal }).catch(() => undefined);
+        if (claim) {
+          yield claim;
           continue;
         }
-        // Read per claim, not held: a worker's memory does not grow with the run.
-        const found = store.findTask(run.id, claim.taskId);
-        if (!found) throw new ConfigError('store.invalid', `run '${run.id}' queues task '${claim.taskId}', which is not among its tasks`, { fix: 'the run was changed by hand: delete it and start it again' });
-        const task = trustStoredTask(suite, found);
-        const episode = await attemptEpisode({
-          run, suite, task, trial: claim.trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get(), helperModels,
-        });
-        // Interrupted: the lease lapses and another worker (or a later one) runs the episode.
-        if (!episode) return;
-        if (!store.saveEpisode(episode, task.prompt)) duplicateSaves += 1;
-        episodesRun += 1;
-        emit({
-          type: 'episode-end', runId: run.id, taskId: task.id, trial: claim.trial, status: episode.status, passed: episode.score?.passed ?? null,
-          attempts: episode.attempts, completedEpisodes: episodesRun, plannedEpisodes: queued.pending,
-        });
-        const down = infrastructureStop.record(episode);
-        if (down) {
-          stop.abort(down);
-          throw down;
+        const counts = store.queueCounts(run.id);
+        if (counts.pending === 0 && counts.leased === 0) return;
+        // A worker killed on this machine: its episodes are taken now, not when its leases lapse.
+        if (store.releaseGoneWorkers(run.id, workerIsGone) > 0) continue;
+        if (!saidWaiting) {
+          // Said once: a worker that sits silent for a lease's length looks hung.
+          saidWaiting = true;
+          emit({ type: 'warning', message: `nothing left to claim: waiting on the episodes in flight (${counts.leased}, this worker's included); a worker stopped on another machine frees them when its --lease time (${defaultLeaseMs} ms by default) lapses, and this worker then takes them` });
         }
-        // Built-in and replay models never wait on I/O: without a turn of the event loop here a Ctrl-C handler would
-        // not run until the queue was empty.
-        await yieldToEventLoop();
+        // Other workers hold the rest: wait for them to finish, or for a dead one's leases to expire.
+        await sleep(pollMs, undefined, { signal }).catch(() => undefined);
       }
+    }
+    const runClaim = async (claim: EpisodeClaim): Promise<void> => {
+      // Read per claim, not held: a worker's memory does not grow with the run.
+      const found = store.findTask(run.id, claim.taskId);
+      if (!found) throw new ConfigError('store.invalid', `run '${run.id}' queues task '${claim.taskId}', which is not among its tasks`, { fix: 'the run was changed by hand: delete it and start it again' });
+      const task = trustStoredTask(suite, found);
+      const episode = await attemptEpisode({
+        run, suite, task, trial: claim.trial, model, retry, signal, emit, timeLimitMs: options.episodeTimeoutMs, sandbox: () => sandbox.get(), helperModels,
+      });
+      // Interrupted: the lease lapses and another worker (or a later one) runs the episode.
+      if (!episode) return;
+      if (!store.saveEpisode(episode, task.prompt)) duplicateSaves += 1;
+      episodesRun += 1;
+      emit({
+        type: 'episode-end', runId: run.id, taskId: task.id, trial: claim.trial, status: episode.status, passed: episode.score?.passed ?? null,
+        attempts: episode.attempts, completedEpisodes: episodesRun, plannedEpisodes: queued.pending,
+      });
+      const down = infrastructureStop.record(episode);
+      if (down) {
+        stop.abort(down);
+        throw down;
+      }
+      // Built-in and replay models never wait on I/O: without a turn of the event loop here a Ctrl-C handler would
+      // not run until the queue was empty.
+      await yieldToEventLoop();
     };
     try {
-      await forEachWithConcurrency(Array.from({ length: concurrency }, (_, index) => index), concurrency, lane);
+      await forEachWithConcurrency(claims(), concurrency, runClaim, () => signal.aborted);
     } finally {
       clearInterval(renewal);
       await sandbox.dispose();
