@@ -15,7 +15,29 @@ const present = readdirSync(folder).filter((file) => file.endsWith('.ts') && !['
   .map((file) => file.slice(0, -'.ts'.length)).filter((name) => !preferredOrder.includes(name)).sort();
 const benchFiles = [...preferredOrder, ...present];
 
-console.log(`ToolForge bench — Node ${process.version}, ${cpus().length} cores, ${process.platform}-${process.arch}`);
+/**
+ * A fixed single-thread workload (JSON round trips and a sort, the runner's staple work), the median of five: figures
+ * from two machines of the same kind can differ by 2x (2.1 GHz cores against faster ones), and this line says which
+ * kind of core a bench ran on, so its figures are read against the right one.
+ */
+function machineSpeedMs(): number {
+  const records = Array.from({ length: 2000 }, (_, index) => ({ id: `task-${index}`, value: (index * 7919) % 1000, tags: ['a', 'b', String(index % 13)], nested: { depth: index % 5, text: 'x'.repeat(index % 40) } }));
+  const times: number[] = [];
+  for (let round = 0; round < 5; round += 1) {
+    const start = performance.now();
+    for (let repeat = 0; repeat < 40; repeat += 1) {
+      const copy = JSON.parse(JSON.stringify(records)) as typeof records;
+      copy.sort((left, right) => left.value - right.value || left.id.localeCompare(right.id));
+    }
+    times.push(performance.now() - start);
+  }
+  times.sort((left, right) => left - right);
+  return times[2] as number;
+}
+
+const [firstCore] = cpus();
+console.log(`ToolForge bench — Node ${process.version}, ${cpus().length} cores (${firstCore?.model.trim() ?? 'unknown'}${firstCore && firstCore.speed > 0 ? `, ${firstCore.speed} MHz` : ''}), ${process.platform}-${process.arch}`);
+console.log(`machine speed: a fixed workload (2,000 records JSON round-tripped and sorted 40 times, median of 5) took ${machineSpeedMs().toFixed(0)} ms on one core (lower is faster)`);
 for (const name of benchFiles) {
   const path = join(folder, `${name}.ts`);
   if (!existsSync(path)) {
