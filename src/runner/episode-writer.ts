@@ -45,6 +45,8 @@ export type EpisodeWriter = {
   untilRoom(): Promise<void> | undefined;
   /** Hands over what is buffered, waits until the thread has written every row, and stops it. Throws a write's error. */
   close(): Promise<void>;
+  /** Batches of episode rows handed to the thread so far, each written in one transaction. */
+  batchesHandedOver(): number;
 };
 
 /** Whether the store can be written from another thread: a SQLite file (another connection opens it). */
@@ -76,6 +78,7 @@ export function startEpisodeWriter(store: ResultsStore, options: GroupCommitOpti
   let buffer: EpisodeRow[] = [];
   let timer: NodeJS.Timeout | undefined;
   let unwritten = 0;
+  let batches = 0;
   let failure: Error | undefined;
   let closing: Promise<void> | undefined;
   let caughtUp: { promise: Promise<void>; resolve: () => void } | undefined;
@@ -112,6 +115,7 @@ export function startEpisodeWriter(store: ResultsStore, options: GroupCommitOpti
     timer = undefined;
     if (buffer.length === 0) return;
     unwritten += buffer.length;
+    batches += 1;
     worker.postMessage({ type: 'rows', rows: buffer } satisfies EpisodeWriterRequest);
     buffer = [];
   };
@@ -130,8 +134,12 @@ export function startEpisodeWriter(store: ResultsStore, options: GroupCommitOpti
     },
     untilRoom() {
       if (failure || unwritten + buffer.length < maxUnwritten) return undefined;
-      // What is buffered goes now: the thread cannot catch up on rows it has not been handed.
-      handOver();
+      // The buffer is not handed over early: the thread has at least three batches to write (the buffer holds at most
+      // one), and its last acknowledgement wakes the run. Handed over here, each of a high concurrency's episodes
+      // ending while the thread was behind went as a transaction of one row (20,000 planner episodes at
+      // --concurrency 256: 13.6 s, against 6.1 s at 4). Only a thread with nothing to write (a buffer larger than the
+      // limit, with options.maxBatch) is handed it now.
+      if (unwritten === 0) handOver();
       if (!caughtUp) {
         let resolve = (): void => {};
         const promise = new Promise<void>((settle) => { resolve = settle; });
@@ -148,5 +156,6 @@ export function startEpisodeWriter(store: ResultsStore, options: GroupCommitOpti
       })();
       return closing;
     },
+    batchesHandedOver: () => batches,
   };
 }

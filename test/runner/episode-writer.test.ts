@@ -131,15 +131,22 @@ describe('episode writer thread', () => {
       room = writer.untilRoom();
     }
     assert.equal(added, 200, 'the run waits once four batches are unwritten');
+    assert.equal(writer.batchesHandedOver(), 4);
     let caughtUp = false;
     void room?.then(() => { caughtUp = true; });
+    // The other episodes in flight end while the run waits (a high --concurrency): each adds its row and asks for room.
+    for (; added < 300; added += 1) {
+      writer.add(sampleEpisode('run-l', tasks[added % 4].id, Math.floor(added / 4)));
+      assert.notEqual(writer.untilRoom(), undefined);
+    }
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(caughtUp, false, 'no room while the lock is held');
     other.exec('COMMIT');
     await room;
-    assert.equal(writer.untilRoom(), undefined);
     await writer.close();
-    assert.equal(store.countEpisodes('run-l').scored, 200);
+    // Their 100 rows went in batches of 50, not one transaction each (they were handed over one by one).
+    assert.equal(writer.batchesHandedOver(), 6);
+    assert.equal(store.countEpisodes('run-l').scored, 300);
     other.close();
     store.close();
   });
