@@ -61,8 +61,11 @@ test('the viewer in headless Chromium: runs, failure filter, task page, side by 
   await page.screenshot({ path: join(screenshots, '1-runs.png'), fullPage: true });
 
   // Sort by pass rate (numeric), ascending: the random run comes first.
+  // Each click navigates: the next step waits for its page, or a slow machine clicks the old page's link again.
   await page.getByRole('link', { name: 'pass rate' }).click();
+  await page.waitForURL(/[?&]sort=passRate&order=desc$/);
   await page.getByRole('link', { name: /pass rate/ }).click();
+  await page.waitForURL(/[?&]sort=passRate&order=asc$/);
   assert.equal(await page.locator('#runs tbody tr').first().locator('td').nth(2).innerText(), 'builtin/random');
 
   await page.getByRole('link', { name: randomRunId }).click();
