@@ -61,7 +61,9 @@ describe('episode writer thread', () => {
     // An episode of a run the store does not have breaks the episodes table's foreign key.
     writer.add(sampleEpisode('run-missing', tasks[0].id, 0));
     let failure: unknown;
-    for (let attempt = 0; attempt < 200 && failure === undefined; attempt += 1) {
+    // The thread starts, opens the database and fails in its own time (over 2 s on a busy machine, where 200 tries of
+    // 10 ms ran out first): the bound only stops a writer that never fails from hanging the suite.
+    for (let attempt = 0; attempt < 6_000 && failure === undefined; attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       try {
         writer.add(sampleEpisode('run-x', tasks[1].id, attempt));
