@@ -33,6 +33,8 @@ export type RunReportJson = ReturnType<typeof summaryObject> & {
   status: string | null;
   /** Episodes of its tasks not run yet (a run stopped before it ended). */
   missingEpisodes: number;
+  /** Present for a run stopped while its tasks were still being stored (`tasks` counts those stored). */
+  tasksIncomplete?: 'resumable' | 'start-again';
 };
 
 /** Several runs: each run's object, and what spans them. */
@@ -63,6 +65,7 @@ export function runReportJson(report: RunReport, prices?: PriceTable, computed: 
     modelSettings: report.modelSettings || null,
     status: report.status ?? null,
     missingEpisodes: report.summary.missingEpisodes ?? 0,
+    ...(report.summary.tasksIncomplete ? { tasksIncomplete: report.summary.tasksIncomplete } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ const reportSummarySchema = z.object({
   passRate: anyNumber, passRateCI95: z.array(anyNumber).length(2),
   metrics: z.record(z.string(), anyNumber), failures: z.record(z.string(), anyNumber), retries: z.record(z.string(), anyNumber).optional(),
   tables: z.array(z.object({ title: z.string(), columns: z.array(z.string()), rows: z.array(z.array(z.unknown())) })),
+  tasksIncomplete: z.enum(['resumable', 'start-again']).optional(),
 });
 const runReportSchema = z.object({
   summary: reportSummarySchema,
@@ -86,6 +87,14 @@ export function renderRunTable(summary: ReportSummary): string {
   return runTable(summary);
 }
 
+function tasksIncompleteLine(summary: ReportSummary): string[] {
+  if (summary.tasksIncomplete === undefined) return [];
+  const then = summary.tasksIncomplete === 'resumable'
+    ? '`toolforge run --resume` stores the rest and runs their episodes'
+    : 'they come from where the run cannot read them again: start the run again';
+  return [`its tasks were still being stored when it stopped (${summary.tasks} so far): ${then}`];
+}
+
 /** renderRunTable for a summary already checked. */
 function runTable(summary: ReportSummary): string {
   const sections: string[] = [];
@@ -97,6 +106,9 @@ function runTable(summary: ReportSummary): string {
     `${summary.tasks} tasks x ${summary.trials} trials = ${summary.tasks * summary.trials} episodes:`
       + ` ${summary.episodes} scored, ${summary.infrastructureErrors} infrastructure errors (not scored)`
       + (missingEpisodes > 0 ? `, ${missingEpisodes} not run yet` : ''),
+    // Its tasks count only those stored: without this line a run killed just after its stored tasks' episodes were
+    // scored reads as a complete run of fewer tasks.
+    ...tasksIncompleteLine(summary),
     // With nothing scored there is no rate: "0.0% [0.0%, 100.0%]" would read as a result.
     summary.episodes === 0
       ? 'pass rate: none (no episode scored)'

@@ -25,6 +25,11 @@ export type ReportSummary = {
   /** Retries by cause (absent in hand-built summaries: none). */
   retries?: Readonly<Record<string, number>>;
   tables: readonly ReportTable[];
+  /**
+   * Present for a run stopped while its tasks were still being stored (`tasks` counts those stored, so its episodes
+   * may all be scored and none missing): `resumable` when `run --resume` stores the rest, else `start-again`.
+   */
+  tasksIncomplete?: 'resumable' | 'start-again';
 };
 
 /** One run as a report sees it: its summary and its episodes (for the per-task table and CSV), read a pass at a time. */

@@ -118,15 +118,21 @@ test('a run whose process was killed is free at once: run --resume finishes it',
   const interrupted = JSON.parse((await runCli(['runs', '--json', '--status', 'interrupted', '--db', 'r.db'], { cwd: directory })).stdout) as { id: string; status: string }[];
   assert.deepEqual(interrupted.map((run) => [run.id, run.status]), [[runId, 'interrupted']]);
   assert.equal((await runCli(['runs', '--json', '--status', 'running', '--db', 'r.db'], { cwd: directory })).stdout, '[]\n');
-  // Its report does not read as complete: how many episodes were not run, and its status.
+  // Its report does not read as complete: its status, and how many episodes were not run or that its tasks were still
+  // being stored (a built-in model's run stores its tasks as it runs them: killed just after the episodes of the tasks
+  // it had stored were scored, it has none missing, and the report must not read as a finished run of fewer tasks).
   const json = JSON.parse((await runCli(['report', runId, '--format', 'json', '--db', 'r.db'], { cwd: directory })).stdout) as {
-    tasks: number; trials: number; episodes: number; infrastructureErrors: number; status: string; missingEpisodes: number;
+    tasks: number; trials: number; episodes: number; infrastructureErrors: number; status: string; missingEpisodes: number; tasksIncomplete?: string;
   };
   assert.equal(json.status, 'interrupted');
-  assert.ok(json.missingEpisodes > 0);
+  assert.ok(json.missingEpisodes > 0 || (json.tasksIncomplete === 'resumable' && json.tasks < 3000), JSON.stringify(json));
   assert.equal(json.missingEpisodes, json.tasks * json.trials - json.episodes - json.infrastructureErrors);
   const report = await runCli(['report', runId, '--db', 'r.db'], { cwd: directory });
-  assert.match(report.stdout, new RegExp(`${json.tasks} tasks x ${json.trials} trials = ${json.tasks * json.trials} episodes: ${json.episodes} scored, 0 infrastructure errors \\(not scored\\), ${json.missingEpisodes} not run yet\\n`));
+  const notRun = json.missingEpisodes > 0 ? `, ${json.missingEpisodes} not run yet` : '';
+  assert.match(report.stdout, new RegExp(`${json.tasks} tasks x ${json.trials} trials = ${json.tasks * json.trials} episodes: ${json.episodes} scored, 0 infrastructure errors \\(not scored\\)${notRun}\\n`));
+  if (json.tasksIncomplete !== undefined) {
+    assert.match(report.stdout, new RegExp(`\\nits tasks were still being stored when it stopped \\(${json.tasks} so far\\): \`toolforge run --resume\` stores the rest and runs their episodes\\n`));
+  }
   const server = await startReportServer({ dbPath: database, port: 0 });
   try {
     assert.match(await (await fetch(server.url)).text(), new RegExp(`${runId}[\\s\\S]*?<td>interrupted</td>`));
@@ -138,7 +144,7 @@ test('a run whose process was killed is free at once: run --resume finishes it',
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.deepEqual(latestRun(database), { id: runId, status: 'finished', holder: null });
   assert.equal(scored(database, runId), 3000);
-  assert.doesNotMatch((await runCli(['report', runId, '--db', 'r.db'], { cwd: directory })).stdout, /not run yet/);
+  assert.doesNotMatch((await runCli(['report', runId, '--db', 'r.db'], { cwd: directory })).stdout, /not run yet|still being stored/);
 });
 
 test('runs names a team run no worker serves, with the command that starts one; once a worker has run it, the hint is gone', async () => {

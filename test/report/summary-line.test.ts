@@ -8,7 +8,7 @@ import { renderRunTable } from '../../src/report/render-table.ts';
 import { renderHtml } from '../../src/report/render-html.ts';
 import type { ReportSummary } from '../../src/report/run-report.ts';
 
-function summary(figures: Pick<ReportSummary, 'tasks' | 'trials' | 'episodes' | 'infrastructureErrors' | 'missingEpisodes'>): ReportSummary {
+function summary(figures: Pick<ReportSummary, 'tasks' | 'trials' | 'episodes' | 'infrastructureErrors' | 'missingEpisodes' | 'tasksIncomplete'>): ReportSummary {
   return {
     runId: 'run-1', suite: 'funcgen', model: 'builtin/planner', mode: 'calls', passRate: 0.5, passRateCI95: [0.4, 0.6],
     metrics: {}, failures: {}, tables: [], ...figures,
@@ -36,6 +36,19 @@ test('infrastructure errors are part of the total, and a finished run names no e
   assert.equal(line, '2 tasks x 2 trials = 4 episodes: 3 scored, 1 infrastructure errors (not scored)');
   // A hand-built summary may leave missingEpisodes out: none.
   episodesLine(renderRunTable(summary({ tasks: 3, trials: 1, episodes: 3, infrastructureErrors: 0 })));
+});
+
+test('a run stopped while its tasks were stored says so under the episodes line, even with every stored task\'s episodes scored', () => {
+  // Killed just after the episodes of its 16 stored tasks were scored: nothing of what it stored is missing.
+  const resumable = renderRunTable(summary({ tasks: 16, trials: 1, episodes: 16, infrastructureErrors: 0, missingEpisodes: 0, tasksIncomplete: 'resumable' }));
+  assert.equal(episodesLine(resumable), '16 tasks x 1 trials = 16 episodes: 16 scored, 0 infrastructure errors (not scored)');
+  assert.equal(resumable.split('\n')[2], 'its tasks were still being stored when it stopped (16 so far): `toolforge run --resume` stores the rest and runs their episodes');
+  const startAgain = renderRunTable(summary({ tasks: 16, trials: 2, episodes: 20, infrastructureErrors: 0, missingEpisodes: 12, tasksIncomplete: 'start-again' }));
+  episodesLine(startAgain);
+  assert.equal(startAgain.split('\n')[2], 'its tasks were still being stored when it stopped (16 so far): they come from where the run cannot read them again: start the run again');
+  // A run with all its tasks has no such line: the pass rate follows the episodes line.
+  assert.match(renderRunTable(summary({ tasks: 16, trials: 1, episodes: 16, infrastructureErrors: 0, missingEpisodes: 0 })).split('\n')[2], /^pass rate /);
+  assert.throws(() => renderRunTable({ ...summary({ tasks: 1, trials: 1, episodes: 1, infrastructureErrors: 0 }), tasksIncomplete: 'maybe' as never }), /tasksIncomplete/);
 });
 
 test('the HTML report of a partial run adds a not-run-yet column, so its runs table adds up too', () => {
