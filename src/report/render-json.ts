@@ -1,6 +1,6 @@
 import { ConfigError } from '../core/errors.ts';
 import type { ReportTable } from '../suites/spec.ts';
-import type { RunReport } from './run-report.ts';
+import type { RunReport, TasksIncomplete } from './run-report.ts';
 import { summaryObject } from './run-report.ts';
 import type { TaskResult } from './task-results.ts';
 import { taskResults } from './task-results.ts';
@@ -34,7 +34,7 @@ export type RunReportJson = ReturnType<typeof summaryObject> & {
   /** Episodes of its tasks not run yet (a run stopped before it ended). */
   missingEpisodes: number;
   /** Present for a run stopped while its tasks were still being stored (`tasks` counts those stored). */
-  tasksIncomplete?: 'resumable' | 'start-again';
+  tasksIncomplete?: TasksIncomplete;
 };
 
 /** Several runs: each run's object, and what spans them. */

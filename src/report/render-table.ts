@@ -91,7 +91,7 @@ function tasksIncompleteLine(summary: ReportSummary): string[] {
   if (summary.tasksIncomplete === undefined) return [];
   const then = summary.tasksIncomplete === 'resumable'
     ? '`toolforge run --resume` stores the rest and runs their episodes'
-    : 'they come from where the run cannot read them again: start the run again';
+    : 'nothing can make the rest of them again, so it cannot be continued: start it again';
   return [`its tasks were still being stored when it stopped (${summary.tasks} so far): ${then}`];
 }
 

@@ -29,8 +29,11 @@ export type ReportSummary = {
    * Present for a run stopped while its tasks were still being stored (`tasks` counts those stored, so its episodes
    * may all be scored and none missing): `resumable` when `run --resume` stores the rest, else `start-again`.
    */
-  tasksIncomplete?: 'resumable' | 'start-again';
+  tasksIncomplete?: TasksIncomplete;
 };
+
+/** How a run stopped while its tasks were still being stored goes on: `run --resume` stores the rest, or it starts again. */
+export type TasksIncomplete = 'resumable' | 'start-again';
 
 /** One run as a report sees it: its summary and its episodes (for the per-task table and CSV), read a pass at a time. */
 export type RunReport = {

@@ -10,6 +10,7 @@ import type { RunStatus } from '../store/stored-run.ts';
 import { listSuites } from '../suites/registry.ts';
 import type { ReportTable, Suite } from '../suites/spec.ts';
 import { storedScoredEpisodes } from './stored-scored-episodes.ts';
+import type { TasksIncomplete } from '../report/run-report.ts';
 
 export type RunSummary = {
   runId: string;
@@ -46,7 +47,7 @@ export type RunSummary = {
    * when `run --resume` stores the rest (a registered suite's own tasks, made again from the run's recipe), else
    * `start-again` (tasks from a file or transforms: resume refuses it).
    */
-  tasksIncomplete?: 'resumable' | 'start-again';
+  tasksIncomplete?: TasksIncomplete;
 };
 
 /**

@@ -45,7 +45,7 @@ test('a run stopped while its tasks were stored says so under the episodes line,
   assert.equal(resumable.split('\n')[2], 'its tasks were still being stored when it stopped (16 so far): `toolforge run --resume` stores the rest and runs their episodes');
   const startAgain = renderRunTable(summary({ tasks: 16, trials: 2, episodes: 20, infrastructureErrors: 0, missingEpisodes: 12, tasksIncomplete: 'start-again' }));
   episodesLine(startAgain);
-  assert.equal(startAgain.split('\n')[2], 'its tasks were still being stored when it stopped (16 so far): they come from where the run cannot read them again: start the run again');
+  assert.equal(startAgain.split('\n')[2], 'its tasks were still being stored when it stopped (16 so far): nothing can make the rest of them again, so it cannot be continued: start it again');
   // A run with all its tasks has no such line: the pass rate follows the episodes line.
   assert.match(renderRunTable(summary({ tasks: 16, trials: 1, episodes: 16, infrastructureErrors: 0, missingEpisodes: 0 })).split('\n')[2], /^pass rate /);
   assert.throws(() => renderRunTable({ ...summary({ tasks: 1, trials: 1, episodes: 1, infrastructureErrors: 0 }), tasksIncomplete: 'maybe' as never }), /tasksIncomplete/);
